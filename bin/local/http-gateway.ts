@@ -1,0 +1,208 @@
+/**
+ * The local stand-in for API Gateway (HTTP API, payload format 2.0): each HTTP request becomes the
+ * event API Gateway would build, goes to the function the route table names (or the $default
+ * function), and the function's result becomes the HTTP response, as API Gateway maps it.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { DEFAULT_ROUTE_FUNCTION, matchRoute, routeKey } from '../../shared/routes.ts';
+import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
+
+/** API Gateway's own payload limit for HTTP APIs. */
+const GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+
+export type Invoke = (name: FunctionName, event: APIGatewayProxyEventV2) => Promise<unknown>;
+
+export interface HttpGateway {
+  readonly url: string;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+/** Serves the API; `fallback` may answer requests outside /api/ (the web console, later). */
+export async function startHttpGateway(options: {
+  host: string;
+  port: number;
+  invoke: Invoke;
+  onError?: (error: unknown) => void;
+}): Promise<HttpGateway> {
+  const server: Server = createServer((req, res) => {
+    handle(req, res, options.invoke).catch((error: unknown) => {
+      options.onError?.(error);
+      if (!res.headersSent) writeJson(res, 500, { message: 'Internal Server Error' });
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolveListen());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  return {
+    url: `http://${options.host}:${port}`,
+    port,
+    stop: () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, invoke: Invoke): Promise<void> {
+  const body = await readBody(req);
+  if (body === 'too-large') {
+    writeJson(res, 413, { message: 'Request Entity Too Large' });
+    return;
+  }
+  const url = new URL(req.url ?? '/', 'http://gateway.local');
+  const method = (req.method ?? 'GET').toUpperCase();
+  const match = matchRoute(method, url.pathname);
+  const event = buildEvent(req, url, method, body, match ? routeKey(match.route) : '$default', match?.pathParameters);
+  const functionName = match ? match.route.function : DEFAULT_ROUTE_FUNCTION;
+  const timeoutMs = FUNCTIONS[functionName].timeoutSeconds * 1000;
+  let result: unknown;
+  try {
+    result = await withTimeout(invoke(functionName, event), timeoutMs);
+  } catch (error) {
+    // API Gateway answers a function error or timeout this way; the details are only in the logs.
+    console.error(`[gateway] ${functionName} failed on ${method} ${url.pathname}:`, error);
+    writeJson(res, error instanceof FunctionTimeoutError ? 503 : 500, {
+      message: error instanceof FunctionTimeoutError ? 'Service Unavailable' : 'Internal Server Error',
+    });
+    return;
+  }
+  writeResult(res, result);
+}
+
+class FunctionTimeoutError extends Error {}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new FunctionTimeoutError(`Function timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolveBody, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > GATEWAY_MAX_PAYLOAD_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolveBody(tooLarge ? 'too-large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+const TEXT_TYPES = /^(text\/|application\/(json|.*\+json|xml|x-www-form-urlencoded|javascript))/i;
+
+export function buildEvent(
+  req: IncomingMessage,
+  url: URL,
+  method: string,
+  body: Buffer,
+  key: string,
+  pathParameters: Record<string, string> | undefined,
+): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = {};
+  const cookies: string[] = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!.toLowerCase();
+    const value = req.rawHeaders[i + 1]!;
+    if (name === 'cookie') cookies.push(...value.split(/;\s*/));
+    else headers[name] = headers[name] === undefined ? value : `${headers[name]},${value}`;
+  }
+  headers['x-forwarded-proto'] = 'http';
+  headers['x-forwarded-for'] = req.socket.remoteAddress ?? '127.0.0.1';
+  headers['x-forwarded-port'] = String(req.socket.localPort ?? '');
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = query[name] === undefined ? value : `${query[name]},${value}`;
+  }
+  const now = new Date();
+  const isText = body.byteLength === 0 || TEXT_TYPES.test(headers['content-type'] ?? '');
+  const decodedParameters = pathParameters
+    ? Object.fromEntries(Object.entries(pathParameters).map(([name, value]) => [name, safeDecode(value)]))
+    : undefined;
+  return {
+    version: '2.0',
+    routeKey: key,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    ...(cookies.length > 0 ? { cookies } : {}),
+    headers,
+    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
+    ...(decodedParameters ? { pathParameters: decodedParameters } : {}),
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: (headers.host ?? 'localhost').split('.')[0] ?? 'localhost',
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey: key,
+      stage: '$default',
+      time: clfTime(now),
+      timeEpoch: now.getTime(),
+    },
+    ...(body.byteLength > 0 ? { body: isText ? body.toString('utf8') : body.toString('base64') } : {}),
+    isBase64Encoded: !isText,
+  };
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+function clfTime(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${pad(date.getUTCDate())}/${MONTHS[date.getUTCMonth()]}/${date.getUTCFullYear()}:${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())} +0000`;
+}
+
+/** API Gateway's mapping of a payload-2.0 result, including its inference for non-structured results. */
+function writeResult(res: ServerResponse, result: unknown): void {
+  const structured =
+    typeof result === 'object' && result !== null && 'statusCode' in result
+      ? (result as APIGatewayProxyStructuredResultV2)
+      : { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result ?? '') };
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(structured.headers ?? {})) headers[name] = String(value);
+  if (structured.cookies?.length) headers['set-cookie'] = structured.cookies;
+  const body =
+    structured.body === undefined
+      ? Buffer.alloc(0)
+      : structured.isBase64Encoded
+        ? Buffer.from(structured.body, 'base64')
+        : Buffer.from(structured.body, 'utf8');
+  headers['content-length'] = String(body.byteLength);
+  res.writeHead(structured.statusCode ?? 200, headers);
+  res.end(body);
+}
+
+function writeJson(res: ServerResponse, statusCode: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(statusCode, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+

@@ -1,0 +1,13 @@
+/** GET /api/v2/: the list endpoints of the API by name, as DRF's API root answers. */
+import { apiFunction } from '../shared/http/api-handler.ts';
+import { ROUTES } from '../shared/routes.ts';
+import { apiDeps } from '../shared/runtime.ts';
+
+const listEndpoints = ROUTES.filter((route) => route.listName !== undefined && route.method === 'GET');
+
+export const handler = apiFunction(apiDeps(), {
+  'GET /api/v2/': async ({ baseUrl }) => ({
+    statusCode: 200,
+    body: Object.fromEntries(listEndpoints.map((route) => [route.listName, `${baseUrl}${route.path}`])),
+  }),
+});

@@ -1,0 +1,156 @@
+/**
+ * The admin load file: its schema, its whole-file validation (every problem named by its JSON path,
+ * checked against the file and the table before anything is written), and its idempotent apply.
+ * Later issues add their own top-level arrays here.
+ */
+import { z } from 'zod';
+import { NAME_PATTERN, NAME_RULE, sameUser, type User } from '../domain/identity.ts';
+import { isWellFormedApiKey, parseApiKey } from '../auth/api-key.ts';
+import type { IdentityStore } from '../store/identity-store.ts';
+
+/** Django's username rule: letters, digits and @.+-_ only. */
+const USERNAME = z
+  .string()
+  .regex(/^[\w.@+-]{1,150}$/, 'must be 1 to 150 letters, digits or @.+-_ characters');
+const NAME = z.string().regex(NAME_PATTERN, NAME_RULE);
+
+export const LoadFileSchema = z.strictObject({
+  dataspaces: z.array(z.strictObject({ name: NAME })).default([]),
+  groups: z.array(z.strictObject({ name: NAME, dataspace: NAME })).default([]),
+  users: z
+    .array(
+      z.strictObject({
+        username: USERNAME,
+        email: z.email(),
+        dataspace: NAME,
+        is_superuser: z.boolean().default(false),
+        is_active: z.boolean().default(true),
+        groups: z.array(NAME).default([]),
+        api_key: z
+          .string()
+          .refine(isWellFormedApiKey, 'must be at least 43 characters of A-Z, a-z, 0-9, - and _ (32 random bytes)')
+          .optional(),
+      }),
+    )
+    .default([]),
+});
+
+export type LoadFile = z.infer<typeof LoadFileSchema>;
+
+export type Validation = { ok: true; file: LoadFile } | { ok: false; problems: string[] };
+
+function jsonPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>(
+    (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : `${acc}.${String(part)}`),
+    '$',
+  );
+}
+
+export async function validateLoadFile(raw: unknown, store: IdentityStore): Promise<Validation> {
+  const parsed = LoadFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    return { ok: false, problems: parsed.error.issues.map((issue) => `${jsonPath(issue.path)}: ${issue.message}`) };
+  }
+  const file = parsed.data;
+  const problems: string[] = [];
+
+  const dataspaces = new Set<string>();
+  for (const [i, dataspace] of file.dataspaces.entries()) {
+    if (dataspaces.has(dataspace.name)) problems.push(`$.dataspaces[${i}].name: "${dataspace.name}" is listed twice`);
+    dataspaces.add(dataspace.name);
+  }
+  const knownDataspaces = new Map<string, boolean>();
+  const dataspaceExists = async (name: string) => {
+    if (dataspaces.has(name)) return true;
+    if (!knownDataspaces.has(name)) knownDataspaces.set(name, (await store.getDataspace(name)) !== undefined);
+    return knownDataspaces.get(name)!;
+  };
+
+  const groups = new Set<string>();
+  for (const [i, group] of file.groups.entries()) {
+    const id = `${group.dataspace}/${group.name}`;
+    if (groups.has(id)) problems.push(`$.groups[${i}]: group "${group.name}" of "${group.dataspace}" is listed twice`);
+    groups.add(id);
+    if (!(await dataspaceExists(group.dataspace))) {
+      problems.push(`$.groups[${i}].dataspace: dataspace "${group.dataspace}" does not exist`);
+    }
+  }
+
+  const usernames = new Set<string>();
+  const keyIds = new Map<string, string>();
+  for (const [i, user] of file.users.entries()) {
+    const at = `$.users[${i}]`;
+    if (usernames.has(user.username)) problems.push(`${at}.username: "${user.username}" is listed twice`);
+    usernames.add(user.username);
+    if (!(await dataspaceExists(user.dataspace))) {
+      problems.push(`${at}.dataspace: dataspace "${user.dataspace}" does not exist`);
+    }
+    const existing = await store.getUser(user.username);
+    if (existing && existing.dataspace !== user.dataspace) {
+      problems.push(`${at}.dataspace: user "${user.username}" already belongs to dataspace "${existing.dataspace}"`);
+    }
+    for (const [j, group] of user.groups.entries()) {
+      const inFile = groups.has(`${user.dataspace}/${group}`);
+      if (!inFile && !(await store.getGroup(user.dataspace, group))) {
+        problems.push(`${at}.groups[${j}]: group "${group}" does not exist in dataspace "${user.dataspace}"`);
+      }
+    }
+    if (user.api_key !== undefined) {
+      const { keyId } = parseApiKey(user.api_key)!;
+      const owner = keyIds.get(keyId) ?? (await store.apiKeyOwner(keyId));
+      if (owner !== undefined && owner !== user.username) {
+        problems.push(`${at}.api_key: this key cannot be used (its first 12 characters are taken); choose another`);
+      }
+      keyIds.set(keyId, user.username);
+    }
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, file };
+}
+
+export interface LoadReport {
+  readonly created: { dataspaces: number; groups: number; users: number };
+  readonly updatedUsers: number;
+  /** Keys generated for users who had none: shown once, never stored in clear. */
+  readonly generatedKeys: { username: string; apiKey: string }[];
+}
+
+export async function applyLoadFile(
+  file: LoadFile,
+  store: IdentityStore,
+  now: Date,
+  generateKey: () => string,
+): Promise<LoadReport> {
+  const report: LoadReport = { created: { dataspaces: 0, groups: 0, users: 0 }, updatedUsers: 0, generatedKeys: [] };
+  for (const dataspace of file.dataspaces) {
+    if (await store.createDataspace(dataspace.name, now)) report.created.dataspaces++;
+  }
+  for (const group of file.groups) {
+    if (await store.createGroup(group, now)) report.created.groups++;
+  }
+  for (const entry of file.users) {
+    const user: User = {
+      username: entry.username,
+      email: entry.email,
+      dataspace: entry.dataspace,
+      isSuperuser: entry.is_superuser,
+      isActive: entry.is_active,
+      groups: [...new Set(entry.groups)].sort(),
+    };
+    const previous = await store.getUser(user.username);
+    if (!previous) {
+      await store.saveUser(user, undefined, now);
+      report.created.users++;
+    } else if (!sameUser(previous, user)) {
+      await store.saveUser(user, previous, now);
+      (report as { updatedUsers: number }).updatedUsers++;
+    }
+    if (entry.api_key !== undefined) {
+      await store.replaceApiKey(user.username, entry.api_key, now);
+    } else if ((await store.currentKeyId(user.username)) === undefined) {
+      const apiKey = generateKey();
+      await store.replaceApiKey(user.username, apiKey, now);
+      report.generatedKeys.push({ username: user.username, apiKey });
+    }
+  }
+  return report;
+}

@@ -1,0 +1,52 @@
+/**
+ * AWS SDK clients, one of each per process. On the local stack the endpoints point at DynamoDB Local
+ * and the SQS emulator, with static dummy credentials so the SDK never looks for real ones.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { ServiceConfig } from '../config.ts';
+
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+export interface DynamoEndpoint {
+  region: string;
+  endpoint?: string | undefined;
+}
+
+export function createDynamoClient({ region, endpoint }: DynamoEndpoint): DynamoDBClient {
+  return new DynamoDBClient(
+    endpoint ? { region, endpoint, credentials: LOCAL_CREDENTIALS, maxAttempts: 3 } : { region, maxAttempts: 3 },
+  );
+}
+
+export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    unmarshallOptions: { wrapNumbers: false },
+  });
+}
+
+let documentClient: DynamoDBDocumentClient | undefined;
+let sqsClient: SQSClient | undefined;
+
+export function getDocumentClient(config: ServiceConfig): DynamoDBDocumentClient {
+  documentClient ??= createDocumentClient(
+    createDynamoClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
+  );
+  return documentClient;
+}
+
+export function createSqsClient({ region, endpoint }: DynamoEndpoint): SQSClient {
+  return new SQSClient(
+    endpoint
+      ? // The emulator's queue URLs name a host of their own; send every call to the endpoint instead.
+        { region, endpoint, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false }
+      : { region },
+  );
+}
+
+export function getSqsClient(config: ServiceConfig): SQSClient {
+  sqsClient ??= createSqsClient({ region: config.AWS_REGION, endpoint: config.SQS_ENDPOINT });
+  return sqsClient;
+}

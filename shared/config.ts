@@ -1,0 +1,38 @@
+/**
+ * Service configuration, read from the environment once per cold start. Handlers call getConfig()
+ * at module load; nothing reads process.env inside a request.
+ */
+import { z } from 'zod';
+
+const ConfigSchema = z.object({
+  TABLE_NAME: z.string().min(3),
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  /** Set only on the local stack: the DynamoDB Local endpoint. */
+  DYNAMODB_ENDPOINT: z.url().optional(),
+  /** Set only on the local stack: the SQS emulator endpoint. */
+  SQS_ENDPOINT: z.url().optional(),
+  EVENT_BUS_NAME: z.string().min(1).default('compliance-events'),
+  EVALUATION_QUEUE_URL: z.string().optional(),
+  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+});
+
+export type ServiceConfig = z.infer<typeof ConfigSchema>;
+
+let cached: ServiceConfig | undefined;
+
+export function getConfig(): ServiceConfig {
+  if (!cached) {
+    const parsed = ConfigSchema.safeParse(process.env);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+      throw new Error(`Invalid service configuration: ${problems.join('; ')}`);
+    }
+    cached = parsed.data;
+  }
+  return cached;
+}
+
+/** True when the service talks to local stand-ins rather than AWS. */
+export function isLocal(config: ServiceConfig): boolean {
+  return config.DYNAMODB_ENDPOINT !== undefined;
+}

@@ -1,0 +1,79 @@
+/**
+ * Named domain errors. Services throw these; shared/http/error-table.ts is the one place that turns
+ * them into HTTP status codes and DRF-style bodies.
+ */
+export type FieldErrors = Record<string, string[]>;
+
+export abstract class DomainError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad input. `fieldErrors` is keyed by field name, `non_field_errors` for errors of the whole body. */
+export class ValidationError extends DomainError {
+  constructor(
+    readonly fieldErrors: FieldErrors,
+    /** Some DejaCode endpoints wrap field errors in an `errors` object; most answer them bare. */
+    readonly wrapped = false,
+  ) {
+    super(Object.entries(fieldErrors).map(([field, messages]) => `${field}: ${messages.join(' ')}`).join('; '));
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(readonly detail = 'Not found.') {
+    super(detail);
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  constructor(readonly detail = 'You do not have permission to perform this action.') {
+    super(detail);
+  }
+}
+
+/** A uniqueness or state conflict; the API reports it as a 400 field error, as DRF does. */
+export class ConflictError extends DomainError {
+  constructor(
+    readonly field: string,
+    readonly detail: string,
+  ) {
+    super(`${field}: ${detail}`);
+  }
+}
+
+export class AuthenticationError extends DomainError {
+  constructor(readonly detail = 'Authentication credentials were not provided.') {
+    super(detail);
+  }
+}
+
+/** The request body is not valid JSON, or not a JSON object where one is required. */
+export class ParseError extends DomainError {
+  constructor(readonly detail: string) {
+    super(detail);
+  }
+}
+
+export class MethodNotAllowedError extends DomainError {
+  constructor(
+    readonly method: string,
+    readonly allowed: string[],
+  ) {
+    super(`Method "${method}" not allowed.`);
+  }
+}
+
+export class PayloadTooLargeError extends DomainError {
+  constructor(readonly limitBytes: number) {
+    super(`Request body is larger than ${limitBytes} bytes.`);
+  }
+}
+
+export class UnsupportedMediaTypeError extends DomainError {
+  constructor(readonly mediaType: string) {
+    super(`Unsupported media type "${mediaType}" in request.`);
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The catalog of Lambda functions: entry file, sizing and what each may touch. The CDK function
+ * construct creates one function per entry with the project's defaults and grants exactly the access
+ * listed; the local runner imports the same entry files.
+ */
+export interface FunctionDefinition {
+  /** Path of the entry file from the repository root; it exports `handler`. */
+  readonly entry: string;
+  readonly description: string;
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+  readonly table: 'none' | 'read' | 'read-write';
+  readonly sendsTo: readonly ('evaluation')[];
+  readonly publishesEvents: boolean;
+}
+
+export const FUNCTIONS = {
+  'api-root': {
+    entry: 'functions/api-root.ts',
+    description: 'GET /api/v2/: the map of the list endpoints',
+    memoryMb: 512,
+    timeoutSeconds: 10,
+    table: 'read',
+    sendsTo: [],
+    publishesEvents: false,
+  },
+  'api-schema': {
+    entry: 'functions/api-schema.ts',
+    description: 'GET /api/v2/schema/: the OpenAPI 3.1 document',
+    memoryMb: 512,
+    timeoutSeconds: 10,
+    table: 'read',
+    sendsTo: [],
+    publishesEvents: false,
+  },
+  'not-found': {
+    entry: 'functions/not-found.ts',
+    description: 'Default route: 404 for unknown paths, 405 for a known path with another method',
+    memoryMb: 256,
+    timeoutSeconds: 5,
+    table: 'none',
+    sendsTo: [],
+    publishesEvents: false,
+  },
+} as const satisfies Record<string, FunctionDefinition>;
+
+export type FunctionName = keyof typeof FUNCTIONS;

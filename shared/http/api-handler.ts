@@ -1,0 +1,169 @@
+/**
+ * The one middy stack every API function is built with:
+ *   authenticate (Authorization: Token <key>) → parse and validate the body and query (zod, from the
+ *   route table) → the route's handler → map any error through the error table (last).
+ * A function serves one or more routes of shared/routes.ts and dispatches on the event's routeKey.
+ */
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { z } from 'zod';
+import type { Caller } from '../domain/caller.ts';
+import {
+  AuthenticationError,
+  ParseError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../domain/errors.ts';
+import { ROUTES, routeKey, type Route } from '../routes.ts';
+import { errorResponse } from './error-table.ts';
+import { fieldErrorsFromZod } from './validation.ts';
+import { logger } from '../logger.ts';
+import type { Authenticator } from './authenticator.ts';
+
+/** Bodies above this are refused with 413 before they are parsed. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface ApiRequest<B = unknown, Q = Record<string, string>> {
+  readonly caller: Caller;
+  readonly body: B;
+  readonly query: Q;
+  readonly pathParameters: Readonly<Record<string, string>>;
+  /** Scheme and host the client called, for absolute URLs in answers: https://api.example.com */
+  readonly baseUrl: string;
+  readonly event: APIGatewayProxyEventV2;
+}
+
+export interface ApiResult {
+  readonly statusCode: number;
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export type RouteHandler = (request: ApiRequest<any, any>) => Promise<ApiResult>;
+
+type ApiContext = Context & { apiRequest?: ApiRequest };
+type Event = APIGatewayProxyEventV2;
+type Result = APIGatewayProxyStructuredResultV2;
+
+const routesByKey = new Map(ROUTES.map((route) => [routeKey(route), route]));
+
+export function baseUrlOf(event: Event): string {
+  const proto = event.headers['x-forwarded-proto'] ?? 'https';
+  const host = event.headers.host ?? event.requestContext.domainName;
+  return `${proto}://${host}`;
+}
+
+export function jsonResult(statusCode: number, body: unknown, headers: Readonly<Record<string, string>> = {}): Result {
+  return {
+    statusCode,
+    headers: { 'Content-Type': 'application/json', Vary: 'Accept, Authorization', ...headers },
+    body: body === undefined ? '' : JSON.stringify(body),
+  };
+}
+
+/** Reads `Authorization: Token <key>` exactly as DRF's TokenAuthentication does, with its messages. */
+export function tokenFromHeader(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const parts = header.trim().split(/\s+/);
+  if (parts[0]?.toLowerCase() !== 'token') return undefined;
+  if (parts.length === 1) throw new AuthenticationError('Invalid token header. No credentials provided.');
+  if (parts.length > 2) throw new AuthenticationError('Invalid token header. Token string should not contain spaces.');
+  return parts[1];
+}
+
+function authenticate(authenticator: Authenticator): MiddlewareObj<Event, Result, Error, ApiContext> {
+  return {
+    name: 'authenticate',
+    before: async (request) => {
+      const token = tokenFromHeader(request.event.headers.authorization);
+      if (token === undefined) throw new AuthenticationError();
+      const caller = await authenticator.authenticate(token);
+      request.internal = { ...request.internal, caller };
+    },
+  };
+}
+
+function parseBody(event: Event): unknown {
+  if (event.body === undefined || event.body === '') return undefined;
+  const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+  if (raw.byteLength > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+  const contentType = (event.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (contentType !== 'application/json' && !contentType.endsWith('+json')) {
+    throw new UnsupportedMediaTypeError(contentType || 'none');
+  }
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    throw new ParseError(`JSON parse error - ${(error as Error).message}`);
+  }
+}
+
+function validate<T>(schema: z.ZodType<T> | undefined, value: unknown): T {
+  if (!schema) return value as T;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ValidationError(fieldErrorsFromZod(parsed.error));
+  return parsed.data;
+}
+
+function prepareRequest(): MiddlewareObj<Event, Result, Error, ApiContext> {
+  return {
+    name: 'prepare-request',
+    before: async (request) => {
+      const event = request.event;
+      const route = routesByKey.get(event.routeKey);
+      if (!route) throw new Error(`No route ${event.routeKey} in the route table`);
+      const body = route.body ? validate(route.body, parseBody(event) ?? {}) : parseBody(event);
+      const query = validate(route.query, event.queryStringParameters ?? {});
+      request.context.apiRequest = {
+        caller: (request.internal as { caller: Caller }).caller,
+        body,
+        query: query as Record<string, string>,
+        pathParameters: (event.pathParameters ?? {}) as Record<string, string>,
+        baseUrl: baseUrlOf(event),
+        event,
+      };
+    },
+  };
+}
+
+/** Maps errors through the error table; last in the stack so it sees every error. */
+export function errorMapper(): MiddlewareObj<Event, Result, Error, Context> {
+  return {
+    name: 'error-mapper',
+    onError: async (request) => {
+      const mapped = errorResponse(request.error);
+      if (!mapped.expected) {
+        logger.error('Unhandled error', {
+          routeKey: request.event.routeKey,
+          requestId: request.event.requestContext?.requestId,
+          error: request.error as Error,
+        });
+      }
+      request.response = jsonResult(mapped.statusCode, mapped.body, mapped.headers);
+    },
+  };
+}
+
+export interface ApiFunctionDeps {
+  readonly authenticator: Authenticator;
+}
+
+/** Builds the Lambda handler of an API function serving the given routes. */
+export function apiFunction(deps: ApiFunctionDeps, handlers: Readonly<Record<string, RouteHandler>>) {
+  for (const key of Object.keys(handlers)) {
+    if (!routesByKey.has(key)) throw new Error(`Handler for ${key}, which is not in the route table`);
+  }
+  return middy<Event, Result, Error, ApiContext>()
+    .use(errorMapper())
+    .use(authenticate(deps.authenticator))
+    .use(prepareRequest())
+    .handler(async (event, context) => {
+      const handler = handlers[event.routeKey];
+      if (!handler || !context.apiRequest) throw new Error(`No handler for ${event.routeKey}`);
+      const result = await handler(context.apiRequest);
+      return jsonResult(result.statusCode, result.body, result.headers);
+    });
+}
+
+export type { Route };

@@ -1,0 +1,29 @@
+/**
+ * Turns an API key into the Caller, with DRF's TokenAuthentication messages. Keys are checked on
+ * every request, with no cache: a replaced key or a deactivated user stops working at once.
+ */
+import type { Caller } from '../domain/caller.ts';
+import { AuthenticationError } from '../domain/errors.ts';
+import type { IdentityStore } from '../store/identity-store.ts';
+
+export interface Authenticator {
+  authenticate(token: string): Promise<Caller>;
+}
+
+export function storeAuthenticator(store: Pick<IdentityStore, 'authenticate'>): Authenticator {
+  return {
+    async authenticate(token) {
+      const result = await store.authenticate(token);
+      switch (result.outcome) {
+        case 'invalid':
+          throw new AuthenticationError('Invalid token.');
+        case 'inactive':
+          throw new AuthenticationError('User inactive or deleted.');
+        case 'authenticated': {
+          const { username, email, dataspace, isSuperuser, groups } = result.user;
+          return { username, email, dataspace, isSuperuser, groups };
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The queues, event bus and event-source mappings of the service, declared once as plain data.
+ * lib/compliance-stack.ts turns them into AWS resources; bin/local/ creates the same queues (with the
+ * same redrive settings) on the SQS emulator and runs the same mappings with its pollers.
+ */
+
+export interface QueueDefinition {
+  /** Queue name on the local emulator; on AWS CloudFormation names it. */
+  readonly localName: string;
+  /** The environment variable through which functions receive the queue URL. */
+  readonly urlEnvVar: string;
+  /** At least six times the timeout of the consuming function, as AWS advises. */
+  readonly visibilityTimeoutSeconds: number;
+  /** Receives before a message moves to the dead-letter queue. */
+  readonly maxReceiveCount: number;
+  readonly retentionDays: number;
+  readonly deadLetterRetentionDays: number;
+}
+
+export const QUEUES = {
+  /** Products to (re-)evaluate against the policy rules of their dataspace. */
+  evaluation: {
+    localName: 'evaluation',
+    urlEnvVar: 'EVALUATION_QUEUE_URL',
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    retentionDays: 4,
+    deadLetterRetentionDays: 14,
+  },
+} as const satisfies Record<string, QueueDefinition>;
+
+export type QueueName = keyof typeof QUEUES;
+
+export function deadLetterQueueName(queue: QueueDefinition): string {
+  return `${queue.localName}-dlq`;
+}
+
+export const EVENT_BUS = {
+  /** Bus name locally and the default on AWS (the stack prefixes it with the stack name). */
+  localName: 'compliance-events',
+  /** The `source` of every event the service publishes. */
+  source: 'compliance-service',
+} as const;
+
+/**
+ * A Lambda event-source mapping: which function consumes the table stream or a queue, and how.
+ * Both the CDK stack and the local pollers read these; an entry is added by the issue that
+ * brings its consumer function (the evaluation pipeline adds the stream router and the evaluator).
+ */
+export type EventSourceDefinition =
+  | {
+      readonly kind: 'table-stream';
+      readonly function: string;
+      readonly batchSize: number;
+      readonly maxRetryAttempts: number;
+      readonly bisectBatchOnError: boolean;
+      /** Lambda filter criteria patterns (EventBridge pattern syntax) over the stream record. */
+      readonly filterPatterns?: readonly Record<string, unknown>[];
+    }
+  | {
+      readonly kind: 'queue';
+      readonly queue: QueueName;
+      readonly function: string;
+      readonly batchSize: number;
+      readonly maxBatchingWindowSeconds?: number;
+    };
+
+export const EVENT_SOURCES: readonly EventSourceDefinition[] = [];

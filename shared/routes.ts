@@ -1,0 +1,95 @@
+/**
+ * The route table: every endpoint of the API as plain data (method, path, function, who may call it,
+ * and the zod schemas of what it takes and answers). The CDK HTTP API construct creates exactly these
+ * routes, the local gateway serves exactly these, and the OpenAPI document is generated from them.
+ */
+import type { z } from 'zod';
+import type { FunctionName } from './functions.ts';
+import { ApiRootSchema, DetailErrorSchema } from './schemas/common.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteResponse {
+  readonly description: string;
+  readonly schema?: z.ZodType;
+}
+
+export interface Route {
+  readonly method: HttpMethod;
+  /** API Gateway path syntax, with DRF's trailing slash: /api/v2/products/{uuid}/ */
+  readonly path: string;
+  readonly function: FunctionName;
+  readonly operationId: string;
+  readonly summary: string;
+  /** Who may call it. Every route of the API needs an API key; finer checks live in the services. */
+  readonly auth: 'api-key';
+  /** Set on list endpoints: the name under which GET /api/v2/ lists it. */
+  readonly listName?: string;
+  readonly query?: z.ZodObject;
+  readonly body?: z.ZodType;
+  readonly responses: Readonly<Record<number, RouteResponse>>;
+}
+
+const unauthorized: RouteResponse = { description: 'Missing, malformed or unknown API key', schema: DetailErrorSchema };
+
+export const ROUTES: readonly Route[] = [
+  {
+    method: 'GET',
+    path: '/api/v2/',
+    function: 'api-root',
+    operationId: 'api_root',
+    summary: 'The list endpoints of the API, by name',
+    auth: 'api-key',
+    responses: { 200: { description: 'Map of list endpoints', schema: ApiRootSchema }, 401: unauthorized },
+  },
+  {
+    method: 'GET',
+    path: '/api/v2/schema/',
+    function: 'api-schema',
+    operationId: 'schema',
+    summary: 'This OpenAPI 3.1 document',
+    auth: 'api-key',
+    responses: { 200: { description: 'OpenAPI 3.1 document' }, 401: unauthorized },
+  },
+];
+
+/** The function behind API Gateway's $default route: answers paths and methods no route serves. */
+export const DEFAULT_ROUTE_FUNCTION: FunctionName = 'not-found';
+
+export function routeKey(route: Pick<Route, 'method' | 'path'>): string {
+  return `${route.method} ${route.path}`;
+}
+
+const patterns = new Map<string, RegExp>();
+
+function pathPattern(path: string): RegExp {
+  let pattern = patterns.get(path);
+  if (!pattern) {
+    const source = path
+      .split(/(\{[^}]+\})/)
+      .map((part) => (part.startsWith('{') ? `(?<${part.slice(1, -1)}>[^/]+)` : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
+      .join('');
+    pattern = new RegExp(`^${source}$`);
+    patterns.set(path, pattern);
+  }
+  return pattern;
+}
+
+export interface RouteMatch {
+  readonly route: Route;
+  readonly pathParameters: Record<string, string>;
+}
+
+/** Matches a request path (already URL-decoded per segment by the caller or not) against the table. */
+export function matchPath(path: string): RouteMatch[] {
+  const matches: RouteMatch[] = [];
+  for (const route of ROUTES) {
+    const found = pathPattern(route.path).exec(path);
+    if (found) matches.push({ route, pathParameters: { ...found.groups } });
+  }
+  return matches;
+}
+
+export function matchRoute(method: string, path: string): RouteMatch | undefined {
+  return matchPath(path).find((match) => match.route.method === method);
+}

@@ -1,0 +1,25 @@
+/** zod schemas shared by many endpoints: error bodies and pagination. They feed validation and OpenAPI. */
+import { z } from 'zod';
+
+export const DetailErrorSchema = z
+  .object({ detail: z.string() })
+  .meta({ id: 'DetailError', description: 'A DRF-style error that is not about one field.' });
+
+export const FieldErrorsSchema = z
+  .record(z.string(), z.array(z.string()))
+  .meta({ id: 'FieldErrors', description: 'Field name (or non_field_errors) to its error messages.' });
+
+export const ApiRootSchema = z
+  .record(z.string(), z.url())
+  .meta({ id: 'ApiRoot', description: 'Each list endpoint of the API by name, as an absolute URL.' });
+
+export function paginated<T extends z.ZodType>(item: T, id: string) {
+  return z
+    .object({
+      count: z.int().nonnegative(),
+      next: z.url().nullable(),
+      previous: z.url().nullable(),
+      results: z.array(item),
+    })
+    .meta({ id });
+}

@@ -1,0 +1,36 @@
+/**
+ * The one DynamoDB table of the service: its key schema, indexes, stream and TTL, declared once.
+ * The CDK stack (lib/) and the local runner (bin/local/) both build the table from this object,
+ * so the deployed table and the DynamoDB Local table can never drift apart.
+ * Which entity lives under which key is in shared/keys.ts and docs/data-model.md.
+ */
+export interface IndexDefinition {
+  readonly indexName: string;
+  readonly partitionKey: string;
+  readonly sortKey: string;
+}
+
+export const TABLE = {
+  partitionKey: 'PK',
+  sortKey: 'SK',
+  /** Every attribute named here is a string. */
+  globalSecondaryIndexes: [
+    { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
+  ] satisfies IndexDefinition[],
+  /** NEW_AND_OLD_IMAGES: the stream is the service's outbox, and consumers need both sides of a change. */
+  streamViewType: 'NEW_AND_OLD_IMAGES',
+  /** Epoch seconds; items carrying it are removed by DynamoDB's TTL sweeper. */
+  ttlAttribute: 'expiresAt',
+} as const;
+
+export type GsiName = (typeof TABLE.globalSecondaryIndexes)[number]['indexName'];
+
+/** Every key attribute of the table and its indexes (all strings), in declaration order. */
+export function keyAttributes(): string[] {
+  const names = new Set<string>([TABLE.partitionKey, TABLE.sortKey]);
+  for (const gsi of TABLE.globalSecondaryIndexes) {
+    names.add(gsi.partitionKey);
+    names.add(gsi.sortKey);
+  }
+  return [...names];
+}

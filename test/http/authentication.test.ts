@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestTable } from '../support/environment.ts';
+import { startTestGateway } from '../support/gateway.ts';
+import { aUserWithKey } from '../support/factories.ts';
+import { ROUTES } from '../../shared/routes.ts';
+import { generateApiKey } from '../../shared/auth/api-key.ts';
+
+let env: Awaited<ReturnType<typeof useTestTable>>;
+let api: Awaited<ReturnType<typeof startTestGateway>>;
+
+beforeAll(async () => {
+  env = await useTestTable();
+  api = await startTestGateway();
+});
+afterAll(async () => {
+  await api?.stop();
+});
+
+/** A concrete path for a route: each {parameter} filled with a well-formed UUID. */
+const concretePath = (path: string) => path.replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
+
+describe('authentication with Authorization: Token <key>', () => {
+  it.each(ROUTES.map((route) => [route.method, route.path] as const))(
+    '%s %s without a key is 401 with WWW-Authenticate: Token',
+    async (method, path) => {
+      const response = await api.call(method, concretePath(path));
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Token');
+      expect(response.json).toEqual({ detail: 'Authentication credentials were not provided.' });
+    },
+  );
+
+  it.each([
+    ['another scheme', 'Bearer abc', 'Authentication credentials were not provided.'],
+    ['the keyword alone', 'Token', 'Invalid token header. No credentials provided.'],
+    ['two words after the keyword', 'Token abc def', 'Invalid token header. Token string should not contain spaces.'],
+    ['a malformed key', 'Token short', 'Invalid token.'],
+    ['an unknown key', `Token ${generateApiKey()}`, 'Invalid token.'],
+  ])('%s is 401: %s', async (_, header, detail) => {
+    const response = await api.call('GET', '/api/v2/', { headers: { authorization: header } });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Token');
+    expect(response.json).toEqual({ detail });
+  });
+
+  it('accepts a valid key, with the keyword in any case', async () => {
+    const { apiKey } = await aUserWithKey(env.identity);
+    expect((await api.call('GET', '/api/v2/', { token: apiKey })).status).toBe(200);
+    const lower = await api.call('GET', '/api/v2/', { headers: { authorization: `token ${apiKey}` } });
+    expect(lower.status).toBe(200);
+  });
+
+  it('refuses a key whose id matches but whose secret part differs', async () => {
+    const { apiKey } = await aUserWithKey(env.identity);
+    const forged = apiKey.slice(0, 12) + generateApiKey().slice(12);
+    const response = await api.call('GET', '/api/v2/', { token: forged });
+    expect(response.status).toBe(401);
+    expect(response.json).toEqual({ detail: 'Invalid token.' });
+  });
+
+  it('stops a replaced key on the very next request, and the new key works', async () => {
+    const { user, apiKey } = await aUserWithKey(env.identity);
+    expect((await api.call('GET', '/api/v2/', { token: apiKey })).status).toBe(200);
+    const replacement = generateApiKey();
+    await env.identity.replaceApiKey(user.username, replacement, new Date());
+    expect((await api.call('GET', '/api/v2/', { token: apiKey })).status).toBe(401);
+    expect((await api.call('GET', '/api/v2/', { token: replacement })).status).toBe(200);
+  });
+
+  it('stops a deactivated user on the very next request', async () => {
+    const { user, apiKey } = await aUserWithKey(env.identity);
+    expect((await api.call('GET', '/api/v2/', { token: apiKey })).status).toBe(200);
+    const stored = (await env.identity.getUser(user.username))!;
+    await env.identity.saveUser({ ...stored, isActive: false }, stored, new Date());
+    const response = await api.call('GET', '/api/v2/', { token: apiKey });
+    expect(response.status).toBe(401);
+    expect(response.json).toEqual({ detail: 'User inactive or deleted.' });
+  });
+});
+
+describe('the API root and schema', () => {
+  it('GET /api/v2/ maps each list endpoint to its absolute URL', async () => {
+    const { apiKey } = await aUserWithKey(env.identity);
+    const response = await api.call('GET', '/api/v2/', { token: apiKey });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    const expected = Object.fromEntries(
+      ROUTES.filter((route) => route.listName && route.method === 'GET').map((route) => [route.listName, `${api.url}${route.path}`]),
+    );
+    expect(response.json).toEqual(expected);
+  });
+
+  it('GET /api/v2/schema/ answers the OpenAPI 3.1 document with this server', async () => {
+    const { apiKey } = await aUserWithKey(env.identity);
+    const response = await api.call('GET', '/api/v2/schema/', { token: apiKey });
+    expect(response.status).toBe(200);
+    expect(response.json.openapi).toBe('3.1.0');
+    expect(response.json.servers).toEqual([{ url: api.url }]);
+    expect(Object.keys(response.json.paths)).toContain('/api/v2/');
+  });
+});
+
+describe('paths and methods no route serves', () => {
+  it('an unknown path is 404 in the API error format, even without a key', async () => {
+    const response = await api.call('GET', '/api/v2/nothing-here/');
+    expect(response.status).toBe(404);
+    expect(response.json).toEqual({ detail: 'Not found.' });
+  });
+
+  it('a known path with another method is 405 with Allow', async () => {
+    const response = await api.call('DELETE', '/api/v2/');
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, OPTIONS');
+    expect(response.json).toEqual({ detail: 'Method "DELETE" not allowed.' });
+  });
+});

@@ -1,0 +1,27 @@
+/**
+ * Per-file test environment on the real stand-ins started by global-setup.ts: a fresh table with the
+ * service's schema, and the environment the functions read, set before any function module loads.
+ */
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import { createDocumentClient, createDynamoClient } from '../../shared/aws/clients.ts';
+import { ensureTable } from '../../bin/local/table-setup.ts';
+import { IdentityStore } from '../../shared/store/identity-store.ts';
+
+export async function useTestTable() {
+  const tableName = `test-${randomUUID().slice(0, 8)}`;
+  const endpoint = inject('dynamodbEndpoint');
+  Object.assign(process.env, {
+    TABLE_NAME: tableName,
+    AWS_REGION: 'us-east-1',
+    DYNAMODB_ENDPOINT: endpoint,
+    SQS_ENDPOINT: inject('sqsEndpoint'),
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    POWERTOOLS_LOG_LEVEL: 'CRITICAL',
+  });
+  const client = createDynamoClient({ region: 'us-east-1', endpoint });
+  await ensureTable(client, tableName);
+  const doc = createDocumentClient(client);
+  return { tableName, client, doc, identity: new IdentityStore(doc, tableName) };
+}

@@ -1,0 +1,31 @@
+/** Serves the real handlers through the local API Gateway stand-in on a free port, for HTTP-level tests. */
+import { startHttpGateway } from '../../bin/local/http-gateway.ts';
+import { loadHandler } from '../../bin/local/functions.ts';
+import { lambdaContext } from '../../bin/local/lambda-context.ts';
+
+export async function startTestGateway() {
+  const gateway = await startHttpGateway({
+    host: '127.0.0.1',
+    port: 0,
+    invoke: async (name, event) => (await loadHandler(name))(event, lambdaContext(name, 10_000)),
+  });
+  const call = async (method: string, path: string, init: { token?: string; headers?: Record<string, string>; body?: unknown } = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    if (init.token !== undefined) headers.authorization = `Token ${init.token}`;
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${gateway.url}${path}`, { method, headers, body });
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: response.headers, json: json as any, text };
+  };
+  return { url: gateway.url, call, stop: gateway.stop };
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { ROUTES, matchPath, matchRoute, routeKey } from '../../shared/routes.ts';
+import { FUNCTIONS } from '../../shared/functions.ts';
+import { buildOpenApiDocument } from '../../shared/openapi.ts';
+
+describe('route table', () => {
+  it('has unique route keys and operation ids, each served by a catalogued function', () => {
+    expect(new Set(ROUTES.map(routeKey)).size).toBe(ROUTES.length);
+    expect(new Set(ROUTES.map((route) => route.operationId)).size).toBe(ROUTES.length);
+    for (const route of ROUTES) expect(Object.keys(FUNCTIONS)).toContain(route.function);
+  });
+
+  it('uses DRF paths: under /api/v2/ with a trailing slash', () => {
+    for (const route of ROUTES) expect(route.path).toMatch(/^\/api\/v2\/(.*\/)?$/);
+  });
+
+  it('matches paths exactly, with and without parameters', () => {
+    expect(matchRoute('GET', '/api/v2/')?.route.operationId).toBe('api_root');
+    expect(matchRoute('GET', '/api/v2/schema/')?.route.operationId).toBe('schema');
+    expect(matchRoute('POST', '/api/v2/')).toBeUndefined();
+    expect(matchRoute('GET', '/api/v2')).toBeUndefined();
+    expect(matchRoute('GET', '/api/v2/schema/extra/')).toBeUndefined();
+    expect(matchPath('/api/v2/').map((m) => m.route.method)).toEqual(['GET']);
+  });
+});
+
+describe('OpenAPI document', () => {
+  const document = buildOpenApiDocument(ROUTES, 'https://api.example.com') as {
+    openapi: string;
+    paths: Record<string, Record<string, { operationId: string; security: unknown; responses: Record<string, unknown> }>>;
+    servers: { url: string }[];
+  };
+
+  it('is OpenAPI 3.1 and lists every route of the table with its token security', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.servers[0]!.url).toBe('https://api.example.com');
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ key: `${method.toUpperCase()} ${path}`, operation })),
+    );
+    expect(operations.map((o) => o.key).sort()).toEqual(ROUTES.map(routeKey).sort());
+    for (const { operation } of operations) {
+      expect(operation.security).toEqual([{ TokenAuth: [] }]);
+      expect(Object.keys(operation.responses)).toContain('401');
+    }
+  });
+
+  it('carries the zod response schemas as JSON Schema components', () => {
+    const root = document.paths['/api/v2/']!.get!.responses['200'] as {
+      content: { 'application/json': { schema: { $ref: string } } };
+    };
+    expect(root.content['application/json'].schema.$ref).toBe('#/components/schemas/ApiRoot');
+    const schemas = (document as unknown as { components: { schemas: Record<string, Record<string, unknown>> } })
+      .components.schemas;
+    expect(schemas.ApiRoot).toMatchObject({ type: 'object', additionalProperties: { type: 'string', format: 'uri' } });
+    expect(schemas.DetailError).toMatchObject({ type: 'object', required: ['detail'] });
+  });
+
+  it('resolves every $ref it contains', () => {
+    const text = JSON.stringify(document);
+    const schemas = (document as unknown as { components: { schemas: Record<string, unknown> } }).components.schemas;
+    for (const [, id] of text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) {
+      expect(schemas, `$ref ${id}`).toHaveProperty(id!);
+    }
+  });
+});
