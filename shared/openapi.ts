@@ -10,35 +10,47 @@ type JsonObject = Record<string, unknown>;
 const componentUri = (id: string) => `#/components/schemas/${id}`;
 
 /**
- * A schema named with `.meta({ id })` becomes a $ref into components.schemas; others are inlined,
- * with any named schema inside them referenced.
+ * Every request and response schema of the routes becomes a component: its own `.meta({ id })` name
+ * or one made from the operation, and the operations refer to them. Request bodies are rendered as
+ * zod input types, responses as output types.
  */
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
-  const id = z.globalRegistry.get(schema)?.id;
-  if (id !== undefined) return { $ref: componentUri(id) };
-  const generated = z.toJSONSchema(schema, {
-    target: 'draft-2020-12',
-    io,
-    unrepresentable: 'any',
-    external: { registry: z.globalRegistry, uri: componentUri, defs: {} },
-  }) as JsonObject;
-  delete generated.$schema;
-  return generated;
+class Components {
+  private readonly inputs = z.registry<{ id: string }>();
+  private readonly outputs = z.registry<{ id: string }>();
+
+  ref(schema: z.ZodType, io: 'input' | 'output', fallbackId: string): JsonObject {
+    const registry = io === 'input' ? this.inputs : this.outputs;
+    let id = registry.get(schema)?.id;
+    if (id === undefined) {
+      const named = z.globalRegistry.get(schema)?.id;
+      id = named === undefined ? fallbackId : io === 'input' ? `${named}Input` : named;
+      registry.add(schema, { id });
+    }
+    return { $ref: componentUri(id) };
+  }
+
+  render(): Record<string, JsonObject> {
+    const schemas: Record<string, JsonObject> = {};
+    for (const [registry, io] of [
+      [this.outputs, 'output'],
+      [this.inputs, 'input'],
+    ] as const) {
+      const rendered = z.toJSONSchema(registry, { target: 'draft-2020-12', io, unrepresentable: 'any', uri: componentUri });
+      for (const [id, schema] of Object.entries(rendered.schemas)) {
+        const copy = { ...(schema as JsonObject) };
+        delete copy.$schema;
+        delete copy.id;
+        schemas[id] = copy;
+      }
+    }
+    return schemas;
+  }
 }
 
-/** Every named schema, as OpenAPI components. */
-function components(): Record<string, JsonObject> {
-  const { schemas } = z.toJSONSchema(z.globalRegistry, {
-    target: 'draft-2020-12',
-    io: 'output',
-    unrepresentable: 'any',
-    uri: componentUri,
-  }) as { schemas: Record<string, JsonObject> };
-  for (const schema of Object.values(schemas)) {
-    delete schema.$schema;
-    delete schema.id;
-  }
-  return schemas;
+function inlineSchema(schema: z.ZodType): JsonObject {
+  const generated = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonObject;
+  delete generated.$schema;
+  return generated;
 }
 
 function queryParameters(query: z.ZodObject | undefined): JsonObject[] {
@@ -47,7 +59,7 @@ function queryParameters(query: z.ZodObject | undefined): JsonObject[] {
     name,
     in: 'query',
     required: !(schema as z.ZodType).safeParse(undefined).success,
-    schema: jsonSchema(schema as z.ZodType, 'input'),
+    schema: inlineSchema(schema as z.ZodType),
     ...((schema as z.ZodType).description ? { description: (schema as z.ZodType).description } : {}),
   }));
 }
@@ -63,12 +75,14 @@ function pathParameters(path: string): JsonObject[] {
 
 export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string): JsonObject {
   const paths: Record<string, Record<string, JsonObject>> = {};
+  const components = new Components();
   for (const route of routes) {
     const responses: JsonObject = {};
     for (const [status, response] of Object.entries(route.responses)) {
       responses[status] = {
         description: response.description,
-        ...(response.schema ? { content: { 'application/json': { schema: jsonSchema(response.schema, 'output') } } } : {}),
+        ...(response.schema ? { content: { 'application/json': { schema: components.ref(response.schema, 'output', `${route.operationId}_${status}`) } } }
+          : {}),
       };
     }
     (paths[route.path] ??= {})[route.method.toLowerCase()] = {
@@ -77,7 +91,12 @@ export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string
       security: [{ TokenAuth: [] }],
       parameters: [...pathParameters(route.path), ...queryParameters(route.query)],
       ...(route.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: components.ref(route.body, 'input', `${route.operationId}_request`) } },
+            },
+          }
         : {}),
       responses,
     };
@@ -93,7 +112,7 @@ export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string
     },
     servers: [{ url: serverUrl }],
     components: {
-      schemas: components(),
+      schemas: components.render(),
       securitySchemes: {
         TokenAuth: {
           type: 'apiKey',
