@@ -6,7 +6,7 @@ import { apiDeps } from '../shared/runtime.ts';
 const listEndpoints = ROUTES.filter((route) => route.listName !== undefined && route.method === 'GET');
 
 export const handler = apiFunction(apiDeps(), {
-  'GET /api/v2/': async ({ baseUrl }) => ({
+  api_root: async ({ baseUrl }) => ({
     statusCode: 200,
     body: Object.fromEntries(listEndpoints.map((route) => [route.listName, `${baseUrl}${route.path}`])),
   }),

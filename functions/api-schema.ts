@@ -5,5 +5,5 @@ import { ROUTES } from '../shared/routes.ts';
 import { apiDeps } from '../shared/runtime.ts';
 
 export const handler = apiFunction(apiDeps(), {
-  'GET /api/v2/schema/': async ({ baseUrl }) => ({ statusCode: 200, body: buildOpenApiDocument(ROUTES, baseUrl) }),
+  schema: async ({ baseUrl }) => ({ statusCode: 200, body: buildOpenApiDocument(ROUTES, baseUrl) }),
 });

@@ -2,7 +2,7 @@
  * Service configuration, read from the environment once per cold start. Handlers call getConfig()
  * at module load; nothing reads process.env inside a request.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const ConfigSchema = z.object({
   TABLE_NAME: z.string().min(3),

@@ -2,7 +2,7 @@
  * Generates the OpenAPI 3.1 document from the route table and its zod schemas, so every endpoint is
  * documented by construction. Pure: the same routes always give the same document.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Route } from './routes.ts';
 
 type JsonObject = Record<string, unknown>;

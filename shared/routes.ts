@@ -56,8 +56,28 @@ export const ROUTES: readonly Route[] = [
 /** The function behind API Gateway's $default route: answers paths and methods no route serves. */
 export const DEFAULT_ROUTE_FUNCTION: FunctionName = 'not-found';
 
+/**
+ * The path of a route as API Gateway holds it. An HTTP API refuses a route path ending in '/', and
+ * matches '/api/v2/' and '/api/v2' alike to the route '/api/v2'. So the DRF paths of the table lose
+ * their trailing slash at the gateway, and the event's `routeKey` carries this form.
+ */
+export function gatewayPath(route: Pick<Route, 'path'>): string {
+  return trimSlash(route.path);
+}
+
+/** The route key API Gateway puts in the event: `GET /api/v2/products/{uuid}`. */
 export function routeKey(route: Pick<Route, 'method' | 'path'>): string {
-  return `${route.method} ${route.path}`;
+  return `${route.method} ${gatewayPath(route)}`;
+}
+
+const routesByKey = new Map(ROUTES.map((route) => [routeKey(route), route]));
+
+export function routeByKey(key: string): Route | undefined {
+  return routesByKey.get(key);
+}
+
+function trimSlash(path: string): string {
+  return path.length > 1 ? path.replace(/\/+$/, '') : path;
 }
 
 const patterns = new Map<string, RegExp>();
@@ -65,7 +85,7 @@ const patterns = new Map<string, RegExp>();
 function pathPattern(path: string): RegExp {
   let pattern = patterns.get(path);
   if (!pattern) {
-    const source = path
+    const source = trimSlash(path)
       .split(/(\{[^}]+\})/)
       .map((part) => (part.startsWith('{') ? `(?<${part.slice(1, -1)}>[^/]+)` : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
       .join('');
@@ -80,11 +100,11 @@ export interface RouteMatch {
   readonly pathParameters: Record<string, string>;
 }
 
-/** Matches a request path (already URL-decoded per segment by the caller or not) against the table. */
+/** Matches a request path against the table as API Gateway does: with or without its trailing slash. */
 export function matchPath(path: string): RouteMatch[] {
   const matches: RouteMatch[] = [];
   for (const route of ROUTES) {
-    const found = pathPattern(route.path).exec(path);
+    const found = pathPattern(route.path).exec(trimSlash(path));
     if (found) matches.push({ route, pathParameters: { ...found.groups } });
   }
   return matches;

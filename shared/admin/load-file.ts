@@ -3,7 +3,7 @@
  * checked against the file and the table before anything is written), and its idempotent apply.
  * Later issues add their own top-level arrays here.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { NAME_PATTERN, NAME_RULE, sameUser, type User } from '../domain/identity.ts';
 import { isWellFormedApiKey, parseApiKey } from '../auth/api-key.ts';
 import type { IdentityStore } from '../store/identity-store.ts';

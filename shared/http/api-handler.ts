@@ -15,7 +15,7 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../domain/errors.ts';
-import { ROUTES, routeKey, type Route } from '../routes.ts';
+import { ROUTES, routeByKey, type Route } from '../routes.ts';
 import { errorResponse } from './error-table.ts';
 import { fieldErrorsFromZod } from './validation.ts';
 import { logger } from '../logger.ts';
@@ -46,7 +46,6 @@ type ApiContext = Context & { apiRequest?: ApiRequest };
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 
-const routesByKey = new Map(ROUTES.map((route) => [routeKey(route), route]));
 
 export function baseUrlOf(event: Event): string {
   const proto = event.headers['x-forwarded-proto'] ?? 'https';
@@ -111,7 +110,7 @@ function prepareRequest(): MiddlewareObj<Event, Result, Error, ApiContext> {
     name: 'prepare-request',
     before: async (request) => {
       const event = request.event;
-      const route = routesByKey.get(event.routeKey);
+      const route = routeByKey(event.routeKey);
       if (!route) throw new Error(`No route ${event.routeKey} in the route table`);
       const body = route.body ? validate(route.body, parseBody(event) ?? {}) : parseBody(event);
       const query = validate(route.query, event.queryStringParameters ?? {});
@@ -149,17 +148,23 @@ export interface ApiFunctionDeps {
   readonly authenticator: Authenticator;
 }
 
-/** Builds the Lambda handler of an API function serving the given routes. */
+/**
+ * Builds the Lambda handler of an API function, given a handler per route it serves, keyed by the
+ * route's operationId in the route table.
+ */
 export function apiFunction(deps: ApiFunctionDeps, handlers: Readonly<Record<string, RouteHandler>>) {
-  for (const key of Object.keys(handlers)) {
-    if (!routesByKey.has(key)) throw new Error(`Handler for ${key}, which is not in the route table`);
+  for (const operationId of Object.keys(handlers)) {
+    if (!ROUTES.some((route) => route.operationId === operationId)) {
+      throw new Error(`Handler for ${operationId}, which is not in the route table`);
+    }
   }
   return middy<Event, Result, Error, ApiContext>()
     .use(errorMapper())
     .use(authenticate(deps.authenticator))
     .use(prepareRequest())
     .handler(async (event, context) => {
-      const handler = handlers[event.routeKey];
+      const route = routeByKey(event.routeKey);
+      const handler = route && handlers[route.operationId];
       if (!handler || !context.apiRequest) throw new Error(`No handler for ${event.routeKey}`);
       const result = await handler(context.apiRequest);
       return jsonResult(result.statusCode, result.body, result.headers);

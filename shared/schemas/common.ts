@@ -1,5 +1,5 @@
 /** zod schemas shared by many endpoints: error bodies and pagination. They feed validation and OpenAPI. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const DetailErrorSchema = z
   .object({ detail: z.string() })

@@ -1,0 +1,215 @@
+/**
+ * The compliance service on AWS: one DynamoDB table, one function per catalog entry, the queues with
+ * their dead-letter queues and alarms, the event bus, the event-source mappings and the HTTP API.
+ * Every part is built from the plain-data declarations in shared/ (table, resources, functions, routes),
+ * the same ones the local runner reads.
+ */
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { FUNCTIONS, type FunctionName } from '../shared/functions.ts';
+import { EVENT_BUS, EVENT_SOURCES, QUEUES, type EventSourceDefinition, type QueueName } from '../shared/resources.ts';
+import { TABLE } from '../shared/table.ts';
+import { ServiceHttpApi, type ThrottleProps } from './constructs/http-api.ts';
+import { ServiceFunction } from './constructs/service-function.ts';
+import { pascalCase } from './names.ts';
+
+/** POWERTOOLS_SERVICE_NAME of every function: the service's name, which is also its event source. */
+const SERVICE_NAME = EVENT_BUS.source;
+
+/** How long an on-failure destination keeps the descriptions of stream batches that failed for good. */
+const STREAM_FAILURE_RETENTION = Duration.days(14);
+
+export interface ComplianceStackProps extends StackProps {
+  /**
+   * SNS topic that the dead-letter-queue alarms notify (context `alarmTopicArn`). The topic is not
+   * created here, so whoever operates the service owns its subscriptions. Without it the alarms
+   * still exist and change state (console, `aws cloudwatch describe-alarms`); they just notify no one.
+   */
+  readonly alarmTopicArn?: string;
+  /** @default EVENT_SOURCES; tests pass their own to check how mappings are built. */
+  readonly eventSources?: readonly EventSourceDefinition[];
+  /** Throttling of the API's default stage. @default rate 50, burst 100 */
+  readonly apiThrottle?: ThrottleProps;
+}
+
+export interface ServiceQueue {
+  readonly queue: sqs.Queue;
+  readonly deadLetterQueue: sqs.Queue;
+}
+
+export class ComplianceStack extends Stack {
+  readonly table: dynamodb.Table;
+  readonly functions: Readonly<Record<FunctionName, ServiceFunction>>;
+  readonly queues: Readonly<Record<QueueName, ServiceQueue>>;
+  readonly eventBus: events.EventBus;
+  readonly httpApi: ServiceHttpApi;
+  private readonly alarmAction: cloudwatch.IAlarmAction | undefined;
+
+  constructor(scope: Construct, id: string, props: ComplianceStackProps = {}) {
+    super(scope, id, props);
+    this.alarmAction = props.alarmTopicArn
+      ? new cwActions.SnsAction(sns.Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn))
+      : undefined;
+
+    this.table = this.createTable();
+    this.queues = this.createQueues();
+    this.eventBus = new events.EventBus(this, 'EventBus', { eventBusName: `${this.stackName}-${EVENT_BUS.localName}` });
+    this.functions = this.createFunctions();
+    for (const source of props.eventSources ?? EVENT_SOURCES) this.addEventSource(source);
+    this.httpApi = new ServiceHttpApi(this, 'HttpApi', {
+      functions: mapValues(this.functions, (fn) => fn.function),
+      ...(props.apiThrottle ? { throttle: props.apiThrottle } : {}),
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.httpApi.url, description: 'Base URL of the HTTP API' });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName });
+    for (const [name, { queue, deadLetterQueue }] of Object.entries(this.queues)) {
+      new CfnOutput(this, `${pascalCase(name)}QueueUrl`, { value: queue.queueUrl });
+      new CfnOutput(this, `${pascalCase(name)}DlqUrl`, { value: deadLetterQueue.queueUrl });
+    }
+  }
+
+  private createTable(): dynamodb.Table {
+    const table = new dynamodb.Table(this, 'Table', {
+      partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: TABLE.sortKey, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      stream: dynamodb.StreamViewType[TABLE.streamViewType],
+      timeToLiveAttribute: TABLE.ttlAttribute,
+      // The table is the system of record: neither a stack deletion nor a replacement may drop it.
+      removalPolicy: RemovalPolicy.RETAIN,
+      deletionProtection: true,
+    });
+    for (const gsi of TABLE.globalSecondaryIndexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: gsi.indexName,
+        partitionKey: { name: gsi.partitionKey, type: dynamodb.AttributeType.STRING },
+        sortKey: { name: gsi.sortKey, type: dynamodb.AttributeType.STRING },
+        projectionType: dynamodb.ProjectionType.ALL,
+      });
+    }
+    return table;
+  }
+
+  private createQueues(): Record<QueueName, ServiceQueue> {
+    return mapValues(QUEUES, (definition, name) => {
+      const id = pascalCase(name);
+      const deadLetterQueue = this.createQueue(`${id}Dlq`, {
+        retentionPeriod: Duration.days(definition.deadLetterRetentionDays),
+      });
+      // No SQS3 acknowledgment needed: cdk-nag sees that the queue is another queue's redrive target.
+      this.alarmOnMessages(deadLetterQueue, `${id}DlqAlarm`, `Messages of the ${name} queue failed ${definition.maxReceiveCount} times`);
+      const queue = this.createQueue(`${id}Queue`, {
+        visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
+        retentionPeriod: Duration.days(definition.retentionDays),
+        deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
+      });
+      return { queue, deadLetterQueue };
+    });
+  }
+
+  /** Every queue of the stack: TLS only, SQS-managed encryption at rest. */
+  private createQueue(id: string, props: sqs.QueueProps): sqs.Queue {
+    return new sqs.Queue(this, id, { ...props, enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED });
+  }
+
+  private alarmOnMessages(queue: sqs.IQueue, id: string, description: string): cloudwatch.Alarm {
+    const alarm = queue
+      .metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM })
+      .createAlarm(this, id, {
+        alarmDescription: `${description}: inspect and redrive them (README, "Operating").`,
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    if (this.alarmAction) alarm.addAlarmAction(this.alarmAction);
+    return alarm;
+  }
+
+  private createFunctions(): Record<FunctionName, ServiceFunction> {
+    return mapValues(FUNCTIONS, (definition, name) => {
+      const fn = new ServiceFunction(this, pascalCase(name), {
+        entry: definition.entry,
+        description: definition.description,
+        memoryMb: definition.memoryMb,
+        timeoutSeconds: definition.timeoutSeconds,
+        serviceName: SERVICE_NAME,
+      });
+      if (definition.table !== 'none') {
+        fn.bindTable(this.table, definition.table, TABLE.globalSecondaryIndexes.map((gsi) => gsi.indexName));
+      }
+      for (const queueName of definition.sendsTo as readonly QueueName[]) {
+        fn.bindQueue(this.queues[queueName].queue, QUEUES[queueName].urlEnvVar);
+      }
+      if (definition.publishesEvents) fn.bindEventBus(this.eventBus);
+      return fn;
+    });
+  }
+
+  private addEventSource(source: EventSourceDefinition): void {
+    if (!Object.hasOwn(FUNCTIONS, source.function)) {
+      throw new Error(`Event source for unknown function '${source.function}': it is not in FUNCTIONS`);
+    }
+    const consumer = this.functions[source.function as FunctionName];
+    const id = pascalCase(source.function);
+
+    if (source.kind === 'table-stream') {
+      // Lambda puts a description of each batch that failed for good here (shard, sequence numbers);
+      // the records themselves stay readable in the stream for 24 hours.
+      const failures = this.createQueue(`${id}StreamFailures`, { retentionPeriod: STREAM_FAILURE_RETENTION });
+      Validations.of(failures).acknowledge({
+        id: 'AwsSolutions-SQS3',
+        reason: `${id}StreamFailures is itself the on-failure destination of ${source.function}'s table-stream mapping.`,
+      });
+      this.alarmOnMessages(failures, `${id}StreamFailuresAlarm`, `Table-stream batches failed for good in ${source.function}`);
+      consumer.function.addEventSource(
+        new DynamoEventSource(this.table, {
+          // The stream is the outbox: start from the oldest record so nothing written before the mapping is lost.
+          startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+          batchSize: source.batchSize,
+          retryAttempts: source.maxRetryAttempts,
+          bisectBatchOnError: source.bisectBatchOnError,
+          reportBatchItemFailures: true,
+          onFailure: new SqsDlq(failures),
+          ...(source.filterPatterns ? { filters: source.filterPatterns.map((pattern) => lambda.FilterCriteria.filter(pattern)) } : {}),
+        }),
+      );
+      Validations.of(consumer.role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: `dynamodb:ListStreams (granted to ${source.function} for the table-stream mapping) supports no resource-level permissions.`,
+      });
+      return;
+    }
+
+    const { queue } = this.queues[source.queue];
+    const visibility = QUEUES[source.queue].visibilityTimeoutSeconds;
+    const timeout = FUNCTIONS[source.function as FunctionName].timeoutSeconds;
+    if (visibility < timeout) {
+      throw new Error(`Queue '${source.queue}' hides a message for ${visibility}s, less than the ${timeout}s timeout of ${source.function}`);
+    }
+    consumer.function.addEventSource(
+      new SqsEventSource(queue, {
+        batchSize: source.batchSize,
+        reportBatchItemFailures: true,
+        ...(source.maxBatchingWindowSeconds !== undefined
+          ? { maxBatchingWindow: Duration.seconds(source.maxBatchingWindowSeconds) }
+          : {}),
+      }),
+    );
+  }
+}
+
+function mapValues<K extends string, V, R>(record: Readonly<Record<K, V>>, map: (value: V, key: K) => R): Record<K, R> {
+  return Object.fromEntries(Object.entries<V>(record).map(([key, value]) => [key, map(value, key as K)])) as Record<K, R>;
+}

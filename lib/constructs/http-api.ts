@@ -1,0 +1,125 @@
+/**
+ * The service's API Gateway HTTP API: exactly the routes of shared/routes.ts (the same table the local
+ * gateway serves), a $default route for everything else, and one auto-deployed $default stage with
+ * access logs and throttling.
+ */
+import { Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { FunctionName } from '../../shared/functions.ts';
+import { DEFAULT_ROUTE_FUNCTION, ROUTES, gatewayPath, type Route } from '../../shared/routes.ts';
+import { pascalCase } from '../names.ts';
+
+export interface ThrottleProps {
+  /** Steady-state requests per second across the stage. */
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
+
+export const DEFAULT_THROTTLE: ThrottleProps = { rateLimit: 50, burstLimit: 100 };
+
+export interface ServiceHttpApiProps {
+  /** The function behind each name of the catalog; each route goes to its `function`. */
+  readonly functions: Readonly<Record<FunctionName, lambda.IFunction>>;
+  /** @default ROUTES */
+  readonly routes?: readonly Route[];
+  /** @default DEFAULT_ROUTE_FUNCTION */
+  readonly defaultRouteFunction?: FunctionName;
+  /** Default stage throttling. @default DEFAULT_THROTTLE (rate 50, burst 100) */
+  readonly throttle?: ThrottleProps;
+  /** @default one month */
+  readonly accessLogRetention?: logs.RetentionDays;
+}
+
+/** HTTP API access-log variables (not the REST API ones AccessLogFormat.jsonWithStandardFields uses). */
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    requestTime: '$context.requestTime',
+    ip: '$context.identity.sourceIp',
+    userAgent: '$context.identity.userAgent',
+    method: '$context.httpMethod',
+    routeKey: '$context.routeKey',
+    path: '$context.path',
+    protocol: '$context.protocol',
+    status: '$context.status',
+    responseLength: '$context.responseLength',
+    responseLatency: '$context.responseLatency',
+    integrationLatency: '$context.integrationLatency',
+    integrationError: '$context.integrationErrorMessage',
+  }),
+);
+
+export class ServiceHttpApi extends Construct {
+  readonly api: apigw.HttpApi;
+  readonly stage: apigw.HttpStage;
+  readonly accessLogs: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceHttpApiProps) {
+    super(scope, id);
+    const routes = props.routes ?? ROUTES;
+    const throttle = props.throttle ?? DEFAULT_THROTTLE;
+
+    // One integration per function, shared by all of that function's routes.
+    const integrations = new Map<FunctionName, HttpLambdaIntegration>();
+    const integrationFor = (name: FunctionName): HttpLambdaIntegration => {
+      let integration = integrations.get(name);
+      if (!integration) {
+        integration = new HttpLambdaIntegration(`${pascalCase(name)}Integration`, props.functions[name]);
+        integrations.set(name, integration);
+      }
+      return integration;
+    };
+
+    this.api = new apigw.HttpApi(this, 'Api', {
+      description: 'Compliance service API',
+      defaultIntegration: integrationFor(props.defaultRouteFunction ?? DEFAULT_ROUTE_FUNCTION),
+      // The default stage is created below, with access logs and throttling.
+      createDefaultStage: false,
+    });
+
+    const seen = new Set<string>();
+    for (const route of routes) {
+      const key = apigw.HttpRouteKey.with(gatewayPath(route), apigw.HttpMethod[route.method]);
+      if (seen.has(key.key)) throw new Error(`Two routes of the route table become ${key.key} on API Gateway`);
+      seen.add(key.key);
+      new apigw.HttpRoute(this.api, `Route${pascalCase(route.operationId)}`, {
+        httpApi: this.api,
+        routeKey: key,
+        integration: integrationFor(route.function),
+      });
+    }
+
+    this.accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      retention: props.accessLogRetention ?? logs.RetentionDays.ONE_MONTH,
+    });
+    this.stage = new apigw.HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle,
+      accessLogSettings: {
+        destination: new apigw.LogGroupLogDestination(this.accessLogs),
+        format: ACCESS_LOG_FORMAT,
+      },
+    });
+
+    // No API Gateway authorizer on any route, on purpose: the API promises DRF's answer to a missing or
+    // wrong key (401, {"detail": ...}, WWW-Authenticate: Token), and an HTTP API cannot customise the
+    // response of a rejecting authorizer. Each function checks the API key in its middy stack instead.
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'API keys are checked inside each function (middy stack), because an HTTP API authorizer cannot answer with the DRF-style 401 {"detail": ...} and WWW-Authenticate: Token the API promises.',
+    });
+  }
+
+  /** The invoke URL of the $default stage. */
+  get url(): string {
+    return this.stage.url;
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The one Lambda function construct of the service: every function gets the same runtime, architecture,
+ * bundling, log group and tracing, and its access is granted through `bind*` helpers that also set the
+ * environment variable the function reads, so a grant and its configuration can never drift apart.
+ */
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { ServiceConfig } from '../../shared/config.ts';
+
+/** The repository root: entry files, package.json and package-lock.json are resolved from here. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Names of configuration variables, checked against shared/config.ts at compile time. */
+const TABLE_NAME: keyof ServiceConfig = 'TABLE_NAME';
+const EVENT_BUS_NAME: keyof ServiceConfig = 'EVENT_BUS_NAME';
+
+export type TableAccess = 'read' | 'read-write';
+
+/**
+ * Read actions, granted on the table and on each named index. Spelled out (rather than
+ * `table.grantReadData`) so no grant needs an `index/*` wildcard. Transactions need no actions of
+ * their own: IAM checks TransactGet/TransactWrite against the Get/Put/Update/Delete/ConditionCheck items.
+ */
+const TABLE_READ_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:Scan',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:DescribeTable',
+] as const;
+const TABLE_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+] as const;
+
+export interface ServiceFunctionProps {
+  /** Entry file, relative to the repository root; it exports `handler`. */
+  readonly entry: string;
+  readonly description: string;
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+  /** Value of POWERTOOLS_SERVICE_NAME. */
+  readonly serviceName: string;
+  /** @default one month */
+  readonly logRetention?: logs.RetentionDays;
+}
+
+export class ServiceFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+    });
+
+    // An explicit role instead of the default one with the AWS-managed AWSLambdaBasicExecutionRole
+    // (which may write to every log group of the account): this role may write to its own log group only.
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${props.entry}`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: path.join(PROJECT_ROOT, props.entry),
+      handler: 'handler',
+      description: props.description,
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memoryMb,
+      timeout: Duration.seconds(props.timeoutSeconds),
+      role: this.role,
+      logGroup: this.logGroup,
+      tracing: lambda.Tracing.ACTIVE,
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      environment: {
+        POWERTOOLS_SERVICE_NAME: props.serviceName,
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        // Prefer the ES module builds of dependencies (the AWS SDK ships both) so esbuild can tree-shake.
+        mainFields: ['module', 'main'],
+        // Some CommonJS dependencies call require(); an ES module bundle has to provide it.
+        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        minify: true,
+        sourceMap: true,
+        // Stack traces only need file:line mappings; leaving the sources out keeps the asset small.
+        sourcesContent: false,
+        // The SDK is bundled rather than taken from the runtime, so its version is the one in package-lock.json.
+        bundleAwsSDK: true,
+        externalModules: [],
+        forceDockerBundling: false,
+      },
+    });
+
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'Pinned to nodejs22.x for parity with the Node 22 the project develops and tests on locally; move with the toolchain.',
+    });
+    // The X-Ray statement CDK adds for active tracing lands on the role's default policy.
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'xray:PutTraceSegments and xray:PutTelemetryRecords (active tracing) support no resource-level permissions, so they need Resource "*".',
+    });
+  }
+
+  /** Read or read-write on the table and the named indexes; sets TABLE_NAME. */
+  bindTable(table: dynamodb.ITable, access: TableAccess, indexNames: readonly string[] = []): this {
+    const actions = access === 'read-write' ? [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS] : [...TABLE_READ_ACTIONS];
+    iam.Grant.addToPrincipal({
+      grantee: this.role,
+      actions,
+      resourceArns: [table.tableArn, ...indexNames.map((indexName) => `${table.tableArn}/index/${indexName}`)],
+    });
+    this.function.addEnvironment(TABLE_NAME, table.tableName);
+    return this;
+  }
+
+  /** SendMessage to the queue; sets `envVar` to the queue URL. */
+  bindQueue(queue: sqs.IQueue, envVar: string): this {
+    queue.grantSendMessages(this.role);
+    this.function.addEnvironment(envVar, queue.queueUrl);
+    return this;
+  }
+
+  /** PutEvents to the bus; sets EVENT_BUS_NAME. */
+  bindEventBus(bus: events.IEventBus): this {
+    bus.grantPutEventsTo(this.role);
+    this.function.addEnvironment(EVENT_BUS_NAME, bus.eventBusName);
+    return this;
+  }
+}

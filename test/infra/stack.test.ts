@@ -1,0 +1,263 @@
+/**
+ * Infrastructure assertions on the synthesized ComplianceStack: each test states an intent (this
+ * function may only read the table, this queue ends in a dead-letter queue, every route reaches its
+ * function) and checks it against the template, with shared/ as the expected values.
+ */
+import { App, Stack } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '../../shared/functions.ts';
+import { EVENT_BUS, QUEUES, type QueueName } from '../../shared/resources.ts';
+import { DEFAULT_ROUTE_FUNCTION, ROUTES, routeKey } from '../../shared/routes.ts';
+import { TABLE, keyAttributes } from '../../shared/table.ts';
+import { acknowledgments, actionsOf, logicalId, nagFindings, roleStatements, synthesize, type Synthesized } from './helpers.ts';
+
+const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'];
+
+const functionEntries = Object.entries(FUNCTIONS) as [FunctionName, FunctionDefinition][];
+const queueEntries = Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][];
+
+let synth: Synthesized;
+
+beforeAll(() => {
+  synth = synthesize();
+});
+
+describe('the table', () => {
+  it('has the key schema, indexes and attribute types of shared/table.ts', () => {
+    synth.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: TABLE.globalSecondaryIndexes.map((gsi) => ({
+        IndexName: gsi.indexName,
+        KeySchema: [
+          { AttributeName: gsi.partitionKey, KeyType: 'HASH' },
+          { AttributeName: gsi.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    });
+    const [table] = Object.values(synth.template.findResources('AWS::DynamoDB::Table'));
+    const definitions = table?.Properties.AttributeDefinitions as { AttributeName: string; AttributeType: string }[];
+    expect(definitions.map((d) => d.AttributeName).sort()).toEqual(keyAttributes().sort());
+    expect(definitions.every((d) => d.AttributeType === 'S')).toBe(true);
+  });
+
+  it('streams new and old images, has TTL, PITR and on-demand billing', () => {
+    expect(TABLE.streamViewType).toBe('NEW_AND_OLD_IMAGES');
+    synth.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      BillingMode: 'PAY_PER_REQUEST',
+    });
+  });
+
+  it('survives stack deletion and replacement and has deletion protection', () => {
+    synth.template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
+    });
+  });
+});
+
+describe('the HTTP API', () => {
+  it('has exactly one route per route-table entry, plus $default', () => {
+    const keys = Object.values(synth.template.findResources('AWS::ApiGatewayV2::Route')).map((route) => route.Properties.RouteKey as string);
+    expect(keys.sort()).toEqual([...ROUTES.map(routeKey), '$default'].sort());
+  });
+
+  it('sends every route to the function the route table names, and $default to DEFAULT_ROUTE_FUNCTION', () => {
+    const integrations = synth.template.findResources('AWS::ApiGatewayV2::Integration');
+    const routes = Object.values(synth.template.findResources('AWS::ApiGatewayV2::Route'));
+    const functionOf = (routeKeyValue: string): string => {
+      const route = routes.find((r) => r.Properties.RouteKey === routeKeyValue);
+      const target = JSON.stringify(route?.Properties.Target);
+      const integrationId = Object.keys(integrations).find((id) => target.includes(`"Ref":"${id}"`));
+      const uri = integrations[integrationId ?? '']?.Properties.IntegrationUri as { 'Fn::GetAtt': [string, string] };
+      return uri['Fn::GetAtt'][0];
+    };
+    const functionId = (name: FunctionName) => logicalId(synth.stack, synth.stack.functions[name].function);
+    for (const route of ROUTES) {
+      expect(functionOf(routeKey(route)), routeKey(route)).toBe(functionId(route.function));
+    }
+    expect(functionOf('$default')).toBe(functionId(DEFAULT_ROUTE_FUNCTION));
+    synth.template.allResourcesProperties('AWS::ApiGatewayV2::Integration', {
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
+    });
+  });
+
+  it('has no API Gateway authorizer: the functions check the API key themselves', () => {
+    for (const route of Object.values(synth.template.findResources('AWS::ApiGatewayV2::Route'))) {
+      expect(route.Properties.AuthorizationType ?? 'NONE').toBe('NONE');
+    }
+    expect(ROUTES.every((route) => route.auth === 'api-key')).toBe(true);
+    synth.template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 0);
+  });
+
+  it('auto-deploys one $default stage with throttling and access logs', () => {
+    synth.template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
+    synth.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      AccessLogSettings: {
+        DestinationArn: { 'Fn::GetAtt': [logicalId(synth.stack, synth.stack.httpApi.accessLogs), 'Arn'] },
+        Format: Match.stringLikeRegexp('\\$context\\.requestId'),
+      },
+    });
+  });
+});
+
+describe('the functions', () => {
+  it('are one per catalog entry, each on nodejs22.x, arm64, with active tracing and its own log group', () => {
+    synth.template.resourceCountIs('AWS::Lambda::Function', functionEntries.length);
+    for (const [name, definition] of functionEntries) {
+      const fn = synth.stack.functions[name];
+      synth.template.hasResourceProperties('AWS::Lambda::Function', {
+        Description: definition.description,
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: definition.memoryMb,
+        Timeout: definition.timeoutSeconds,
+        TracingConfig: { Mode: 'Active' },
+        LoggingConfig: { LogGroup: { Ref: logicalId(synth.stack, fn.logGroup) } },
+        Environment: {
+          Variables: Match.objectLike({ NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: EVENT_BUS.source }),
+        },
+      });
+    }
+    synth.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+  });
+
+  it('run under roles without AWS-managed policies', () => {
+    for (const role of Object.values(synth.template.findResources('AWS::IAM::Role'))) {
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  describe.each(functionEntries)('%s', (name, definition) => {
+    const environment = () => {
+      const id = logicalId(synth.stack, synth.stack.functions[name].function);
+      return synth.template.toJSON().Resources[id].Properties.Environment.Variables as Record<string, unknown>;
+    };
+
+    it(`has exactly the table access of the catalog (${definition.table})`, () => {
+      const actions = actionsOf(roleStatements(synth, synth.stack.functions[name]));
+      const dynamo = [...actions].filter((action) => action.startsWith('dynamodb:'));
+      if (definition.table === 'none') expect(dynamo).toEqual([]);
+      else expect(dynamo).toEqual(expect.arrayContaining(READ_ACTIONS));
+      const writes = WRITE_ACTIONS.filter((action) => actions.has(action));
+      expect(writes).toEqual(definition.table === 'read-write' ? WRITE_ACTIONS : []);
+      expect(dynamo.some((action) => action.includes('*'))).toBe(false);
+      expect('TABLE_NAME' in environment()).toBe(definition.table !== 'none');
+    });
+
+    it('may send to exactly the queues it lists, with their URLs in the environment', () => {
+      const statements = roleStatements(synth, synth.stack.functions[name]).filter((s) => actionsOf([s]).has('sqs:SendMessage'));
+      const targets = statements.map((s) => JSON.stringify(s.Resource));
+      expect(targets.sort()).toEqual(
+        definition.sendsTo.map((queue) => JSON.stringify({ 'Fn::GetAtt': [logicalId(synth.stack, synth.stack.queues[queue].queue), 'Arn'] })).sort(),
+      );
+      for (const [queueName, queue] of queueEntries) {
+        expect(queue.urlEnvVar in environment()).toBe((definition.sendsTo as readonly string[]).includes(queueName));
+      }
+    });
+
+    it(`${definition.publishesEvents ? 'may' : 'may not'} put events on the bus`, () => {
+      const actions = actionsOf(roleStatements(synth, synth.stack.functions[name]));
+      expect(actions.has('events:PutEvents')).toBe(definition.publishesEvents);
+      expect('EVENT_BUS_NAME' in environment()).toBe(definition.publishesEvents);
+    });
+  });
+});
+
+describe('the queues', () => {
+  it.each(queueEntries)('%s ends in its dead-letter queue after maxReceiveCount receives', (name, definition) => {
+    const { queue, deadLetterQueue } = synth.stack.queues[name];
+    const dlqId = logicalId(synth.stack, deadLetterQueue);
+    synth.template.hasResource('AWS::SQS::Queue', {
+      Properties: {
+        RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: definition.maxReceiveCount },
+        VisibilityTimeout: definition.visibilityTimeoutSeconds,
+        MessageRetentionPeriod: definition.retentionDays * 86_400,
+        SqsManagedSseEnabled: true,
+      },
+    });
+    expect(synth.template.toJSON().Resources[logicalId(synth.stack, queue)].Properties.RedrivePolicy).toBeDefined();
+    synth.template.hasResourceProperties('AWS::SQS::Queue', {
+      MessageRetentionPeriod: definition.deadLetterRetentionDays * 86_400,
+      SqsManagedSseEnabled: true,
+    });
+  });
+
+  it('refuse every request without TLS', () => {
+    const queueIds = Object.keys(synth.template.findResources('AWS::SQS::Queue'));
+    const policies = Object.values(synth.template.findResources('AWS::SQS::QueuePolicy'));
+    for (const id of queueIds) {
+      const policy = policies.find((p) => JSON.stringify(p.Properties.Queues) === JSON.stringify([{ Ref: id }]));
+      expect(policy?.Properties.PolicyDocument.Statement, id).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      );
+    }
+  });
+
+  it.each(queueEntries)('%s has an alarm on messages in its dead-letter queue', (name) => {
+    const dlqId = logicalId(synth.stack, synth.stack.queues[name].deadLetterQueue);
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('alarms notify no one when no alarm topic is given', () => {
+    for (const alarm of Object.values(synth.template.findResources('AWS::CloudWatch::Alarm'))) {
+      expect(alarm.Properties.AlarmActions).toBeUndefined();
+    }
+  });
+});
+
+describe('the event bus and outputs', () => {
+  it('creates the bus, named after the stack', () => {
+    synth.template.hasResourceProperties('AWS::Events::EventBus', { Name: `ComplianceTest-${EVENT_BUS.localName}` });
+  });
+
+  it('outputs what the README and the operators need', () => {
+    const outputs = Object.keys(synth.template.toJSON().Outputs);
+    expect(outputs).toEqual(expect.arrayContaining(['ApiUrl', 'TableName', 'EventBusName', 'EvaluationQueueUrl', 'EvaluationDlqUrl']));
+  });
+});
+
+describe('cdk-nag AWS Solutions', () => {
+  it('reports no unacknowledged error or warning', () => {
+    expect(nagFindings(synth.stack)).toEqual([]);
+  });
+
+  it('finds what it is meant to find (the check above can fail)', () => {
+    const stack = new Stack(new App(), 'Bare');
+    new sqs.Queue(stack, 'Queue');
+    expect(nagFindings(stack).join('\n')).toMatch(/AwsSolutions-SQS3 at Bare\/Queue/);
+  });
+
+  it('gives every acknowledgment a reason', () => {
+    const acks = acknowledgments(synth.stack);
+    expect(acks.length).toBeGreaterThan(0);
+    for (const ack of acks) {
+      expect(ack.id, ack.path).toMatch(/^AwsSolutions-[A-Z]+\d+(\[.+\])?$/);
+      expect(ack.reason.length, `${ack.id} at ${ack.path}`).toBeGreaterThan(40);
+    }
+  });
+});
