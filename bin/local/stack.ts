@@ -1,0 +1,152 @@
+/**
+ * The whole local stack in one process: DynamoDB Local (on disk under DATA_DIR), the SQS emulator with
+ * the queues of shared/resources.ts, the in-process event bus, the event-source pollers, and the HTTP
+ * gateway, all feeding the same handler functions Lambda runs. `npm start` and the end-to-end tests
+ * start it through startLocalStack(); stop() ends everything it started.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { startFauxqs } from 'fauxqs';
+import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
+import { ensureTable } from './table-setup.ts';
+import { ensureQueues } from './queues.ts';
+import { startHttpGateway, type HttpGateway } from './http-gateway.ts';
+import { startQueuePoller } from './queue-poller.ts';
+import { startStreamPoller } from './stream-poller.ts';
+import { InProcessEventBus } from './event-bus.ts';
+import { lambdaContext } from './lambda-context.ts';
+import { loadHandler } from './functions.ts';
+import { freePort } from './ports.ts';
+import { readRunningStack, removeStackFile, writeStackFile } from './stack-file.ts';
+import { createDynamoClient, createSqsClient } from '../../shared/aws/clients.ts';
+import { EVENT_BUS, EVENT_SOURCES, QUEUES, type QueueName } from '../../shared/resources.ts';
+import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
+import { setPublisher } from '../../shared/events/publisher.ts';
+
+export interface LocalStackOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly tableName: string;
+  readonly region: string;
+  readonly log: (line: string) => void;
+}
+
+export interface LocalStack {
+  readonly apiUrl: string;
+  readonly bus: InProcessEventBus;
+  stop(): Promise<void>;
+}
+
+function functionName(name: string): FunctionName {
+  if (!(name in FUNCTIONS)) throw new Error(`Event source names unknown function "${name}"`);
+  return name as FunctionName;
+}
+
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const dataDir = resolve(options.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const running = readRunningStack(dataDir);
+  if (running) {
+    throw new Error(`Another local stack (pid ${running.pid}, ${running.apiUrl}) is using DATA_DIR ${dataDir}`);
+  }
+
+  const stoppers: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    removeStackFile(dataDir);
+    setPublisher(undefined);
+    for (const stopOne of stoppers.splice(0).reverse()) {
+      await stopOne().catch((error: unknown) => options.log(`[local] error while stopping: ${String(error)}`));
+    }
+  };
+
+  try {
+    const [dynamo, sqsServer] = await Promise.all([
+      freePort().then((port): Promise<DynamoDbLocal> => startDynamoDbLocal({ port, dataDir: join(dataDir, 'dynamodb') })),
+      startFauxqs({ port: 0, logger: false, dataDir: join(dataDir, 'sqs') }),
+    ]);
+    stoppers.push(() => dynamo.stop(), () => sqsServer.stop());
+    const sqsEndpoint = `http://127.0.0.1:${sqsServer.port}`;
+
+    const dynamoClient = createDynamoClient({ region: options.region, endpoint: dynamo.endpoint });
+    stoppers.push(async () => dynamoClient.destroy());
+    await ensureTable(dynamoClient, options.tableName);
+    const sqs = createSqsClient({ region: options.region, endpoint: sqsEndpoint });
+    stoppers.push(async () => sqs.destroy());
+    const queues = await ensureQueues(sqs);
+
+    // The functions read their configuration from the environment, as on Lambda.
+    Object.assign(process.env, {
+      TABLE_NAME: options.tableName,
+      AWS_REGION: options.region,
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      SQS_ENDPOINT: sqsEndpoint,
+      EVENT_BUS_NAME: EVENT_BUS.localName,
+      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
+      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
+    });
+    for (const [name, definition] of Object.entries(QUEUES)) {
+      process.env[definition.urlEnvVar] = queues[name as QueueName].url;
+    }
+
+    const bus = new InProcessEventBus({ region: options.region });
+    setPublisher(bus);
+
+    for (const source of EVENT_SOURCES) {
+      const name = functionName(source.function);
+      const context = () => lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000);
+      if (source.kind === 'queue') {
+        const queue = queues[source.queue];
+        const poller = startQueuePoller({
+          sqs,
+          queueUrl: queue.url,
+          queueArn: queue.arn,
+          region: options.region,
+          batchSize: source.batchSize,
+          maxBatchingWindowSeconds: source.maxBatchingWindowSeconds,
+          handler: async (event) => (await loadHandler(name))(event, context()) as never,
+          onError: (error) => options.log(`[${name}] ${String(error)}`),
+        });
+        stoppers.push(() => poller.stop());
+      } else {
+        const poller = startStreamPoller({
+          dynamodbEndpoint: dynamo.endpoint,
+          region: options.region,
+          tableName: options.tableName,
+          checkpointFile: join(dataDir, `stream-checkpoint-${name}.json`),
+          startingPosition: 'TRIM_HORIZON',
+          batchSize: source.batchSize,
+          maxRetryAttempts: source.maxRetryAttempts,
+          bisectBatchOnError: source.bisectBatchOnError,
+          filterPatterns: source.filterPatterns,
+          handler: async (event) => (await loadHandler(name))(event, context()) as never,
+          onFailure: async (records, error) =>
+            options.log(`[${name}] gave up on ${records.length} stream record(s): ${String(error)}`),
+        });
+        stoppers.push(() => poller.stop());
+      }
+    }
+
+    const gateway: HttpGateway = await startHttpGateway({
+      host: options.host,
+      port: options.port,
+      invoke: async (name, event) =>
+        (await loadHandler(name))(event, lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000)),
+      onError: (error) => options.log(`[gateway] ${String(error)}`),
+    });
+    stoppers.push(() => gateway.stop());
+
+    writeStackFile(dataDir, {
+      pid: process.pid,
+      apiUrl: gateway.url,
+      dynamodbEndpoint: dynamo.endpoint,
+      sqsEndpoint,
+      tableName: options.tableName,
+      region: options.region,
+    });
+    return { apiUrl: gateway.url, bus, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
