@@ -14,7 +14,7 @@ import {
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TABLE, keyAttributes } from '../../shared/table.ts';
+import { TABLE, keyAttributes, type IndexDefinition } from '../../shared/table.ts';
 
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<TableDescription> {
   let table = await describe(client, tableName);
@@ -28,14 +28,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
           { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
           { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
         ],
-        GlobalSecondaryIndexes: TABLE.globalSecondaryIndexes.map((gsi) => ({
-          IndexName: gsi.indexName,
-          KeySchema: [
-            { AttributeName: gsi.partitionKey, KeyType: 'HASH' },
-            { AttributeName: gsi.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'ALL' },
-        })),
+        GlobalSecondaryIndexes: TABLE.globalSecondaryIndexes.map(indexDefinition),
         StreamSpecification: { StreamEnabled: true, StreamViewType: TABLE.streamViewType },
       }),
     );
@@ -48,14 +41,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
           AttributeDefinitions: [gsi.partitionKey, gsi.sortKey].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
           GlobalSecondaryIndexUpdates: [
             {
-              Create: {
-                IndexName: gsi.indexName,
-                KeySchema: [
-                  { AttributeName: gsi.partitionKey, KeyType: 'HASH' },
-                  { AttributeName: gsi.sortKey, KeyType: 'RANGE' },
-                ],
-                Projection: { ProjectionType: 'ALL' },
-              },
+              Create: indexDefinition(gsi),
             },
           ],
         }),
@@ -82,6 +68,17 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     );
   }
   return table;
+}
+
+function indexDefinition(gsi: IndexDefinition) {
+  return {
+    IndexName: gsi.indexName,
+    KeySchema: [
+      { AttributeName: gsi.partitionKey, KeyType: 'HASH' as const },
+      { AttributeName: gsi.sortKey, KeyType: 'RANGE' as const },
+    ],
+    Projection: { ProjectionType: 'ALL' as const },
+  };
 }
 
 async function describe(client: DynamoDBClient, tableName: string): Promise<TableDescription | undefined> {
