@@ -8,6 +8,15 @@
  *   Group        PK=DS#<ds>               SK=GROUP#<name>       get a group; list groups of a dataspace
  *   Membership   PK=GROUP#<ds>#<name>     SK=MEMBER#<username>  list the members of a group
  *   API key      PK=APIKEY#<keyId>        SK=APIKEY             authenticate a request (one GetItem)
+ *   Product      PK=PRODUCT#<uuid>        SK=PRODUCT            get a product (with the caller's grants: one BatchGetItem)
+ *                GSI1PK=DS#<ds>#PRODUCTS  GSI1SK=<sort key>     list a dataspace's products by name, version (superusers)
+ *   Product name PK=DS#<ds>#PRODUCTNAME#<name>␁<version>  SK=UNIQUE   name + version unique in a dataspace
+ *   Product count PK=DS#<ds>              SK=COUNT#PRODUCTS     the dataspace's product count (page 1 without counting)
+ *   Grant        PK=PRODUCT#<uuid>        SK=GRANT#USER#<name> | GRANT#GROUP#<name>
+ *                                                              a product's grants (permissions listing, access checks)
+ *                GSI1PK=DS#<ds>#VIEWER#USER#<name> | DS#<ds>#VIEWER#GROUP#<name>   GSI1SK=<sort key>
+ *                                                              the products a user or group may view, in list order
+ *                                                              (set only while the grant holds view_product)
  *
  * Usernames are global, as in DejaCode (one user belongs to exactly one dataspace); group names are
  * unique within their dataspace. Names never contain '#': the load file and the services reject it.
@@ -35,7 +44,44 @@ export const keys = {
   membersOfGroup: (dataspace: string, group: string) => ({ PK: `GROUP#${dataspace}#${group}`, skPrefix: 'MEMBER#' }),
 
   apiKey: (keyId: string): Key => ({ PK: `APIKEY#${keyId}`, SK: 'APIKEY' }),
+
+  product: (uuid: string): Key => ({ PK: `PRODUCT#${uuid}`, SK: 'PRODUCT' }),
+  /** List order: name, then version, then uuid; ␁ sorts below every character a name may hold. */
+  productSortKey: (name: string, version: string, uuid: string) => `${name}\u0001${version}\u0001${uuid}`,
+  productInDataspace: (dataspace: string, sortKey: string) => ({ GSI1PK: `DS#${dataspace}#PRODUCTS`, GSI1SK: sortKey }),
+  productsOfDataspace: (dataspace: string) => ({ index: 'GSI1' as const, GSI1PK: `DS#${dataspace}#PRODUCTS` }),
+  /** Prefix of the sort keys of products with this name (and version, when given). */
+  productSortPrefix: (name: string, version?: string) =>
+    version === undefined ? `${name}\u0001` : `${name}\u0001${version}\u0001`,
+  productName: (dataspace: string, name: string, version: string): Key => ({
+    PK: `DS#${dataspace}#PRODUCTNAME#${name}\u0001${version}`,
+    SK: 'UNIQUE',
+  }),
+  productCount: (dataspace: string): Key => ({ PK: `DS#${dataspace}`, SK: 'COUNT#PRODUCTS' }),
+
+  grant: (productUuid: string, principal: { type: 'user' | 'group'; name: string }): Key => ({
+    PK: `PRODUCT#${productUuid}`,
+    SK: `GRANT#${principal.type.toUpperCase()}#${principal.name}`,
+  }),
+  grantsOfProduct: (productUuid: string) => ({ PK: `PRODUCT#${productUuid}`, skPrefix: 'GRANT#' }),
+  viewer: (dataspace: string, principal: { type: 'user' | 'group'; name: string }, sortKey: string) => ({
+    GSI1PK: `DS#${dataspace}#VIEWER#${principal.type.toUpperCase()}#${principal.name}`,
+    GSI1SK: sortKey,
+  }),
+  viewablePartition: (dataspace: string, principal: { type: 'user' | 'group'; name: string }) => ({
+    index: 'GSI1' as const,
+    GSI1PK: `DS#${dataspace}#VIEWER#${principal.type.toUpperCase()}#${principal.name}`,
+  }),
 } as const;
 
 /** The entity type stored on every item, so stream consumers can tell records apart without parsing keys. */
-export type EntityType = 'Dataspace' | 'User' | 'Group' | 'Membership' | 'ApiKey';
+export type EntityType =
+  | 'Dataspace'
+  | 'User'
+  | 'Group'
+  | 'Membership'
+  | 'ApiKey'
+  | 'Product'
+  | 'ProductName'
+  | 'ProductCount'
+  | 'ProductGrant';

@@ -1,20 +1,38 @@
 /**
  * The wiring of a function's dependencies, built once per cold start from the configuration:
- * clients, stores and the authenticator. Handlers import what they need from here.
+ * clients, stores, services and the authenticator. Handlers import what they need from here.
  */
+import { randomUUID } from 'node:crypto';
 import { getDocumentClient } from './aws/clients.ts';
 import { getConfig } from './config.ts';
 import { storeAuthenticator } from './http/authenticator.ts';
 import type { ApiFunctionDeps } from './http/api-handler.ts';
 import { IdentityStore } from './store/identity-store.ts';
+import { ProductStore } from './store/product-store.ts';
+import { ProductService } from './services/products.ts';
+
+let stores: { identity: IdentityStore; products: ProductStore } | undefined;
+
+function getStores() {
+  if (!stores) {
+    const config = getConfig();
+    const doc = getDocumentClient(config);
+    stores = { identity: new IdentityStore(doc, config.TABLE_NAME), products: new ProductStore(doc, config.TABLE_NAME) };
+  }
+  return stores;
+}
 
 let deps: ApiFunctionDeps | undefined;
 
 export function apiDeps(): ApiFunctionDeps {
-  if (!deps) {
-    const config = getConfig();
-    const identity = new IdentityStore(getDocumentClient(config), config.TABLE_NAME);
-    deps = { authenticator: storeAuthenticator(identity) };
-  }
+  deps ??= { authenticator: storeAuthenticator(getStores().identity) };
   return deps;
+}
+
+let productService: ProductService | undefined;
+
+export function getProductService(): ProductService {
+  const { identity, products } = getStores();
+  productService ??= new ProductService({ products, identity, now: () => new Date(), newUuid: randomUUID });
+  return productService;
 }

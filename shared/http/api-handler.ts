@@ -17,7 +17,7 @@ import {
 } from '../domain/errors.ts';
 import { ROUTES, routeByKey, type Route } from '../routes.ts';
 import { errorResponse } from './error-table.ts';
-import { fieldErrorsFromZod } from './validation.ts';
+import { PARSE_OPTIONS, fieldErrorsFromZod } from './validation.ts';
 import { logger } from '../logger.ts';
 import type { Authenticator } from './authenticator.ts';
 
@@ -54,10 +54,11 @@ export function baseUrlOf(event: Event): string {
 }
 
 export function jsonResult(statusCode: number, body: unknown, headers: Readonly<Record<string, string>> = {}): Result {
+  if (body === undefined) return { statusCode, headers: { Vary: 'Accept, Authorization', ...headers }, body: '' };
   return {
     statusCode,
     headers: { 'Content-Type': 'application/json', Vary: 'Accept, Authorization', ...headers },
-    body: body === undefined ? '' : JSON.stringify(body),
+    body: JSON.stringify(body),
   };
 }
 
@@ -98,10 +99,10 @@ function parseBody(event: Event): unknown {
   }
 }
 
-function validate<T>(schema: z.ZodType<T> | undefined, value: unknown): T {
+function validate<T>(schema: z.ZodType<T> | undefined, value: unknown, wrapErrors = false): T {
   if (!schema) return value as T;
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ValidationError(fieldErrorsFromZod(parsed.error));
+  const parsed = schema.safeParse(value, PARSE_OPTIONS);
+  if (!parsed.success) throw new ValidationError(fieldErrorsFromZod(parsed.error), wrapErrors);
   return parsed.data;
 }
 
@@ -112,11 +113,16 @@ function prepareRequest(): MiddlewareObj<Event, Result, Error, ApiContext> {
       const event = request.event;
       const route = routeByKey(event.routeKey);
       if (!route) throw new Error(`No route ${event.routeKey} in the route table`);
-      const body = route.body ? validate(route.body, parseBody(event) ?? {}) : parseBody(event);
       const query = validate(route.query, event.queryStringParameters ?? {});
+      // The body is parsed and validated when the handler first reads it: as in DRF, a route that
+      // looks up an object answers 404 or 403 before it judges the body.
+      let body: { value: unknown } | undefined;
       request.context.apiRequest = {
         caller: (request.internal as { caller: Caller }).caller,
-        body,
+        get body() {
+          body ??= { value: route.body ? validate(route.body, parseBody(event) ?? {}, route.wrapErrors) : parseBody(event) };
+          return body.value;
+        },
         query: query as Record<string, string>,
         pathParameters: (event.pathParameters ?? {}) as Record<string, string>,
         baseUrl: baseUrlOf(event),

@@ -23,3 +23,12 @@ export function paginated<T extends z.ZodType>(item: T, id: string) {
     })
     .meta({ id });
 }
+
+/** The query of a paginated list: page and page_size (validated by the pagination itself), plus filters. */
+export function pageQuery<T extends z.ZodRawShape>(filters: T) {
+  return z.object({
+    page: z.string().optional().describe('Page number (1 by default)'),
+    page_size: z.string().optional().describe('Items per page: 10 by default, at most 100'),
+    ...filters,
+  });
+}

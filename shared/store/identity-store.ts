@@ -5,7 +5,6 @@
 import {
   GetCommand,
   PutCommand,
-  QueryCommand,
   TransactWriteCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
@@ -14,8 +13,8 @@ import { keys } from '../keys.ts';
 import type { Dataspace, Group, User } from '../domain/identity.ts';
 import { hashesMatch, parseApiKey } from '../auth/api-key.ts';
 import { ConflictError } from '../domain/errors.ts';
+import { batchGet, partitionQueryInput, queryAll, type Item, type PartitionQuery } from './dynamo.ts';
 
-type Item = Record<string, unknown>;
 
 export type AuthenticationResult =
   | { readonly outcome: 'authenticated'; readonly user: User }
@@ -84,6 +83,12 @@ export class IdentityStore {
   async getUser(username: string): Promise<User | undefined> {
     const item = await this.get(keys.user(username));
     return item ? toUser(item) : undefined;
+  }
+
+  /** The users that exist among these usernames, in one BatchGetItem per 100. */
+  async getUsers(usernames: readonly string[]): Promise<User[]> {
+    const items = await batchGet(this.doc, this.tableName, [...new Set(usernames)].map((username) => keys.user(username)));
+    return items.map(toUser);
   }
 
   async listUsers(dataspace: string): Promise<User[]> {
@@ -254,32 +259,8 @@ export class IdentityStore {
     }
   }
 
-  private async queryAll(
-    query: { PK: string; skPrefix?: string } | { index: 'GSI1'; GSI1PK: string },
-  ): Promise<Item[]> {
-    const items: Item[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const input =
-        'index' in query
-          ? {
-              TableName: this.tableName,
-              IndexName: query.index,
-              KeyConditionExpression: 'GSI1PK = :pk',
-              ExpressionAttributeValues: { ':pk': query.GSI1PK },
-            }
-          : {
-              TableName: this.tableName,
-              KeyConditionExpression: query.skPrefix ? 'PK = :pk AND begins_with(SK, :prefix)' : 'PK = :pk',
-              ExpressionAttributeValues: query.skPrefix
-                ? { ':pk': query.PK, ':prefix': query.skPrefix }
-                : { ':pk': query.PK },
-            };
-      const page = await this.doc.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
-      items.push(...(page.Items ?? []));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+  private queryAll(query: PartitionQuery): Promise<Item[]> {
+    return queryAll(this.doc, partitionQueryInput(this.tableName, query));
   }
 }
 

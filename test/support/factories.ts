@@ -48,3 +48,39 @@ export async function aUserWithKey(store: IdentityStore, user: Partial<User> = {
   });
   return { user: full, apiKey };
 }
+
+export interface Team {
+  /** API key by username. */
+  readonly keys: Record<string, string>;
+}
+
+/**
+ * Loads dataspaces with users and groups, every user with a fresh key:
+ * `aTeam(store, { acme: { users: { root: { superuser: true }, alice: {} , carol: { groups: ['legal'] } } } })`.
+ */
+export async function aTeam(
+  store: IdentityStore,
+  spec: Record<string, { users: Record<string, { superuser?: boolean; groups?: string[]; active?: boolean }> }>,
+): Promise<Team> {
+  const keys: Record<string, string> = {};
+  const file = { dataspaces: [] as unknown[], groups: [] as unknown[], users: [] as unknown[] };
+  for (const [dataspace, { users }] of Object.entries(spec)) {
+    file.dataspaces.push({ name: dataspace });
+    const groups = new Set(Object.values(users).flatMap((user) => user.groups ?? []));
+    for (const group of groups) file.groups.push({ name: group, dataspace });
+    for (const [username, user] of Object.entries(users)) {
+      keys[username] = generateApiKey();
+      file.users.push({
+        username,
+        email: `${username}@example.com`,
+        dataspace,
+        is_superuser: user.superuser ?? false,
+        is_active: user.active ?? true,
+        groups: user.groups ?? [],
+        api_key: keys[username],
+      });
+    }
+  }
+  await load(store, file);
+  return { keys };
+}

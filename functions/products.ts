@@ -1,0 +1,35 @@
+/** /api/v2/products/ and /api/v2/products/{uuid}/: list, create, retrieve, update, delete. */
+import { apiFunction, type ApiRequest } from '../shared/http/api-handler.ts';
+import { apiDeps, getProductService } from '../shared/runtime.ts';
+
+const products = getProductService();
+
+const listUrl = ({ baseUrl, event }: ApiRequest) =>
+  new URL(`${baseUrl}${event.rawPath}${event.rawQueryString ? `?${event.rawQueryString}` : ''}`);
+
+export const handler = apiFunction(apiDeps(), {
+  list_products: async (request) => ({
+    statusCode: 200,
+    body: await products.list(request.caller, request.query, listUrl(request), request.baseUrl),
+  }),
+  create_product: async ({ caller, body, baseUrl }) => ({
+    statusCode: 201,
+    body: await products.create(caller, body, baseUrl),
+  }),
+  retrieve_product: async ({ caller, pathParameters, baseUrl }) => ({
+    statusCode: 200,
+    body: await products.retrieve(caller, pathParameters.uuid!, baseUrl),
+  }),
+  update_product: async (request) => ({
+    statusCode: 200,
+    body: await products.update(request.caller, request.pathParameters.uuid!, () => request.body, request.baseUrl),
+  }),
+  partial_update_product: async (request) => ({
+    statusCode: 200,
+    body: await products.update(request.caller, request.pathParameters.uuid!, () => request.body, request.baseUrl),
+  }),
+  destroy_product: async ({ caller, pathParameters }) => {
+    await products.destroy(caller, pathParameters.uuid!);
+    return { statusCode: 204 };
+  },
+});

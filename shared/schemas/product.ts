@@ -1,0 +1,86 @@
+/** zod schemas of the products and product-permissions endpoints: validation at the edge, and OpenAPI. */
+import * as z from 'zod';
+import { PRODUCT_PERMISSIONS } from '../domain/product.ts';
+import { pageQuery } from './common.ts';
+
+/** Text that may be a name or a version: no control characters (they are separators in keys). */
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max, `Ensure this field has no more than ${max} characters.`)
+    .refine((value) => !/\p{Cc}/u.test(value), 'Control characters are not allowed.');
+
+const name = text(70).refine((value) => value.length > 0, 'This field may not be blank.');
+const version = text(50);
+
+/** Fields of the product representation that a client may send back and that are ignored. */
+const READ_ONLY = ['uuid', 'api_url', 'created_by', 'dataspace', 'created_date', 'last_modified_date'] as const;
+
+function writable<T extends z.ZodRawShape>(shape: T) {
+  return z
+    .object({ ...shape, ...Object.fromEntries(READ_ONLY.map((field) => [field, z.unknown().optional()])) })
+    .catchall(z.never({ error: 'Unknown field.' }))
+    .transform((value) => {
+      const result: Record<string, unknown> = { ...value };
+      for (const field of READ_ONLY) delete result[field];
+      return result as { [K in keyof T]: z.output<T[K]> };
+    });
+}
+
+export const ProductCreateSchema = writable({ name, version: version.default('') }).meta({ id: 'ProductCreate' });
+export const ProductUpdateSchema = writable({ name, version }).meta({ id: 'ProductUpdate' });
+export const ProductPatchSchema = writable({ name: name.optional(), version: version.optional() }).meta({ id: 'ProductPatch' });
+
+export const ProductSchema = z
+  .object({
+    uuid: z.uuid(),
+    api_url: z.url(),
+    name: z.string(),
+    version: z.string(),
+    created_by: z.string().describe('Username of the creator'),
+    dataspace: z.string(),
+    created_date: z.iso.datetime({ offset: true }),
+    last_modified_date: z.iso.datetime({ offset: true }),
+  })
+  .meta({ id: 'Product' });
+
+export const ProductListQuery = pageQuery({
+  name: z.string().optional().describe('Exact name'),
+  version: z.string().optional().describe('Exact version'),
+});
+
+const codename = z.string().refine((value) => (PRODUCT_PERMISSIONS as readonly string[]).includes(value), {
+  error: (issue) => `"${String(issue.input)}" is not a valid permission; choose from ${PRODUCT_PERMISSIONS.join(', ')}.`,
+});
+
+export const PermissionChangeSchema = z
+  .object({
+    user: z.string().min(1, 'This field may not be blank.').optional(),
+    group: z.string().min(1, 'This field may not be blank.').optional(),
+    permissions: z
+      .array(codename)
+      .min(1, 'This list may not be empty.'),
+  })
+  .catchall(z.never({ error: 'Unknown field.' }))
+  // Like DRF, the whole-body rules run only once every field is valid.
+  .refine((body) => !(body.user !== undefined && body.group !== undefined), {
+    message: "Only one of 'user' or 'group' can be provided, not both.",
+    when: (payload) => payload.issues.length === 0,
+  })
+  .refine((body) => body.user !== undefined || body.group !== undefined, {
+    message: "Either 'user' or 'group' must be provided.",
+    when: (payload) => payload.issues.length === 0,
+  })
+  .meta({ id: 'PermissionChange' });
+
+const permissionList = z.array(z.enum(PRODUCT_PERMISSIONS));
+
+export const PermissionListingSchema = z
+  .object({
+    users: z.array(z.object({ dataspace: z.string(), username: z.string(), object_permissions: permissionList })),
+    groups: z.array(z.object({ name: z.string(), object_permissions: permissionList })),
+  })
+  .meta({ id: 'ProductPermissions' });
+
+export const StatusSchema = z.object({ status: z.string() }).meta({ id: 'Status' });

@@ -1,0 +1,222 @@
+/**
+ * The products service: what each product route does, in domain words. Visibility and permissions
+ * are decided by shared/domain/product.ts; this module reads, decides, writes and shapes the answer.
+ */
+import type { Caller } from '../domain/caller.ts';
+import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.ts';
+import {
+  accessFor,
+  permissionListing,
+  sortedPermissions,
+  type Grant,
+  type PermissionListing,
+  type Principal,
+  type Product,
+  type ProductPermission,
+} from '../domain/product.ts';
+import { pageLinks, pageRequest, resolvePage, type Page } from '../domain/pagination.ts';
+import { isProductRace, type ProductStore } from '../store/product-store.ts';
+import type { IdentityStore } from '../store/identity-store.ts';
+import { retryOnConflict } from '../store/dynamo.ts';
+
+export interface ProductView {
+  readonly uuid: string;
+  readonly api_url: string;
+  readonly name: string;
+  readonly version: string;
+  readonly created_by: string;
+  readonly dataspace: string;
+  readonly created_date: string;
+  readonly last_modified_date: string;
+}
+
+export interface ProductServiceDeps {
+  readonly products: ProductStore;
+  readonly identity: IdentityStore;
+  readonly now: () => Date;
+  readonly newUuid: () => string;
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** ISO 8601 with an explicit UTC offset, as the API shows every timestamp. */
+export function isoWithOffset(date: Date): string {
+  return date.toISOString().replace('Z', '+00:00');
+}
+
+export function productUrl(baseUrl: string, uuid: string): string {
+  return `${baseUrl}/api/v2/products/${uuid}/`;
+}
+
+export function productView(product: Product, baseUrl: string): ProductView {
+  return {
+    uuid: product.uuid,
+    api_url: productUrl(baseUrl, product.uuid),
+    name: product.name,
+    version: product.version,
+    created_by: product.createdBy,
+    dataspace: product.dataspace,
+    created_date: product.createdDate,
+    last_modified_date: product.lastModifiedDate,
+  };
+}
+
+export function principalsOf(caller: Caller): Principal[] {
+  return [{ type: 'user', name: caller.username }, ...caller.groups.map((name) => ({ type: 'group' as const, name }))];
+}
+
+type Action = Parameters<typeof accessFor>[0];
+
+export class ProductService {
+  constructor(private readonly deps: ProductServiceDeps) {}
+
+  /** The product, if the caller may do `action` on it; otherwise 404 (cannot see it) or 403. */
+  async authorize(caller: Caller, uuid: string, action: Action): Promise<Product> {
+    if (!UUID_PATTERN.test(uuid)) throw new NotFoundError();
+    const found = caller.isSuperuser
+      ? await this.deps.products.get(uuid).then((product) => product && { product, grants: [] })
+      : await this.deps.products.getWithGrants(uuid.toLowerCase(), principalsOf(caller));
+    if (!found) throw new NotFoundError();
+    switch (accessFor(action, caller, found.product, found.grants)) {
+      case 'not-found':
+        throw new NotFoundError();
+      case 'forbidden':
+        throw new ForbiddenError();
+      case 'allowed':
+        return found.product;
+    }
+  }
+
+  async list(caller: Caller, query: Record<string, string | undefined>, listUrl: URL, baseUrl: string): Promise<Page<ProductView>> {
+    const request = pageRequest(query);
+    const filters = { name: query.name, version: query.version };
+    const fetchPage = async (offset: number) =>
+      caller.isSuperuser
+        ? this.deps.products.listDataspace(caller.dataspace, filters, offset, request.pageSize)
+        : this.deps.products.listViewable(caller.dataspace, principalsOf(caller), filters, offset, request.pageSize);
+    // The page number is known before the count unless it is "last" or past the end.
+    let result = await fetchPage(Number.isFinite(request.page) ? (request.page - 1) * request.pageSize : 0);
+    const page = resolvePage(request, result.count);
+    if (!Number.isFinite(request.page) && page > 1) result = await fetchPage((page - 1) * request.pageSize);
+    return {
+      count: result.count,
+      ...pageLinks(listUrl, page, request.pageSize, result.count),
+      results: result.products.map((product) => productView(product, baseUrl)),
+    };
+  }
+
+  async create(caller: Caller, input: { name: string; version: string }, baseUrl: string): Promise<ProductView> {
+    const now = isoWithOffset(this.deps.now());
+    const product: Product = {
+      uuid: this.deps.newUuid(),
+      dataspace: caller.dataspace,
+      name: input.name,
+      version: input.version,
+      createdBy: caller.username,
+      createdDate: now,
+      lastModifiedDate: now,
+      rev: 0,
+    };
+    await this.deps.products.create(product, {
+      principal: { type: 'user', name: caller.username },
+      permissions: sortedPermissions(['view_product', 'change_product', 'delete_product']),
+    });
+    return productView({ ...product, rev: 1 }, baseUrl);
+  }
+
+  async retrieve(caller: Caller, uuid: string, baseUrl: string): Promise<ProductView> {
+    return productView(await this.authorize(caller, uuid, 'view'), baseUrl);
+  }
+
+  /** `changes` is read once access is granted: 404 and 403 come before any 400, as in DRF. */
+  async update(caller: Caller, uuid: string, readChanges: () => { name?: string; version?: string }, baseUrl: string): Promise<ProductView> {
+    const updated = await retryOnConflict(async () => {
+      const before = await this.authorize(caller, uuid, 'change');
+      const changes = readChanges();
+      const after: Product = {
+        ...before,
+        name: changes.name ?? before.name,
+        version: changes.version ?? before.version,
+        lastModifiedDate: isoWithOffset(this.deps.now()),
+      };
+      const renamed = after.name !== before.name || after.version !== before.version;
+      const grants = renamed ? await this.deps.products.listGrants(before.uuid) : [];
+      await this.deps.products.update(before, after, grants);
+      return after;
+    }, isProductRace);
+    return productView(updated, baseUrl);
+  }
+
+  async destroy(caller: Caller, uuid: string): Promise<void> {
+    await retryOnConflict(async () => {
+      const product = await this.authorize(caller, uuid, 'delete');
+      await this.deps.products.delete(product, await this.deps.products.listGrants(product.uuid));
+    }, isProductRace);
+  }
+
+  async permissions(caller: Caller, uuid: string): Promise<PermissionListing> {
+    const product = await this.authorize(caller, uuid, 'manage-permissions');
+    const grants = await this.deps.products.listGrants(product.uuid);
+    const groups = grants.filter((grant) => grant.principal.type === 'group').map((grant) => grant.principal.name);
+    const members = await Promise.all(groups.map((group) => this.deps.identity.listMembers(product.dataspace, group)));
+    const membersOf = new Map(groups.map((group, i) => [group, members[i]!]));
+    const usernames = [
+      ...grants.filter((grant) => grant.principal.type === 'user').map((grant) => grant.principal.name),
+      ...members.flat(),
+    ];
+    const users = await this.deps.identity.getUsers(usernames);
+    return permissionListing(
+      grants,
+      membersOf,
+      new Map(users.filter((user) => user.dataspace === product.dataspace).map((user) => [user.username, user])),
+    );
+  }
+
+  /**
+   * Grants (`assign`) or revokes (`remove`) codenames for one user or group: all of them or none.
+   * The change is read, and its user or group looked up, only once access is granted.
+   */
+  async changePermissions(
+    caller: Caller,
+    uuid: string,
+    readChange: () => { user?: string | undefined; group?: string | undefined; permissions: ProductPermission[] },
+    mode: 'assign' | 'remove',
+  ): Promise<void> {
+    let principal: Principal | undefined;
+    await retryOnConflict(async () => {
+      const product = await this.authorize(caller, uuid, 'manage-permissions');
+      const change = readChange();
+      principal ??= await this.principalIn(caller.dataspace, change);
+      const current = (await this.deps.products.listGrants(product.uuid)).find(
+        (grant) => grant.principal.type === principal!.type && grant.principal.name === principal!.name,
+      );
+      const held = new Set<ProductPermission>(current?.permissions ?? []);
+      for (const permission of change.permissions) {
+        if (mode === 'assign') held.add(permission);
+        else held.delete(permission);
+      }
+      const permissions = sortedPermissions(held);
+      if (sameGrant(current, permissions)) return;
+      await this.deps.products.setGrant(product, principal, permissions);
+    }, isProductRace);
+  }
+
+  /** The named user or group, which must exist in the dataspace (a field error otherwise). */
+  private async principalIn(dataspace: string, change: { user?: string | undefined; group?: string | undefined }): Promise<Principal> {
+    if (change.user !== undefined) {
+      const user = await this.deps.identity.getUser(change.user);
+      if (!user || user.dataspace !== dataspace) {
+        throw new ValidationError({ user: [`User "${change.user}" does not exist in this dataspace.`] }, true);
+      }
+      return { type: 'user', name: user.username };
+    }
+    const group = await this.deps.identity.getGroup(dataspace, change.group!);
+    if (!group) throw new ValidationError({ group: [`Group "${change.group}" does not exist in this dataspace.`] }, true);
+    return { type: 'group', name: group.name };
+  }
+}
+
+function sameGrant(current: Grant | undefined, permissions: readonly ProductPermission[]): boolean {
+  const before = current?.permissions ?? [];
+  return before.length === permissions.length && before.every((permission, i) => permission === permissions[i]);
+}

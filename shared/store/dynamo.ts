@@ -1,0 +1,150 @@
+/**
+ * Small helpers over the DynamoDB document client that every store uses: paginated queries,
+ * batch gets that finish their unprocessed keys, and retries of optimistic-concurrency conflicts.
+ */
+import {
+  BatchGetCommand,
+  QueryCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export type Item = Record<string, unknown>;
+
+/** A partition of the table or of an index, optionally narrowed to a sort-key prefix. */
+export type PartitionQuery =
+  | { readonly PK: string; readonly skPrefix?: string }
+  | { readonly index: 'GSI1'; readonly GSI1PK: string; readonly skPrefix?: string };
+
+export function partitionQueryInput(tableName: string, query: PartitionQuery): QueryCommandInput {
+  const [pkName, skName, pkValue] =
+    'index' in query ? ['GSI1PK', 'GSI1SK', query.GSI1PK] : ['PK', 'SK', query.PK];
+  return {
+    TableName: tableName,
+    ...('index' in query ? { IndexName: query.index } : {}),
+    KeyConditionExpression: query.skPrefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
+    ExpressionAttributeNames: query.skPrefix ? { '#pk': pkName, '#sk': skName } : { '#pk': pkName },
+    ExpressionAttributeValues: query.skPrefix ? { ':pk': pkValue, ':prefix': query.skPrefix } : { ':pk': pkValue },
+  };
+}
+
+/** Every item of a query, page after page. */
+export async function queryAll(doc: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Item[]> {
+  const items: Item[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+/** Items of a query after skipping `offset` matches, at most `limit` of them: page-number pagination. */
+export async function queryOffset(
+  doc: DynamoDBDocumentClient,
+  input: QueryCommandInput,
+  offset: number,
+  limit: number,
+): Promise<Item[]> {
+  const items: Item[] = [];
+  let skipped = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const skipping = skipped < offset;
+    const wanted = skipping ? offset - skipped : limit - items.length;
+    const page = await doc.send(
+      new QueryCommand({
+        ...input,
+        Limit: wanted,
+        ExclusiveStartKey: startKey,
+        // While skipping, only the keys travel (a filter still needs its attributes).
+        ...(skipping && !input.FilterExpression ? { ProjectionExpression: 'PK, SK, GSI1PK, GSI1SK' } : {}),
+      }),
+    );
+    const got = page.Items ?? [];
+    if (skipping) {
+      // A page ends exactly at `wanted` matches, or earlier (end of partition, or a filter).
+      const used = Math.min(got.length, offset - skipped);
+      skipped += used;
+      if (used < got.length) items.push(...got.slice(used, used + limit));
+    } else {
+      items.push(...got.slice(0, limit - items.length));
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && items.length < limit);
+  return items;
+}
+
+/** Counts a query's matches without transferring the items. */
+export async function queryCount(doc: DynamoDBDocumentClient, input: QueryCommandInput): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(new QueryCommand({ ...input, Select: 'COUNT', ExclusiveStartKey: startKey }));
+    count += page.Count ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
+/** BatchGetItem of any number of keys (100 per call), retrying unprocessed keys; order not kept. */
+export async function batchGet(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  keys: readonly Record<string, unknown>[],
+  consistentRead = false,
+): Promise<Item[]> {
+  const items: Item[] = [];
+  for (let i = 0; i < keys.length; i += 100) {
+    let pending: Record<string, unknown>[] | undefined = keys.slice(i, i + 100) as Record<string, unknown>[];
+    for (let attempt = 0; pending && pending.length > 0; attempt++) {
+      if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
+      const result = await doc.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistentRead } } }),
+      );
+      items.push(...(result.Responses?.[tableName] ?? []));
+      pending = result.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
+  return items;
+}
+
+/** True when a write failed on its condition (alone or inside a transaction). */
+export function isConditionFailure(error: unknown): boolean {
+  if (error instanceof ConditionalCheckFailedException) return true;
+  return (
+    error instanceof TransactionCanceledException &&
+    (error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed')
+  );
+}
+
+/** True when a transaction lost a race with another one on the same items. */
+export function isTransactionConflict(error: unknown): boolean {
+  return (
+    error instanceof TransactionCanceledException &&
+    (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict')
+  );
+}
+
+/** The cancellation reason code of the n-th item of a failed transaction. */
+export function cancellationCode(error: unknown, index: number): string | undefined {
+  return error instanceof TransactionCanceledException ? error.CancellationReasons?.[index]?.Code : undefined;
+}
+
+/**
+ * Runs a read-modify-write `attempt` again when it lost an optimistic-concurrency race (its condition
+ * on the revision it read failed, or its transaction conflicted), with jittered backoff.
+ */
+export async function retryOnConflict<T>(attempt: () => Promise<T>, isRace: (error: unknown) => boolean, tries = 6): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (i >= tries || !isRace(error)) throw error;
+      await sleep(Math.random() * 20 * 2 ** i);
+    }
+  }
+}

@@ -1,0 +1,358 @@
+/**
+ * Persistence of products and their grants. Every write to a product or its grants is a transaction
+ * conditioned on the product's revision (`rev`) that the caller read, and bumps it: grants, renames
+ * and deletions of one product are serialised without locks, and the indexes that list products
+ * (by dataspace, and by viewer) never point at a product that is gone or under an old name.
+ */
+import {
+  GetCommand,
+  TransactWriteCommand,
+  type DynamoDBDocumentClient,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { keys } from '../keys.ts';
+import { ConflictError } from '../domain/errors.ts';
+import type { Grant, Principal, Product, ProductPermission } from '../domain/product.ts';
+import {
+  batchGet,
+  cancellationCode,
+  isTransactionConflict,
+  partitionQueryInput,
+  queryAll,
+  queryCount,
+  queryOffset,
+  type Item,
+} from './dynamo.ts';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Grants deleted per transaction when a product goes (a transaction holds at most 100 items). */
+const GRANTS_PER_TRANSACTION = 90;
+
+export interface ProductFilters {
+  readonly name?: string | undefined;
+  readonly version?: string | undefined;
+}
+
+/** The product changed since it was read: the caller reads it again and retries. */
+export class StaleProductError extends Error {
+  constructor(uuid: string) {
+    super(`Product ${uuid} changed concurrently`);
+  }
+}
+
+export function isProductRace(error: unknown): boolean {
+  return error instanceof StaleProductError || isTransactionConflict(error);
+}
+
+export class ProductStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** The product and the grants of the given principals, in one BatchGetItem. */
+  async getWithGrants(uuid: string, principals: readonly Principal[]): Promise<{ product: Product; grants: Grant[] } | undefined> {
+    const items = await batchGet(this.doc, this.tableName, [
+      keys.product(uuid),
+      ...principals.map((principal) => keys.grant(uuid, principal)),
+    ]);
+    const productItem = items.find((item) => item.entity === 'Product');
+    if (!productItem) return undefined;
+    return { product: toProduct(productItem), grants: items.filter((item) => item.entity === 'ProductGrant').map(toGrant) };
+  }
+
+  async get(uuid: string): Promise<Product | undefined> {
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.product(uuid) }));
+    return result.Item ? toProduct(result.Item) : undefined;
+  }
+
+  /** All grants of a product (strongly consistent: the permissions endpoint shows what was just written). */
+  async listGrants(uuid: string): Promise<Grant[]> {
+    const items = await queryAll(this.doc, {
+      ...partitionQueryInput(this.tableName, keys.grantsOfProduct(uuid)),
+      ConsistentRead: true,
+    });
+    return items.map(toGrant);
+  }
+
+  /** Creates the product with its creator's grant; a taken name + version is a ConflictError. */
+  async create(product: Product, creatorGrant: Grant): Promise<void> {
+    const sortKey = keys.productSortKey(product.name, product.version, product.uuid);
+    try {
+      await this.transact([
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: productItem(product, sortKey),
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        this.putName(product),
+        { Put: { TableName: this.tableName, Item: grantItem(product, creatorGrant, sortKey) } },
+        this.adjustCount(product.dataspace, 1),
+      ]);
+    } catch (error) {
+      if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw nameTaken();
+      throw error;
+    }
+  }
+
+  /**
+   * Writes new name, version and modification date. When the list order changes, the view grants'
+   * index entries follow in the same transaction. `grants` are all the product's grants, read after `before`.
+   */
+  async update(before: Product, after: Product, grants: readonly Grant[]): Promise<void> {
+    const sortKey = keys.productSortKey(after.name, after.version, after.uuid);
+    const renamed = before.name !== after.name || before.version !== after.version;
+    const items: TransactItem[] = [
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: productItem(after, sortKey),
+          ConditionExpression: '#rev = :rev',
+          ExpressionAttributeNames: { '#rev': 'rev' },
+          ExpressionAttributeValues: { ':rev': before.rev },
+        },
+      },
+    ];
+    if (renamed) {
+      items.push(
+        { Delete: { TableName: this.tableName, Key: keys.productName(before.dataspace, before.name, before.version) } },
+        this.putName(after),
+      );
+      for (const grant of grants) {
+        if (grant.permissions.includes('view_product')) {
+          items.push({ Put: { TableName: this.tableName, Item: grantItem(after, grant, sortKey) } });
+        }
+      }
+    }
+    try {
+      await this.transact(items);
+    } catch (error) {
+      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(before.uuid);
+      if (renamed && cancellationCode(error, 2) === 'ConditionalCheckFailed') throw nameTaken();
+      throw error;
+    }
+  }
+
+  /** Sets a principal's permissions on the product (none: the grant goes), bumping the product's revision. */
+  async setGrant(product: Product, principal: Principal, permissions: readonly ProductPermission[]): Promise<void> {
+    const sortKey = keys.productSortKey(product.name, product.version, product.uuid);
+    const grantWrite: TransactItem =
+      permissions.length === 0
+        ? { Delete: { TableName: this.tableName, Key: keys.grant(product.uuid, principal) } }
+        : { Put: { TableName: this.tableName, Item: grantItem(product, { principal, permissions }, sortKey) } };
+    try {
+      await this.transact([this.bumpRevision(product), grantWrite]);
+    } catch (error) {
+      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(product.uuid);
+      throw error;
+    }
+  }
+
+  /**
+   * Deletes the product, its name reservation and its grants. Grants beyond what one transaction
+   * holds are revoked first, each batch under the revision check, so access only ever shrinks.
+   */
+  async delete(product: Product, grants: readonly Grant[]): Promise<void> {
+    let current = product;
+    let remaining = grants;
+    try {
+      while (remaining.length > GRANTS_PER_TRANSACTION) {
+        const batch = remaining.slice(0, GRANTS_PER_TRANSACTION);
+        await this.transact([
+          this.bumpRevision(current),
+          ...batch.map((grant) => ({ Delete: { TableName: this.tableName, Key: keys.grant(product.uuid, grant.principal) } })),
+        ]);
+        current = { ...current, rev: current.rev + 1 };
+        remaining = remaining.slice(GRANTS_PER_TRANSACTION);
+      }
+      await this.transact([
+        {
+          Delete: {
+            TableName: this.tableName,
+            Key: keys.product(product.uuid),
+            ConditionExpression: '#rev = :rev',
+            ExpressionAttributeNames: { '#rev': 'rev' },
+            ExpressionAttributeValues: { ':rev': current.rev },
+          },
+        },
+        { Delete: { TableName: this.tableName, Key: keys.productName(product.dataspace, product.name, product.version) } },
+        this.adjustCount(product.dataspace, -1),
+        ...remaining.map((grant) => ({ Delete: { TableName: this.tableName, Key: keys.grant(product.uuid, grant.principal) } })),
+      ]);
+    } catch (error) {
+      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(product.uuid);
+      throw error;
+    }
+  }
+
+  /** One page of the dataspace's products in list order, with the count: what a superuser sees. */
+  async listDataspace(dataspace: string, filters: ProductFilters, offset: number, limit: number): Promise<{ count: number; products: Product[] }> {
+    const base = keys.productsOfDataspace(dataspace);
+    const input = {
+      ...partitionQueryInput(this.tableName, {
+        ...base,
+        ...(filters.name !== undefined ? { skPrefix: keys.productSortPrefix(filters.name, filters.version) } : {}),
+      }),
+    };
+    if (filters.name === undefined && filters.version !== undefined) {
+      // Version alone has no index: a filter over the dataspace's products (a Query, never a Scan).
+      input.FilterExpression = '#version = :version';
+      input.ExpressionAttributeNames = { ...input.ExpressionAttributeNames, '#version': 'version' };
+      input.ExpressionAttributeValues = { ...input.ExpressionAttributeValues, ':version': filters.version };
+    }
+    const count =
+      filters.name === undefined && filters.version === undefined
+        ? await this.productCount(dataspace)
+        : await queryCount(this.doc, input);
+    const items = offset < count ? await queryOffset(this.doc, input, offset, limit) : [];
+    return { count, products: items.map(toProduct) };
+  }
+
+  /**
+   * One page of the products any of the principals may view, with the count. Reads the viewer index
+   * entries of those principals only (cost grows with what they can see, not with the dataspace),
+   * then the page's products in one BatchGetItem.
+   */
+  async listViewable(
+    dataspace: string,
+    principals: readonly Principal[],
+    filters: ProductFilters,
+    offset: number,
+    limit: number,
+  ): Promise<{ count: number; products: Product[] }> {
+    const prefix = filters.name !== undefined ? keys.productSortPrefix(filters.name, filters.version) : undefined;
+    const entries = await Promise.all(
+      principals.map((principal) =>
+        queryAll(this.doc, {
+          ...partitionQueryInput(this.tableName, {
+            ...keys.viewablePartition(dataspace, principal),
+            ...(prefix !== undefined ? { skPrefix: prefix } : {}),
+          }),
+          ProjectionExpression: 'GSI1SK',
+        }),
+      ),
+    );
+    const sortKeys = new Set<string>();
+    for (const item of entries.flat()) sortKeys.add(String(item.GSI1SK));
+    let visible = [...sortKeys].map(parseSortKey);
+    if (filters.version !== undefined) visible = visible.filter((entry) => entry.version === filters.version);
+    visible.sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
+    const pageEntries = visible.slice(offset, offset + limit);
+    const items = await batchGet(this.doc, this.tableName, pageEntries.map((entry) => keys.product(entry.uuid)));
+    const byUuid = new Map(items.map((item) => [String(item.uuid), toProduct(item)]));
+    // A product deleted between the two reads is left out of the page.
+    const products = pageEntries.flatMap((entry) => byUuid.get(entry.uuid) ?? []);
+    return { count: visible.length, products };
+  }
+
+  private async productCount(dataspace: string): Promise<number> {
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.productCount(dataspace) }));
+    return Number(result.Item?.count ?? 0);
+  }
+
+  private putName(product: Product): TransactItem {
+    return {
+      Put: {
+        TableName: this.tableName,
+        Item: {
+          ...keys.productName(product.dataspace, product.name, product.version),
+          entity: 'ProductName',
+          productUuid: product.uuid,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    };
+  }
+
+  private adjustCount(dataspace: string, delta: number): TransactItem {
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: keys.productCount(dataspace),
+        UpdateExpression: 'SET entity = :entity ADD #count :delta',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':entity': 'ProductCount', ':delta': delta },
+      },
+    };
+  }
+
+  private bumpRevision(product: Product): TransactItem {
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: keys.product(product.uuid),
+        UpdateExpression: 'SET #rev = #rev + :one',
+        ConditionExpression: '#rev = :rev',
+        ExpressionAttributeNames: { '#rev': 'rev' },
+        ExpressionAttributeValues: { ':rev': product.rev, ':one': 1 },
+      },
+    };
+  }
+
+  private async transact(items: TransactItem[]): Promise<void> {
+    await this.doc.send(new TransactWriteCommand({ TransactItems: items }));
+  }
+}
+
+function nameTaken(): ConflictError {
+  return new ConflictError('name', 'Product with this name and version already exists.');
+}
+
+function productItem(product: Product, sortKey: string): Item {
+  return {
+    ...keys.product(product.uuid),
+    ...keys.productInDataspace(product.dataspace, sortKey),
+    entity: 'Product',
+    uuid: product.uuid,
+    dataspace: product.dataspace,
+    name: product.name,
+    version: product.version,
+    createdBy: product.createdBy,
+    createdDate: product.createdDate,
+    lastModifiedDate: product.lastModifiedDate,
+    rev: product.rev + 1,
+  };
+}
+
+function grantItem(product: Product, grant: Grant, sortKey: string): Item {
+  return {
+    ...keys.grant(product.uuid, grant.principal),
+    // Only a grant that lets its holder view the product lists it for them.
+    ...(grant.permissions.includes('view_product') ? keys.viewer(product.dataspace, grant.principal, sortKey) : {}),
+    entity: 'ProductGrant',
+    productUuid: product.uuid,
+    dataspace: product.dataspace,
+    principalType: grant.principal.type,
+    principal: grant.principal.name,
+    permissions: [...grant.permissions].sort(),
+  };
+}
+
+function toProduct(item: Item): Product {
+  return {
+    uuid: String(item.uuid),
+    dataspace: String(item.dataspace),
+    name: String(item.name),
+    version: String(item.version ?? ''),
+    createdBy: String(item.createdBy),
+    createdDate: String(item.createdDate),
+    lastModifiedDate: String(item.lastModifiedDate),
+    rev: Number(item.rev ?? 0),
+  };
+}
+
+function toGrant(item: Item): Grant {
+  return {
+    principal: { type: item.principalType === 'group' ? 'group' : 'user', name: String(item.principal) },
+    permissions: (item.permissions as ProductPermission[]).slice().sort(),
+  };
+}
+
+function parseSortKey(sortKey: string): { sortKey: string; name: string; version: string; uuid: string } {
+  const [name = '', version = '', uuid = ''] = sortKey.split('\u0001');
+  return { sortKey, name, version, uuid };
+}
+
