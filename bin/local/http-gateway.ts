@@ -27,12 +27,16 @@ export async function startHttpGateway(options: {
   invoke: Invoke;
   onError?: (error: unknown) => void;
 }): Promise<HttpGateway> {
+  const inFlight = new Set<Promise<void>>();
   const server: Server = createServer((req, res) => {
-    handle(req, res, options.invoke).catch((error: unknown) => {
-      options.onError?.(error);
-      if (!res.headersSent) writeJson(res, 500, { message: 'Internal Server Error' });
-      else res.destroy();
-    });
+    const handling = handle(req, res, options.invoke)
+      .catch((error: unknown) => {
+        options.onError?.(error);
+        if (!res.headersSent) writeJson(res, 500, { message: 'Internal Server Error' });
+        else res.destroy();
+      })
+      .finally(() => inFlight.delete(handling));
+    inFlight.add(handling);
   });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolveListen, reject) => {
@@ -44,11 +48,14 @@ export async function startHttpGateway(options: {
   return {
     url: `http://${options.host}:${port}`,
     port,
-    stop: () =>
-      new Promise<void>((done) => {
-        server.close(() => done());
-        server.closeAllConnections();
-      }),
+    /** Stops accepting, lets the requests in flight finish (as a draining load balancer), then closes. */
+    stop: async () => {
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      server.closeIdleConnections();
+      await Promise.all(inFlight);
+      server.closeAllConnections();
+      await closed;
+    },
   };
 }
 

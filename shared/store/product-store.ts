@@ -297,6 +297,24 @@ export class ProductStore {
   }
 }
 
+/**
+ * The items one product and its grants are stored as, for bulk loads that bypass the transactions
+ * (benchmark seeding): the product, its name reservation and its grants. The count item is the
+ * loader's to set.
+ */
+export function productSeedItems(product: Product, grants: readonly Grant[]): Item[] {
+  const sortKey = keys.productSortKey(product.name, product.version, product.uuid);
+  return [
+    productItem(product, sortKey),
+    { ...keys.productName(product.dataspace, product.name, product.version), entity: 'ProductName', productUuid: product.uuid },
+    ...grants.map((grant) => grantItem(product, grant, sortKey)),
+  ];
+}
+
+export function productCountItem(dataspace: string, count: number): Item {
+  return { ...keys.productCount(dataspace), entity: 'ProductCount', count };
+}
+
 function nameTaken(): ConflictError {
   return new ConflictError('name', 'Product with this name and version already exists.');
 }

@@ -1,0 +1,46 @@
+/**
+ * Seeding helpers for scenarios: a DynamoDB client built the way the handlers build theirs (for
+ * seeding, and for floors that make a request's bare DynamoDB calls), and users with API keys.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient, createDynamoClient } from '../../shared/aws/clients.ts';
+import { generateApiKey } from '../../shared/auth/api-key.ts';
+import { IdentityStore } from '../../shared/store/identity-store.ts';
+import type { BenchStack } from './stack.ts';
+
+/** A document client on the stack's DynamoDB Local, configured as the handlers' own. Call destroy() when done. */
+export function benchDocumentClient(stack: Pick<BenchStack, 'dynamodbEndpoint' | 'region'>): DynamoDBDocumentClient {
+  return createDocumentClient(createDynamoClient({ region: stack.region, endpoint: stack.dynamodbEndpoint }));
+}
+
+export interface BenchUser {
+  readonly username: string;
+  readonly dataspace: string;
+  readonly isSuperuser?: boolean;
+  /** Groups of the user's dataspace; created when missing. */
+  readonly groups?: readonly string[];
+}
+
+/** Creates the user (and its dataspace and groups when missing) and returns a fresh API key for it. */
+export async function createUserWithKey(doc: DynamoDBDocumentClient, tableName: string, user: BenchUser): Promise<string> {
+  const store = new IdentityStore(doc, tableName);
+  const now = new Date();
+  await store.createDataspace(user.dataspace, now);
+  const groups = [...(user.groups ?? [])].sort();
+  for (const group of groups) await store.createGroup({ dataspace: user.dataspace, name: group }, now);
+  await store.saveUser(
+    {
+      username: user.username,
+      email: `${user.username}@bench.example.com`,
+      dataspace: user.dataspace,
+      isSuperuser: user.isSuperuser ?? false,
+      isActive: true,
+      groups,
+    },
+    await store.getUser(user.username),
+    now,
+  );
+  const apiKey = generateApiKey();
+  await store.replaceApiKey(user.username, apiKey, now);
+  return apiKey;
+}

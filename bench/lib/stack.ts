@@ -1,0 +1,88 @@
+/**
+ * The local stack a benchmark run measures: started in this process exactly as `npm start` starts it,
+ * on a fresh temporary DATA_DIR and a free port, and always stopped and removed afterwards (also on
+ * Ctrl-C).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalStack } from '../../bin/local/stack.ts';
+import { freePort } from '../../bin/local/ports.ts';
+import { readRunningStack } from '../../bin/local/stack-file.ts';
+
+export interface BenchStack {
+  /** Base URL of the HTTP gateway, without a trailing slash: http://127.0.0.1:PORT */
+  readonly apiUrl: string;
+  readonly dataDir: string;
+  readonly tableName: string;
+  /** DynamoDB Local, for floors that call the table directly and for seeding. */
+  readonly dynamodbEndpoint: string;
+  readonly sqsEndpoint: string;
+  readonly region: string;
+}
+
+export interface FreshStackOptions {
+  /** Where the stack's own log lines go (poller and gateway errors). Default: stderr. */
+  readonly log?: (line: string) => void;
+  readonly tableName?: string;
+  readonly region?: string;
+}
+
+let started = false;
+
+/**
+ * Runs `fn` against a freshly started local stack and stops it afterwards, whatever happens.
+ *
+ * Once per process: the functions cache their configuration and AWS clients at cold start, as on
+ * Lambda, so a second stack in the same process would be served by handlers still bound to the first
+ * one's DynamoDB Local. Run every scenario inside one call.
+ */
+export async function withFreshStack<T>(fn: (stack: BenchStack) => Promise<T>, options: FreshStackOptions = {}): Promise<T> {
+  if (started) throw new Error('withFreshStack runs once per process (the handlers keep the first stack\'s clients)');
+  started = true;
+  const log = options.log ?? ((line: string) => console.error(line));
+  const dataDir = mkdtempSync(join(tmpdir(), 'compliance-bench-'));
+  const removeDir = () => rmSync(dataDir, { recursive: true, force: true });
+
+  let stack: Awaited<ReturnType<typeof startLocalStack>>;
+  try {
+    stack = await startLocalStack({
+      port: await freePort(),
+      host: '127.0.0.1',
+      dataDir,
+      tableName: options.tableName ?? 'bench',
+      region: options.region ?? 'us-east-1',
+      log,
+    });
+  } catch (error) {
+    removeDir();
+    throw error;
+  }
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= stack.stop().finally(removeDir));
+  // Ctrl-C in the middle of a run: stop DynamoDB Local and remove the data before exiting.
+  const onSignal = (signal: NodeJS.Signals) => {
+    log(`${signal}: stopping the local stack...`);
+    void stop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    const running = readRunningStack(dataDir);
+    if (!running) throw new Error(`The local stack wrote no stack file in ${dataDir}`);
+    return await fn({
+      apiUrl: running.apiUrl,
+      dataDir,
+      tableName: running.tableName,
+      dynamodbEndpoint: running.dynamodbEndpoint,
+      sqsEndpoint: running.sqsEndpoint,
+      region: running.region,
+    });
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    await stop();
+  }
+}

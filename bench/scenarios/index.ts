@@ -1,0 +1,9 @@
+/**
+ * The registry of benchmark scenarios, in the order `npm run bench` runs them and the table lists
+ * them. A scenario is added here by the issue that brings what it measures.
+ */
+import type { Scenario } from '../lib/scenario.ts';
+import { coldStart } from './cold-start.ts';
+import { permissionFilteredList } from './permission-filtered-list.ts';
+
+export const SCENARIOS: readonly Scenario[] = [permissionFilteredList, coldStart];
