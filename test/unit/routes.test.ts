@@ -64,6 +64,20 @@ describe('OpenAPI document', () => {
     expect(schemas.DetailError).toMatchObject({ type: 'object', required: ['detail'] });
   });
 
+  it('documents bodies and answers of the product routes with their schemas', () => {
+    const products = document.paths['/api/v2/products/'] as unknown as Record<string, any>;
+    expect(products.post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ProductCreateInput' });
+    expect(products.post.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Product' });
+    expect(products.get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ProductPage' });
+    expect(products.get.parameters.map((p: { name: string }) => p.name)).toEqual(['page', 'page_size', 'name', 'version']);
+    const permissions = document.paths['/api/v2/products/{uuid}/permissions/'] as unknown as Record<string, any>;
+    expect(Object.keys(permissions).sort()).toEqual(['delete', 'get', 'post']);
+    expect(permissions.get.parameters[0]).toMatchObject({ name: 'uuid', in: 'path', required: true });
+    const schemas = (document as unknown as { components: { schemas: Record<string, any> } }).components.schemas;
+    expect(schemas.ProductCreateInput.required).toEqual(['name']);
+    expect(schemas.Product.properties.created_date).toMatchObject({ type: 'string', format: 'date-time' });
+  });
+
   it('resolves every $ref it contains', () => {
     const text = JSON.stringify(document);
     const schemas = (document as unknown as { components: { schemas: Record<string, unknown> } }).components.schemas;
