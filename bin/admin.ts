@@ -5,7 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createDocumentClient, createDynamoClient } from '../shared/aws/clients.ts';
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { IdentityStore } from '../shared/store/identity-store.ts';
+import { RequestStore } from '../shared/store/request-store.ts';
 import { applyLoadFile, validateLoadFile } from '../shared/admin/load-file.ts';
 import { generateApiKey } from '../shared/auth/api-key.ts';
 import { DEFAULT_DATA_DIR, readRunningStack } from './local/stack-file.ts';
@@ -27,16 +30,28 @@ is set, that DynamoDB table on AWS (AWS_REGION and the usual AWS credentials).`;
 
 class UsageError extends Error {}
 
-function connect(): { store: IdentityStore; target: string } {
+interface Connection {
+  readonly store: IdentityStore;
+  readonly requests: RequestStore;
+  readonly target: string;
+}
+
+function connection(doc: DynamoDBDocumentClient, tableName: string, target: string): Connection {
+  return { store: new IdentityStore(doc, tableName), requests: new RequestStore(doc, tableName), target };
+}
+
+const loadOptions = () => ({ now: new Date(), generateKey: generateApiKey, newUuid: randomUUID });
+
+function connect(): Connection {
   const region = process.env.AWS_REGION ?? 'us-east-1';
   const tableName = process.env.TABLE_NAME;
   if (tableName && !process.env.DYNAMODB_ENDPOINT) {
     const doc = createDocumentClient(createDynamoClient({ region }));
-    return { store: new IdentityStore(doc, tableName), target: `table ${tableName} in ${region}` };
+    return connection(doc, tableName, `table ${tableName} in ${region}`);
   }
   if (tableName && process.env.DYNAMODB_ENDPOINT) {
     const doc = createDocumentClient(createDynamoClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT }));
-    return { store: new IdentityStore(doc, tableName), target: `table ${tableName} at ${process.env.DYNAMODB_ENDPOINT}` };
+    return connection(doc, tableName, `table ${tableName} at ${process.env.DYNAMODB_ENDPOINT}`);
   }
   const dataDir = process.env.DATA_DIR ?? DEFAULT_DATA_DIR;
   const stack = readRunningStack(dataDir);
@@ -47,7 +62,7 @@ function connect(): { store: IdentityStore; target: string } {
     );
   }
   const doc = createDocumentClient(createDynamoClient({ region: stack.region, endpoint: stack.dynamodbEndpoint }));
-  return { store: new IdentityStore(doc, stack.tableName), target: `local stack ${stack.apiUrl}` };
+  return connection(doc, stack.tableName, `local stack ${stack.apiUrl}`);
 }
 
 async function load(args: string[]): Promise<void> {
@@ -59,18 +74,20 @@ async function load(args: string[]): Promise<void> {
   } catch (error) {
     throw new UsageError(`Cannot read ${file} as JSON: ${(error as Error).message}`);
   }
-  const { store, target } = connect();
-  const validation = await validateLoadFile(raw, store);
+  const connected = connect();
+  const validation = await validateLoadFile(raw, { identity: connected.store, requests: connected.requests });
   if (!validation.ok) {
     console.error(`${file} is not valid; nothing was written:`);
     for (const problem of validation.problems) console.error(`  ${problem}`);
     process.exitCode = 1;
     return;
   }
-  const report = await applyLoadFile(validation.file, store, new Date(), generateApiKey);
+  const report = await applyLoadFile(validation.file, { identity: connected.store, requests: connected.requests }, loadOptions());
+  const { created } = report;
   console.log(
-    `Loaded ${file} into ${target}: ${report.created.dataspaces} dataspace(s), ${report.created.groups} group(s), ` +
-      `${report.created.users} user(s) created; ${report.updatedUsers} user(s) updated.`,
+    `Loaded ${file} into ${connected.target}: ${created.dataspaces} dataspace(s), ${created.groups} group(s), ` +
+      `${created.users} user(s), ${created.request_templates} request template(s), ${created.priorities} priority(ies) created; ` +
+      `${report.updatedUsers} user(s) and ${report.updatedTemplates} template(s) updated.`,
   );
   for (const { username, apiKey } of report.generatedKeys) {
     console.log(`API key for ${username} (shown once): ${apiKey}`);
@@ -91,7 +108,8 @@ async function createUser(args: string[]): Promise<void> {
   if (!values.username || !values.email || !values.dataspace) {
     throw new UsageError('create-user needs --username, --email and --dataspace');
   }
-  const { store } = connect();
+  const connected = connect();
+  const { store } = connected;
   if (await store.getUser(values.username)) throw new UsageError(`User "${values.username}" already exists`);
   const file = {
     users: [
@@ -104,9 +122,10 @@ async function createUser(args: string[]): Promise<void> {
       },
     ],
   };
-  const validation = await validateLoadFile(file, store);
+  const target = { identity: store, requests: connected.requests };
+  const validation = await validateLoadFile(file, target);
   if (!validation.ok) throw new UsageError(validation.problems.map((p) => p.replace('$.users[0].', '--')).join('\n'));
-  const report = await applyLoadFile(validation.file, store, new Date(), generateApiKey);
+  const report = await applyLoadFile(validation.file, target, loadOptions());
   console.log(`Created user ${values.username} in dataspace ${values.dataspace}.`);
   for (const { apiKey } of report.generatedKeys) console.log(`API key (shown once): ${apiKey}`);
 }

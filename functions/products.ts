@@ -1,16 +1,13 @@
 /** /api/v2/products/ and /api/v2/products/{uuid}/: list, create, retrieve, update, delete. */
-import { apiFunction, type ApiRequest } from '../shared/http/api-handler.ts';
+import { apiFunction } from '../shared/http/api-handler.ts';
 import { apiDeps, getProductService } from '../shared/runtime.ts';
 
 const products = getProductService();
 
-const listUrl = ({ baseUrl, event }: ApiRequest) =>
-  new URL(`${baseUrl}${event.rawPath}${event.rawQueryString ? `?${event.rawQueryString}` : ''}`);
-
 export const handler = apiFunction(apiDeps(), {
   list_products: async (request) => ({
     statusCode: 200,
-    body: await products.list(request.caller, request.query, listUrl(request), request.baseUrl),
+    body: await products.list(request.caller, request.query, request.url, request.baseUrl),
   }),
   create_product: async ({ caller, body, baseUrl }) => ({
     statusCode: 201,

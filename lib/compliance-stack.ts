@@ -95,7 +95,9 @@ export class ComplianceStack extends Stack {
         indexName: gsi.indexName,
         partitionKey: { name: gsi.partitionKey, type: dynamodb.AttributeType.STRING },
         sortKey: { name: gsi.sortKey, type: dynamodb.AttributeType.STRING },
-        projectionType: dynamodb.ProjectionType.ALL,
+        ...(gsi.projection === 'ALL'
+          ? { projectionType: dynamodb.ProjectionType.ALL }
+          : { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...gsi.projection] }),
       });
     }
     return table;

@@ -17,6 +17,16 @@
  *                GSI1PK=DS#<ds>#VIEWER#USER#<name> | DS#<ds>#VIEWER#GROUP#<name>   GSI1SK=<sort key>
  *                                                              the products a user or group may view, in list order
  *                                                              (set only while the grant holds view_product)
+ *   Template     PK=RTEMPLATE#<uuid>      SK=RTEMPLATE          get a request template
+ *                GSI1PK=DS#<ds>#RTEMPLATES GSI1SK=<name>␁<uuid> list a dataspace's templates by name
+ *   Template name PK=DS#<ds>#RTEMPLATENAME#<name>  SK=UNIQUE    find a template by name; names unique per dataspace
+ *   Priority     PK=DS#<ds>               SK=PRIORITY#<label>   get / list a dataspace's priorities
+ *   Request      PK=REQUEST#<uuid>        SK=REQUEST            get a request and, in the same Query, its comments
+ *                GSI2..GSI9 PK=DS#<ds>#REQUESTS, SK=<ordering value>␁<uuid>
+ *                                                              one sorted index per ordering of the request list;
+ *                                                              an equality filter on a field is a prefix of its index
+ *   Comment      PK=REQUEST#<uuid>        SK=COMMENT#<created>#<uuid>  a request's comments, oldest first
+ *   Request count PK=DS#<ds>#REQCOUNT     SK=<counter key>      exact list counts: all, status=open, requester=bob...
  *
  * Usernames are global, as in DejaCode (one user belongs to exactly one dataspace); group names are
  * unique within their dataspace. Names never contain '#': the load file and the services reject it.
@@ -32,7 +42,7 @@ export const keys = {
     GSI1PK: `DS#${dataspace}#USERS`,
     GSI1SK: `USER#${username}`,
   }),
-  usersOfDataspace: (dataspace: string) => ({ index: 'GSI1' as const, GSI1PK: `DS#${dataspace}#USERS` }),
+  usersOfDataspace: (dataspace: string) => ({ index: 'GSI1' as const, indexPK: `DS#${dataspace}#USERS` }),
 
   group: (dataspace: string, name: string): Key => ({ PK: `DS#${dataspace}`, SK: `GROUP#${name}` }),
   groupsOfDataspace: (dataspace: string) => ({ PK: `DS#${dataspace}`, skPrefix: 'GROUP#' }),
@@ -49,7 +59,7 @@ export const keys = {
   /** List order: name, then version, then uuid; ␁ sorts below every character a name may hold. */
   productSortKey: (name: string, version: string, uuid: string) => `${name}\u0001${version}\u0001${uuid}`,
   productInDataspace: (dataspace: string, sortKey: string) => ({ GSI1PK: `DS#${dataspace}#PRODUCTS`, GSI1SK: sortKey }),
-  productsOfDataspace: (dataspace: string) => ({ index: 'GSI1' as const, GSI1PK: `DS#${dataspace}#PRODUCTS` }),
+  productsOfDataspace: (dataspace: string) => ({ index: 'GSI1' as const, indexPK: `DS#${dataspace}#PRODUCTS` }),
   /** Prefix of the sort keys of products with this name (and version, when given). */
   productSortPrefix: (name: string, version?: string) =>
     version === undefined ? `${name}\u0001` : `${name}\u0001${version}\u0001`,
@@ -68,9 +78,41 @@ export const keys = {
     GSI1PK: `DS#${dataspace}#VIEWER#${principal.type.toUpperCase()}#${principal.name}`,
     GSI1SK: sortKey,
   }),
+  template: (uuid: string): Key => ({ PK: `RTEMPLATE#${uuid}`, SK: 'RTEMPLATE' }),
+  templateInDataspace: (dataspace: string, name: string, uuid: string) => ({
+    GSI1PK: `DS#${dataspace}#RTEMPLATES`,
+    GSI1SK: `${name}\u0001${uuid}`,
+  }),
+  templatesOfDataspace: (dataspace: string) => ({ index: 'GSI1' as const, indexPK: `DS#${dataspace}#RTEMPLATES` }),
+  templateName: (dataspace: string, name: string): Key => ({ PK: `DS#${dataspace}#RTEMPLATENAME#${name}`, SK: 'UNIQUE' }),
+
+  priority: (dataspace: string, label: string): Key => ({ PK: `DS#${dataspace}`, SK: `PRIORITY#${label}` }),
+  prioritiesOfDataspace: (dataspace: string) => ({ PK: `DS#${dataspace}`, skPrefix: 'PRIORITY#' }),
+
+  request: (uuid: string): Key => ({ PK: `REQUEST#${uuid}`, SK: 'REQUEST' }),
+  /** The request item and its comments: one partition. */
+  requestPartition: (uuid: string) => ({ PK: `REQUEST#${uuid}` }),
+  comment: (requestUuid: string, createdDate: string, uuid: string): Key => ({
+    PK: `REQUEST#${requestUuid}`,
+    SK: `COMMENT#${createdDate}#${uuid}`,
+  }),
+  /** The index of each ordering of the request list. */
+  requestOrderingIndex: {
+    title: 'GSI2',
+    request_template: 'GSI3',
+    status: 'GSI4',
+    priority: 'GSI5',
+    assignee: 'GSI6',
+    requester: 'GSI7',
+    created_date: 'GSI8',
+    last_modified_date: 'GSI9',
+  } as const,
+  requestsPartition: (dataspace: string) => `DS#${dataspace}#REQUESTS`,
+  requestCount: (dataspace: string, counter: string): Key => ({ PK: `DS#${dataspace}#REQCOUNT`, SK: counter }),
+
   viewablePartition: (dataspace: string, principal: { type: 'user' | 'group'; name: string }) => ({
     index: 'GSI1' as const,
-    GSI1PK: `DS#${dataspace}#VIEWER#${principal.type.toUpperCase()}#${principal.name}`,
+    indexPK: `DS#${dataspace}#VIEWER#${principal.type.toUpperCase()}#${principal.name}`,
   }),
 } as const;
 
@@ -84,4 +126,10 @@ export type EntityType =
   | 'Product'
   | 'ProductName'
   | 'ProductCount'
-  | 'ProductGrant';
+  | 'ProductGrant'
+  | 'RequestTemplate'
+  | 'RequestTemplateName'
+  | 'Priority'
+  | 'Request'
+  | 'RequestComment'
+  | 'RequestCount';

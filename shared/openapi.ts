@@ -31,16 +31,21 @@ class Components {
 
   render(): Record<string, JsonObject> {
     const schemas: Record<string, JsonObject> = {};
-    for (const [registry, io] of [
-      [this.outputs, 'output'],
-      [this.inputs, 'input'],
+    for (const [registry, io, suffix] of [
+      [this.outputs, 'output', ''],
+      [this.inputs, 'input', 'Input'],
     ] as const) {
       const rendered = z.toJSONSchema(registry, { target: 'draft-2020-12', io, unrepresentable: 'any', uri: componentUri });
-      for (const [id, schema] of Object.entries(rendered.schemas)) {
-        const copy = { ...(schema as JsonObject) };
-        delete copy.$schema;
-        delete copy.id;
-        schemas[id] = copy;
+      // Named schemas nested in these ones come out under "__shared": they become components too.
+      const { __shared: shared, ...own } = rendered.schemas as Record<string, JsonObject>;
+      const nested = ((shared?.$defs ?? {}) as Record<string, JsonObject>);
+      const text = JSON.stringify({ ...own, ...Object.fromEntries(Object.entries(nested).map(([id, schema]) => [`${id}${suffix}`, schema])) })
+        .replaceAll(/#\/components\/schemas\/__shared#\/\$defs\/([^"]+)/g, (_, id: string) => componentUri(`${id}${suffix}`));
+      for (const [id, schema] of Object.entries(JSON.parse(text) as Record<string, JsonObject>)) {
+        delete schema.$schema;
+        delete schema.$id;
+        delete schema.id;
+        schemas[id] = schema;
       }
     }
     return schemas;

@@ -10,14 +10,20 @@ import type { ApiFunctionDeps } from './http/api-handler.ts';
 import { IdentityStore } from './store/identity-store.ts';
 import { ProductStore } from './store/product-store.ts';
 import { ProductService } from './services/products.ts';
+import { RequestStore } from './store/request-store.ts';
+import { RequestService } from './services/requests.ts';
 
-let stores: { identity: IdentityStore; products: ProductStore } | undefined;
+let stores: { identity: IdentityStore; products: ProductStore; requests: RequestStore } | undefined;
 
 function getStores() {
   if (!stores) {
     const config = getConfig();
     const doc = getDocumentClient(config);
-    stores = { identity: new IdentityStore(doc, config.TABLE_NAME), products: new ProductStore(doc, config.TABLE_NAME) };
+    stores = {
+      identity: new IdentityStore(doc, config.TABLE_NAME),
+      products: new ProductStore(doc, config.TABLE_NAME),
+      requests: new RequestStore(doc, config.TABLE_NAME),
+    };
   }
   return stores;
 }
@@ -35,4 +41,18 @@ export function getProductService(): ProductService {
   const { identity, products } = getStores();
   productService ??= new ProductService({ products, identity, now: () => new Date(), newUuid: randomUUID });
   return productService;
+}
+
+let requestService: RequestService | undefined;
+
+export function getRequestService(): RequestService {
+  const { identity, requests } = getStores();
+  requestService ??= new RequestService({
+    requests,
+    identity,
+    products: getProductService(),
+    now: () => new Date(),
+    newUuid: randomUUID,
+  });
+  return requestService;
 }

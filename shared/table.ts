@@ -8,14 +8,30 @@ export interface IndexDefinition {
   readonly indexName: string;
   readonly partitionKey: string;
   readonly sortKey: string;
+  /** Attributes copied into the index besides the keys: every one ('ALL'), or the listed ones. */
+  readonly projection: 'ALL' | readonly string[];
 }
+
+/**
+ * GSI2..GSI9: one sorted index per ordering of the request list (shared/keys.ts names which). They
+ * project every attribute: a page is served from the index alone, and DynamoDB caps the attributes
+ * that INCLUDE projections may name across a table (100 on AWS, 20 on DynamoDB Local) well below
+ * what eight filterable orderings need.
+ */
+const orderingIndexes = ([2, 3, 4, 5, 6, 7, 8, 9] as const).map((n) => ({
+  indexName: `GSI${n}` as const,
+  partitionKey: `GSI${n}PK`,
+  sortKey: `GSI${n}SK`,
+  projection: 'ALL' as const,
+}));
 
 export const TABLE = {
   partitionKey: 'PK',
   sortKey: 'SK',
   /** Every attribute named here is a string. */
   globalSecondaryIndexes: [
-    { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
+    { indexName: 'GSI1' as const, partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL' as const },
+    ...orderingIndexes,
   ] satisfies IndexDefinition[],
   /** NEW_AND_OLD_IMAGES: the stream is the service's outbox, and consumers need both sides of a change. */
   streamViewType: 'NEW_AND_OLD_IMAGES',

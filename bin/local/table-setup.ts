@@ -77,7 +77,10 @@ function indexDefinition(gsi: IndexDefinition) {
       { AttributeName: gsi.partitionKey, KeyType: 'HASH' as const },
       { AttributeName: gsi.sortKey, KeyType: 'RANGE' as const },
     ],
-    Projection: { ProjectionType: 'ALL' as const },
+    Projection:
+      gsi.projection === 'ALL'
+        ? { ProjectionType: 'ALL' as const }
+        : { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...gsi.projection] },
   };
 }
 

@@ -7,6 +7,21 @@ import * as z from 'zod';
 import { NAME_PATTERN, NAME_RULE, sameUser, type User } from '../domain/identity.ts';
 import { isWellFormedApiKey, parseApiKey } from '../auth/api-key.ts';
 import type { IdentityStore } from '../store/identity-store.ts';
+import type { RequestStore } from '../store/request-store.ts';
+import { CONTENT_TYPES, INPUT_TYPES, type RequestTemplate } from '../domain/request.ts';
+
+/** Where a load file goes. */
+export interface LoadTarget {
+  readonly identity: IdentityStore;
+  readonly requests: RequestStore;
+}
+
+export interface LoadOptions {
+  readonly now: Date;
+  /** A new API key, for users who have none and get none from the file. */
+  readonly generateKey: () => string;
+  readonly newUuid: () => string;
+}
 
 /** Django's username rule: letters, digits and @.+-_ only. */
 const USERNAME = z
@@ -33,6 +48,27 @@ export const LoadFileSchema = z.strictObject({
       }),
     )
     .default([]),
+  request_templates: z
+    .array(
+      z.strictObject({
+        name: NAME,
+        dataspace: NAME,
+        description: z.string().max(10_000).default(''),
+        content_type: z.enum(CONTENT_TYPES),
+        is_active: z.boolean().default(true),
+        questions: z
+          .array(
+            z.strictObject({
+              label: z.string().trim().min(1).max(255),
+              input_type: z.enum(INPUT_TYPES),
+              is_required: z.boolean().default(false),
+            }),
+          )
+          .default([]),
+      }),
+    )
+    .default([]),
+  priorities: z.array(z.strictObject({ label: NAME, dataspace: NAME })).default([]),
 });
 
 export type LoadFile = z.infer<typeof LoadFileSchema>;
@@ -46,7 +82,8 @@ function jsonPath(path: readonly PropertyKey[]): string {
   );
 }
 
-export async function validateLoadFile(raw: unknown, store: IdentityStore): Promise<Validation> {
+export async function validateLoadFile(raw: unknown, target: LoadTarget): Promise<Validation> {
+  const store = target.identity;
   const parsed = LoadFileSchema.safeParse(raw);
   if (!parsed.success) {
     return { ok: false, problems: parsed.error.issues.map((issue) => `${jsonPath(issue.path)}: ${issue.message}`) };
@@ -104,23 +141,49 @@ export async function validateLoadFile(raw: unknown, store: IdentityStore): Prom
       keyIds.set(keyId, user.username);
     }
   }
+  const templates = new Set<string>();
+  for (const [i, template] of file.request_templates.entries()) {
+    const at = `$.request_templates[${i}]`;
+    const id = `${template.dataspace}/${template.name}`;
+    if (templates.has(id)) problems.push(`${at}.name: template "${template.name}" of "${template.dataspace}" is listed twice`);
+    templates.add(id);
+    if (!(await dataspaceExists(template.dataspace))) {
+      problems.push(`${at}.dataspace: dataspace "${template.dataspace}" does not exist`);
+    }
+    const labels = new Set<string>();
+    for (const [j, question] of template.questions.entries()) {
+      if (labels.has(question.label)) problems.push(`${at}.questions[${j}].label: "${question.label}" is asked twice`);
+      labels.add(question.label);
+    }
+  }
+  const priorities = new Set<string>();
+  for (const [i, priority] of file.priorities.entries()) {
+    const id = `${priority.dataspace}/${priority.label}`;
+    if (priorities.has(id)) problems.push(`$.priorities[${i}].label: "${priority.label}" of "${priority.dataspace}" is listed twice`);
+    priorities.add(id);
+    if (!(await dataspaceExists(priority.dataspace))) {
+      problems.push(`$.priorities[${i}].dataspace: dataspace "${priority.dataspace}" does not exist`);
+    }
+  }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, file };
 }
 
 export interface LoadReport {
-  readonly created: { dataspaces: number; groups: number; users: number };
+  readonly created: { dataspaces: number; groups: number; users: number; request_templates: number; priorities: number };
   readonly updatedUsers: number;
+  readonly updatedTemplates: number;
   /** Keys generated for users who had none: shown once, never stored in clear. */
   readonly generatedKeys: { username: string; apiKey: string }[];
 }
 
-export async function applyLoadFile(
-  file: LoadFile,
-  store: IdentityStore,
-  now: Date,
-  generateKey: () => string,
-): Promise<LoadReport> {
-  const report: LoadReport = { created: { dataspaces: 0, groups: 0, users: 0 }, updatedUsers: 0, generatedKeys: [] };
+export async function applyLoadFile(file: LoadFile, target: LoadTarget, { now, generateKey, newUuid }: LoadOptions): Promise<LoadReport> {
+  const store = target.identity;
+  const report = {
+    created: { dataspaces: 0, groups: 0, users: 0, request_templates: 0, priorities: 0 },
+    updatedUsers: 0,
+    updatedTemplates: 0,
+    generatedKeys: [] as { username: string; apiKey: string }[],
+  };
   for (const dataspace of file.dataspaces) {
     if (await store.createDataspace(dataspace.name, now)) report.created.dataspaces++;
   }
@@ -142,7 +205,7 @@ export async function applyLoadFile(
       report.created.users++;
     } else if (!sameUser(previous, user)) {
       await store.saveUser(user, previous, now);
-      (report as { updatedUsers: number }).updatedUsers++;
+      report.updatedUsers++;
     }
     if (entry.api_key !== undefined) {
       await store.replaceApiKey(user.username, entry.api_key, now);
@@ -151,6 +214,26 @@ export async function applyLoadFile(
       await store.replaceApiKey(user.username, apiKey, now);
       report.generatedKeys.push({ username: user.username, apiKey });
     }
+  }
+  for (const entry of file.request_templates) {
+    // A template is known by its name in its dataspace: loading it again updates it in place.
+    const existing = await target.requests.getTemplateByName(entry.dataspace, entry.name);
+    const template: RequestTemplate = {
+      uuid: existing?.uuid ?? newUuid(),
+      dataspace: entry.dataspace,
+      name: entry.name,
+      description: entry.description,
+      contentType: entry.content_type,
+      isActive: entry.is_active,
+      questions: entry.questions.map((q) => ({ label: q.label, inputType: q.input_type, isRequired: q.is_required })),
+    };
+    if (await target.requests.saveTemplate(template, existing)) {
+      if (existing) report.updatedTemplates++;
+      else report.created.request_templates++;
+    }
+  }
+  for (const priority of file.priorities) {
+    if (await target.requests.createPriority(priority)) report.created.priorities++;
   }
   return report;
 }

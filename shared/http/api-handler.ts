@@ -31,6 +31,8 @@ export interface ApiRequest<B = unknown, Q = Record<string, string>> {
   readonly pathParameters: Readonly<Record<string, string>>;
   /** Scheme and host the client called, for absolute URLs in answers: https://api.example.com */
   readonly baseUrl: string;
+  /** The absolute URL the client called, with its query: what next/previous links build on. */
+  readonly url: URL;
   readonly event: APIGatewayProxyEventV2;
 }
 
@@ -126,6 +128,7 @@ function prepareRequest(): MiddlewareObj<Event, Result, Error, ApiContext> {
         query: query as Record<string, string>,
         pathParameters: (event.pathParameters ?? {}) as Record<string, string>,
         baseUrl: baseUrlOf(event),
+        url: new URL(`${baseUrlOf(event)}${event.rawPath}${event.rawQueryString ? `?${event.rawQueryString}` : ''}`),
         event,
       };
     },

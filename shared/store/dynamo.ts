@@ -10,17 +10,17 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { TABLE, type GsiName } from '../table.ts';
 
 export type Item = Record<string, unknown>;
 
 /** A partition of the table or of an index, optionally narrowed to a sort-key prefix. */
 export type PartitionQuery =
   | { readonly PK: string; readonly skPrefix?: string }
-  | { readonly index: 'GSI1'; readonly GSI1PK: string; readonly skPrefix?: string };
+  | { readonly index: GsiName; readonly indexPK: string; readonly skPrefix?: string };
 
 export function partitionQueryInput(tableName: string, query: PartitionQuery): QueryCommandInput {
-  const [pkName, skName, pkValue] =
-    'index' in query ? ['GSI1PK', 'GSI1SK', query.GSI1PK] : ['PK', 'SK', query.PK];
+  const [pkName, skName, pkValue] = 'index' in query ? [...indexKeys(query.index), query.indexPK] : ['PK', 'SK', query.PK];
   return {
     TableName: tableName,
     ...('index' in query ? { IndexName: query.index } : {}),
@@ -28,6 +28,12 @@ export function partitionQueryInput(tableName: string, query: PartitionQuery): Q
     ExpressionAttributeNames: query.skPrefix ? { '#pk': pkName, '#sk': skName } : { '#pk': pkName },
     ExpressionAttributeValues: query.skPrefix ? { ':pk': pkValue, ':prefix': query.skPrefix } : { ':pk': pkValue },
   };
+}
+
+/** The partition and sort key attributes of an index. */
+export function indexKeys(index: GsiName): [string, string] {
+  const definition = TABLE.globalSecondaryIndexes.find((gsi) => gsi.indexName === index)!;
+  return [definition.partitionKey, definition.sortKey];
 }
 
 /** Every item of a query, page after page. */
@@ -58,10 +64,11 @@ export async function queryOffset(
     const page = await doc.send(
       new QueryCommand({
         ...input,
-        Limit: wanted,
+        // With a filter, Limit counts items read, not matches: read ahead rather than trickle.
+        Limit: input.FilterExpression ? Math.max(wanted * 3, 60) : wanted,
         ExclusiveStartKey: startKey,
         // While skipping, only the keys travel (a filter still needs its attributes).
-        ...(skipping && !input.FilterExpression ? { ProjectionExpression: 'PK, SK, GSI1PK, GSI1SK' } : {}),
+        ...(skipping && !input.FilterExpression ? { ProjectionExpression: keyProjection(input.IndexName) } : {}),
       }),
     );
     const got = page.Items ?? [];
@@ -76,6 +83,10 @@ export async function queryOffset(
     startKey = page.LastEvaluatedKey;
   } while (startKey && items.length < limit);
   return items;
+}
+
+function keyProjection(indexName: string | undefined): string {
+  return ['PK', 'SK', ...(indexName ? indexKeys(indexName as GsiName) : [])].join(', ');
 }
 
 /** Counts a query's matches without transferring the items. */

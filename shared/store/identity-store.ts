@@ -92,8 +92,7 @@ export class IdentityStore {
   }
 
   async listUsers(dataspace: string): Promise<User[]> {
-    const { index, GSI1PK } = keys.usersOfDataspace(dataspace);
-    const items = await this.queryAll({ index, GSI1PK });
+    const items = await this.queryAll(keys.usersOfDataspace(dataspace));
     return items.map(toUser);
   }
 

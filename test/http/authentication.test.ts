@@ -44,14 +44,14 @@ describe('authentication with Authorization: Token <key>', () => {
   });
 
   it('accepts a valid key, with the keyword in any case', async () => {
-    const { apiKey } = await aUserWithKey(env.identity);
+    const { apiKey } = await aUserWithKey(env);
     expect((await api.call('GET', '/api/v2/', { token: apiKey })).status).toBe(200);
     const lower = await api.call('GET', '/api/v2/', { headers: { authorization: `token ${apiKey}` } });
     expect(lower.status).toBe(200);
   });
 
   it('refuses a key whose id matches but whose secret part differs', async () => {
-    const { apiKey } = await aUserWithKey(env.identity);
+    const { apiKey } = await aUserWithKey(env);
     const forged = apiKey.slice(0, 12) + generateApiKey().slice(12);
     const response = await api.call('GET', '/api/v2/', { token: forged });
     expect(response.status).toBe(401);
@@ -59,7 +59,7 @@ describe('authentication with Authorization: Token <key>', () => {
   });
 
   it('stops a replaced key on the very next request, and the new key works', async () => {
-    const { user, apiKey } = await aUserWithKey(env.identity);
+    const { user, apiKey } = await aUserWithKey(env);
     expect((await api.call('GET', '/api/v2/', { token: apiKey })).status).toBe(200);
     const replacement = generateApiKey();
     await env.identity.replaceApiKey(user.username, replacement, new Date());
@@ -68,7 +68,7 @@ describe('authentication with Authorization: Token <key>', () => {
   });
 
   it('stops a deactivated user on the very next request', async () => {
-    const { user, apiKey } = await aUserWithKey(env.identity);
+    const { user, apiKey } = await aUserWithKey(env);
     expect((await api.call('GET', '/api/v2/', { token: apiKey })).status).toBe(200);
     const stored = (await env.identity.getUser(user.username))!;
     await env.identity.saveUser({ ...stored, isActive: false }, stored, new Date());
@@ -80,7 +80,7 @@ describe('authentication with Authorization: Token <key>', () => {
 
 describe('the API root and schema', () => {
   it('GET /api/v2/ maps each list endpoint to its absolute URL', async () => {
-    const { apiKey } = await aUserWithKey(env.identity);
+    const { apiKey } = await aUserWithKey(env);
     const response = await api.call('GET', '/api/v2/', { token: apiKey });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
@@ -91,7 +91,7 @@ describe('the API root and schema', () => {
   });
 
   it('GET /api/v2/schema/ answers the OpenAPI 3.1 document with this server', async () => {
-    const { apiKey } = await aUserWithKey(env.identity);
+    const { apiKey } = await aUserWithKey(env);
     const response = await api.call('GET', '/api/v2/schema/', { token: apiKey });
     expect(response.status).toBe(200);
     expect(response.json.openapi).toBe('3.1.0');

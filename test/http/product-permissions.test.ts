@@ -11,7 +11,7 @@ let team: Team;
 beforeAll(async () => {
   env = await useTestTable();
   api = await startTestGateway();
-  team = await aTeam(env.identity, {
+  team = await aTeam(env, {
     acme: {
       users: {
         root: { superuser: true },
@@ -148,11 +148,11 @@ describe('POST and DELETE /api/v2/products/{uuid}/permissions/', () => {
     // A member who leaves the group loses what it gave at once.
     await call('alice', 'POST', product.permissions, { group: 'legal', permissions: ['view_product'] });
     expect((await call('carol', 'GET', product.path)).status).toBe(200);
-    await load(env.identity, {
+    await load(env, {
       users: [{ username: 'carol', email: 'carol@example.com', dataspace: 'acme', groups: [], api_key: team.keys.carol }],
     });
     expect((await call('carol', 'GET', product.path)).status).toBe(404);
-    await load(env.identity, {
+    await load(env, {
       users: [{ username: 'carol', email: 'carol@example.com', dataspace: 'acme', groups: ['legal'], api_key: team.keys.carol }],
     });
   });

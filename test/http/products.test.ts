@@ -11,7 +11,7 @@ let team: Team;
 beforeAll(async () => {
   env = await useTestTable();
   api = await startTestGateway();
-  team = await aTeam(env.identity, {
+  team = await aTeam(env, {
     acme: {
       users: {
         root: { superuser: true },
@@ -242,7 +242,7 @@ describe('GET /api/v2/products/', () => {
   beforeAll(async () => {
     // A dataspace of its own so counts are exact.
     owner = 'lister';
-    const keys = await aTeam(env.identity, {
+    const keys = await aTeam(env, {
       listing: { users: { lister: {}, admin: { superuser: true }, viewer: { groups: ['readers'] }, nobody: {} } },
     });
     Object.assign(team.keys, keys.keys);
@@ -355,11 +355,11 @@ describe('group membership', () => {
     await grant(product.uuid, { group: 'legal', permissions: ['view_product'] });
     expect((await as('carol').get(path)).status).toBe(200);
     // carol leaves the group.
-    await load(env.identity, {
+    await load(env, {
       users: [{ username: 'carol', email: 'carol@example.com', dataspace: 'acme', groups: [], api_key: team.keys.carol }],
     });
     expect((await as('carol').get(path)).status).toBe(404);
-    await load(env.identity, {
+    await load(env, {
       users: [{ username: 'carol', email: 'carol@example.com', dataspace: 'acme', groups: ['legal'], api_key: team.keys.carol }],
     });
     expect((await as('carol').get(path)).status).toBe(200);

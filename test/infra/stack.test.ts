@@ -38,7 +38,10 @@ describe('the table', () => {
           { AttributeName: gsi.partitionKey, KeyType: 'HASH' },
           { AttributeName: gsi.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection:
+          gsi.projection === 'ALL'
+            ? { ProjectionType: 'ALL' }
+            : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...gsi.projection] },
       })),
     });
     const [table] = Object.values(synth.template.findResources('AWS::DynamoDB::Table'));

@@ -3,6 +3,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { useTestTable } from '../support/environment.ts';
 import { applyLoadFile, validateLoadFile } from '../../shared/admin/load-file.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
+import { randomUUID } from 'node:crypto';
 
 let env: Awaited<ReturnType<typeof useTestTable>>;
 
@@ -27,15 +28,15 @@ const sample = (): { dataspaces: { name: string }[]; groups: { name: string; dat
 });
 
 async function loadOk(file: unknown) {
-  const validation = await validateLoadFile(file, env.identity);
+  const validation = await validateLoadFile(file, env);
   if (!validation.ok) throw new Error(validation.problems.join('\n'));
-  return applyLoadFile(validation.file, env.identity, new Date(), generateApiKey);
+  return applyLoadFile(validation.file, env, { now: new Date(), generateKey: generateApiKey, newUuid: randomUUID });
 }
 
 describe('admin load', () => {
   it('creates dataspaces, groups, users with memberships and keys', async () => {
     const report = await loadOk(sample());
-    expect(report.created).toEqual({ dataspaces: 1, groups: 1, users: 2 });
+    expect(report.created).toEqual({ dataspaces: 1, groups: 1, users: 2, request_templates: 0, priorities: 0 });
     expect(report.generatedKeys.map((k) => k.username)).toEqual(['root']);
     expect(await env.identity.listMembers('acme', 'legal')).toEqual(['alice']);
     expect((await env.identity.listUsers('acme')).map((u) => [u.username, u.isSuperuser])).toEqual([
@@ -52,7 +53,12 @@ describe('admin load', () => {
     await loadOk(sample());
     const before = await allItems();
     const report = await loadOk(sample());
-    expect(report).toEqual({ created: { dataspaces: 0, groups: 0, users: 0 }, updatedUsers: 0, generatedKeys: [] });
+    expect(report).toEqual({
+      created: { dataspaces: 0, groups: 0, users: 0, request_templates: 0, priorities: 0 },
+      updatedUsers: 0,
+      updatedTemplates: 0,
+      generatedKeys: [],
+    });
     expect(await allItems()).toEqual(before);
   });
 
@@ -77,7 +83,7 @@ describe('admin load', () => {
     ['a group of another dataspace', { dataspaces: [{ name: 'acme' }, { name: 'beta' }], groups: [{ name: 'legal', dataspace: 'beta' }], users: [{ username: 'bob', email: 'b@example.com', dataspace: 'acme', groups: ['legal'] }] }, ['$.users[0].groups[0]: group "legal" does not exist in dataspace "acme"']],
     ['a duplicate user', { dataspaces: [{ name: 'acme' }], users: [{ username: 'bob', email: 'b@example.com', dataspace: 'acme' }, { username: 'bob', email: 'c@example.com', dataspace: 'acme' }] }, ['$.users[1].username: "bob" is listed twice']],
   ])('refuses %s, naming its JSON path, and writes nothing', async (_, file, problems) => {
-    const validation = await validateLoadFile(file, env.identity);
+    const validation = await validateLoadFile(file, env);
     expect(validation.ok).toBe(false);
     expect(validation.ok ? [] : validation.problems).toEqual(problems);
     expect(await allItems()).toEqual([]);
@@ -86,7 +92,7 @@ describe('admin load', () => {
   it('reports every problem of a file at once', async () => {
     const validation = await validateLoadFile(
       { users: [{ username: 'x y', email: 'bad', dataspace: 'acme' }], groups: [{ name: 'g', dataspace: 'none' }] },
-      env.identity,
+      env,
     );
     expect(validation.ok ? [] : validation.problems).toHaveLength(2);
   });
@@ -101,7 +107,7 @@ describe('admin load', () => {
           { username: 'bob', email: 'bob@example.com', dataspace: 'beta', api_key: aliceKey },
         ],
       },
-      env.identity,
+      env,
     );
     expect(validation.ok ? [] : validation.problems).toEqual([
       '$.users[0].dataspace: user "alice" already belongs to dataspace "acme"',

@@ -7,6 +7,7 @@ import { inject } from 'vitest';
 import { createDocumentClient, createDynamoClient } from '../../shared/aws/clients.ts';
 import { ensureTable } from '../../bin/local/table-setup.ts';
 import { IdentityStore } from '../../shared/store/identity-store.ts';
+import { RequestStore } from '../../shared/store/request-store.ts';
 
 export async function useTestTable() {
   const tableName = `test-${randomUUID().slice(0, 8)}`;
@@ -23,5 +24,5 @@ export async function useTestTable() {
   const client = createDynamoClient({ region: 'us-east-1', endpoint });
   await ensureTable(client, tableName);
   const doc = createDocumentClient(client);
-  return { tableName, client, doc, identity: new IdentityStore(doc, tableName) };
+  return { tableName, client, doc, identity: new IdentityStore(doc, tableName), requests: new RequestStore(doc, tableName) };
 }

@@ -1,8 +1,8 @@
 /** Test data factories: valid defaults, overridden per test. */
 import { generateApiKey } from '../../shared/auth/api-key.ts';
 import type { User } from '../../shared/domain/identity.ts';
-import type { IdentityStore } from '../../shared/store/identity-store.ts';
-import type { LoadFile } from '../../shared/admin/load-file.ts';
+import { randomUUID } from 'node:crypto';
+import type { LoadFile, LoadTarget } from '../../shared/admin/load-file.ts';
 import { applyLoadFile, validateLoadFile } from '../../shared/admin/load-file.ts';
 
 let sequence = 0;
@@ -21,14 +21,14 @@ export function aUser(overrides: Partial<User> = {}): User {
 }
 
 /** Loads a file through the same path as `npm run admin -- load`, failing loudly on a problem. */
-export async function load(store: IdentityStore, file: Partial<Record<keyof LoadFile, unknown>>) {
-  const validation = await validateLoadFile(file, store);
+export async function load(target: LoadTarget, file: Partial<Record<keyof LoadFile, unknown>>) {
+  const validation = await validateLoadFile(file, target);
   if (!validation.ok) throw new Error(`test load file invalid: ${validation.problems.join('; ')}`);
-  return applyLoadFile(validation.file, store, new Date(), generateApiKey);
+  return applyLoadFile(validation.file, target, { now: new Date(), generateKey: generateApiKey, newUuid: randomUUID });
 }
 
 /** A dataspace with a user holding a known key; returns the key. */
-export async function aUserWithKey(store: IdentityStore, user: Partial<User> = {}): Promise<{ user: User; apiKey: string }> {
+export async function aUserWithKey(store: LoadTarget, user: Partial<User> = {}): Promise<{ user: User; apiKey: string }> {
   const full = aUser(user);
   const apiKey = generateApiKey();
   await load(store, {
@@ -59,7 +59,7 @@ export interface Team {
  * `aTeam(store, { acme: { users: { root: { superuser: true }, alice: {} , carol: { groups: ['legal'] } } } })`.
  */
 export async function aTeam(
-  store: IdentityStore,
+  store: LoadTarget,
   spec: Record<string, { users: Record<string, { superuser?: boolean; groups?: string[]; active?: boolean }> }>,
 ): Promise<Team> {
   const keys: Record<string, string> = {};

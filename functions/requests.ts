@@ -1,0 +1,32 @@
+/** /api/v2/requests/: list, create, retrieve, update, and add_comment. */
+import { apiFunction } from '../shared/http/api-handler.ts';
+import { apiDeps, getRequestService } from '../shared/runtime.ts';
+
+const requests = getRequestService();
+
+export const handler = apiFunction(apiDeps(), {
+  list_requests: async (request) => ({
+    statusCode: 200,
+    body: await requests.list(request.caller, request.query, request.url, request.baseUrl),
+  }),
+  create_request: async ({ caller, body, baseUrl }) => ({
+    statusCode: 201,
+    body: await requests.create(caller, body, baseUrl),
+  }),
+  retrieve_request: async ({ caller, pathParameters, baseUrl }) => ({
+    statusCode: 200,
+    body: await requests.retrieve(caller, pathParameters.uuid!, baseUrl),
+  }),
+  update_request: async (request) => ({
+    statusCode: 200,
+    body: await requests.update(request.caller, request.pathParameters.uuid!, () => request.body, request.baseUrl),
+  }),
+  partial_update_request: async (request) => ({
+    statusCode: 200,
+    body: await requests.update(request.caller, request.pathParameters.uuid!, () => request.body, request.baseUrl),
+  }),
+  add_request_comment: async (request) => {
+    await requests.addComment(request.caller, request.pathParameters.uuid!, () => (request.body as { text: string }).text);
+    return { statusCode: 201, body: { status: 'Comment added.' } };
+  },
+});

@@ -1,0 +1,180 @@
+/** zod schemas of the requests, request templates and comments endpoints: validation at the edge, and OpenAPI. */
+import * as z from 'zod';
+import { CONTENT_TYPES, INPUT_TYPES, REQUEST_STATUSES } from '../domain/request.ts';
+import { pageQuery } from './common.ts';
+
+const noControl = (value: string) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(value);
+
+const title = z
+  .string()
+  .trim()
+  .min(1, 'This field may not be blank.')
+  .max(255, 'Ensure this field has no more than 255 characters.')
+  .refine(noControl, 'Control characters are not allowed.');
+/** An optional reference (username, label, URL or uuid): "" and null both mean none. */
+const reference = z
+  .string()
+  .trim()
+  .max(255, 'Ensure this field has no more than 255 characters.')
+  .nullable()
+  .transform((value) => (value === '' ? null : value));
+
+const serializedData = z
+  .union([z.record(z.string(), z.unknown()), z.string()], { error: 'Must be a JSON object, or a string holding one.' })
+  .transform((value, ctx) => {
+    if (typeof value !== 'string') return value;
+    if (value.trim() === '') return {};
+    try {
+      const parsed: unknown = JSON.parse(value);
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    } catch {
+      // reported below
+    }
+    ctx.addIssue({ code: 'custom', message: 'Must be a JSON object, or a string holding one.' });
+    return z.NEVER;
+  });
+
+const FIELDS = {
+  title,
+  request_template: z.string().trim().min(1, 'This field may not be blank.'),
+  status: z.enum(REQUEST_STATUSES, { error: (issue) => `"${String(issue.input)}" is not a valid choice.` }),
+  assignee: reference,
+  priority: reference,
+  product_context: reference,
+  content_object: reference,
+  notes: z.string().max(100_000, 'Ensure this field has no more than 100000 characters.'),
+  serialized_data: serializedData,
+  is_private: z.boolean(),
+  cc_emails: z.array(z.email({ error: (issue) => `Enter a valid email address: "${String(issue.input)}".` })).max(50),
+};
+
+/** Fields of the request representation a client may send back; they are ignored. */
+const READ_ONLY = [
+  'uuid',
+  'api_url',
+  'request_template_name',
+  'requester',
+  'content_type',
+  'last_modified_by',
+  'created_date',
+  'last_modified_date',
+  'comments',
+] as const;
+
+function withReadOnly<T extends z.ZodRawShape>(shape: T) {
+  return z
+    .object({ ...shape, ...Object.fromEntries(READ_ONLY.map((field) => [field, z.unknown().optional()])) })
+    .catchall(z.never({ error: 'Unknown field.' }))
+    .transform((value) => {
+      const result: Record<string, unknown> = { ...value };
+      for (const field of READ_ONLY) delete result[field];
+      return result as { [K in keyof T]: z.output<T[K]> };
+    });
+}
+
+export const RequestCreateSchema = withReadOnly({
+  title: FIELDS.title,
+  request_template: FIELDS.request_template,
+  status: FIELDS.status.default('open'),
+  assignee: FIELDS.assignee.default(null),
+  priority: FIELDS.priority.default(null),
+  product_context: FIELDS.product_context.default(null),
+  content_object: FIELDS.content_object.default(null),
+  notes: FIELDS.notes.default(''),
+  serialized_data: FIELDS.serialized_data.default({}),
+  is_private: FIELDS.is_private.default(false),
+  cc_emails: FIELDS.cc_emails.default([]),
+}).meta({ id: 'RequestCreate' });
+
+/** PUT: every writable field must be sent (null where a field allows none). */
+export const RequestUpdateSchema = withReadOnly(FIELDS).meta({ id: 'RequestUpdate' });
+
+export const RequestPatchSchema = withReadOnly({
+  title: FIELDS.title.optional(),
+  request_template: FIELDS.request_template.optional(),
+  status: FIELDS.status.optional(),
+  assignee: FIELDS.assignee.optional(),
+  priority: FIELDS.priority.optional(),
+  product_context: FIELDS.product_context.optional(),
+  content_object: FIELDS.content_object.optional(),
+  notes: FIELDS.notes.optional(),
+  serialized_data: FIELDS.serialized_data.optional(),
+  is_private: FIELDS.is_private.optional(),
+  cc_emails: FIELDS.cc_emails.optional(),
+}).meta({ id: 'RequestPatch' });
+
+export type RequestWrite = Partial<z.output<typeof RequestUpdateSchema>>;
+
+export const CommentSchema = z
+  .object({ uuid: z.uuid(), username: z.string(), text: z.string(), created_date: z.iso.datetime({ offset: true }) })
+  .meta({ id: 'Comment' });
+
+export const RequestSchema = z
+  .object({
+    uuid: z.uuid(),
+    api_url: z.url(),
+    title: z.string(),
+    request_template: z.url(),
+    request_template_name: z.string(),
+    status: z.enum(REQUEST_STATUSES),
+    priority: z.string().nullable(),
+    assignee: z.string().nullable(),
+    requester: z.string(),
+    product_context: z.url().nullable(),
+    content_object: z.url().nullable(),
+    content_type: z.enum(CONTENT_TYPES),
+    notes: z.string(),
+    serialized_data: z.record(z.string(), z.union([z.string(), z.boolean()])),
+    is_private: z.boolean(),
+    cc_emails: z.array(z.string()),
+    last_modified_by: z.string(),
+    created_date: z.iso.datetime({ offset: true }),
+    last_modified_date: z.iso.datetime({ offset: true }),
+    comments: z.array(CommentSchema),
+  })
+  .meta({ id: 'Request' });
+
+export const RequestListQuery = pageQuery({
+  ordering: z
+    .string()
+    .optional()
+    .describe('title, request_template, status, priority, assignee, requester, created_date or last_modified_date; - for descending'),
+  request_template: z.string().optional().describe('Template name or uuid'),
+  status: z.string().optional(),
+  requester: z.string().optional().describe('Username'),
+  assignee: z.string().optional().describe('Username'),
+  priority: z.string().optional().describe('Priority label'),
+  content_type: z.string().optional(),
+  last_modified_date: z.string().optional().describe('On or after: YYYY-MM-DD or an ISO 8601 timestamp'),
+});
+
+export const CommentCreateSchema = z
+  .object({
+    text: z
+      .string()
+      .refine((value) => value.trim().length > 0, 'This field may not be blank.')
+      .refine((value) => value.length <= 100_000, 'Ensure this field has no more than 100000 characters.'),
+  })
+  .catchall(z.never({ error: 'Unknown field.' }))
+  .meta({ id: 'CommentCreate' });
+
+export const QuestionSchema = z.object({
+  label: z.string(),
+  input_type: z.enum(INPUT_TYPES),
+  is_required: z.boolean(),
+});
+
+export const RequestTemplateSchema = z
+  .object({
+    uuid: z.uuid(),
+    api_url: z.url(),
+    name: z.string(),
+    description: z.string(),
+    content_type: z.enum(CONTENT_TYPES),
+    is_active: z.boolean(),
+    questions: z.array(QuestionSchema),
+    form_data_layout: z
+      .record(z.string(), z.string())
+      .describe('One key per question label, in question order: the type of answer serialized_data expects'),
+  })
+  .meta({ id: 'RequestTemplate' });

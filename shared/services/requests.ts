@@ -1,0 +1,436 @@
+/**
+ * The requests service: request templates, requests and their comments, and the request list with
+ * its orderings, filters and exact counts. The list is planned like a query: one sorted index per
+ * ordering, equality filters as index prefixes, counters for the count, and a small range read into
+ * memory only when that is cheaper than walking the ordering.
+ */
+import type { Caller } from '../domain/caller.ts';
+import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../domain/errors.ts';
+import {
+  CONTENT_TYPES,
+  REQUEST_STATUSES,
+  canSee,
+  canUpdate,
+  checkAnswers,
+  compareEntries,
+  counterKey,
+  equalityPrefix,
+  formDataLayout,
+  matchesFilter,
+  parseOrdering,
+  type CountedFilter,
+  type OrderingField,
+  type RequestComment,
+  type RequestEntry,
+  type RequestFilter,
+  type RequestRecord,
+  type RequestStatus,
+  type RequestTemplate,
+} from '../domain/request.ts';
+import { pageLinks, pageRequest, resolvePage, type Page } from '../domain/pagination.ts';
+import { retryOnConflict, isTransactionConflict } from '../store/dynamo.ts';
+import { StaleRequestError, type IndexRange, type RequestStore } from '../store/request-store.ts';
+import type { IdentityStore } from '../store/identity-store.ts';
+import type { ProductService } from './products.ts';
+import { isoWithOffset, productUrl } from './products.ts';
+import type { RequestWrite } from '../schemas/request.ts';
+
+/** Above this many matches, an equality filter is applied while walking the ordering instead of read whole. */
+const MATERIALIZE_LIMIT = 2_000;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface RequestServiceDeps {
+  readonly requests: RequestStore;
+  readonly identity: IdentityStore;
+  readonly products: ProductService;
+  readonly now: () => Date;
+  readonly newUuid: () => string;
+}
+
+export const templateUrl = (baseUrl: string, uuid: string) => `${baseUrl}/api/v2/request_templates/${uuid}/`;
+export const requestUrl = (baseUrl: string, uuid: string) => `${baseUrl}/api/v2/requests/${uuid}/`;
+
+export function templateView(template: RequestTemplate, baseUrl: string) {
+  return {
+    uuid: template.uuid,
+    api_url: templateUrl(baseUrl, template.uuid),
+    name: template.name,
+    description: template.description,
+    content_type: template.contentType,
+    is_active: template.isActive,
+    questions: template.questions.map((q) => ({ label: q.label, input_type: q.inputType, is_required: q.isRequired })),
+    form_data_layout: formDataLayout(template.questions),
+  };
+}
+
+export function commentView(comment: RequestComment) {
+  return { uuid: comment.uuid, username: comment.username, text: comment.text, created_date: comment.createdDate };
+}
+
+export function requestView(request: RequestRecord, comments: readonly RequestComment[], baseUrl: string) {
+  return {
+    uuid: request.uuid,
+    api_url: requestUrl(baseUrl, request.uuid),
+    title: request.title,
+    request_template: templateUrl(baseUrl, request.templateUuid),
+    request_template_name: request.templateName,
+    status: request.status,
+    priority: request.priority,
+    assignee: request.assignee,
+    requester: request.requester,
+    product_context: request.productContext && productUrl(baseUrl, request.productContext),
+    content_object: request.contentObject && productUrl(baseUrl, request.contentObject),
+    content_type: request.contentType,
+    notes: request.notes,
+    serialized_data: request.serializedData,
+    is_private: request.isPrivate,
+    cc_emails: request.ccEmails,
+    last_modified_by: request.lastModifiedBy,
+    created_date: request.createdDate,
+    last_modified_date: request.lastModifiedDate,
+    comments: comments.map(commentView),
+  };
+}
+
+type EqualityFilter = {
+  readonly counted: CountedFilter;
+  /** The value as counted and stored (a template by uuid). */
+  readonly value: string;
+  /** The ordering index on which this filter is a prefix, if any. */
+  readonly index?: { field: OrderingField; prefix: string };
+};
+
+const isRace = (error: unknown) => error instanceof StaleRequestError || isTransactionConflict(error);
+
+export class RequestService {
+  constructor(private readonly deps: RequestServiceDeps) {}
+
+  // --- templates -----------------------------------------------------------------------------
+
+  async listTemplates(caller: Caller, query: Record<string, string | undefined>, listUrl: URL, baseUrl: string) {
+    const request = pageRequest(query);
+    const offset = Number.isFinite(request.page) ? (request.page - 1) * request.pageSize : 0;
+    let result = await this.deps.requests.listTemplates(caller.dataspace, offset, request.pageSize);
+    const page = resolvePage(request, result.count);
+    if (!Number.isFinite(request.page) && page > 1) {
+      result = await this.deps.requests.listTemplates(caller.dataspace, (page - 1) * request.pageSize, request.pageSize);
+    }
+    return {
+      count: result.count,
+      ...pageLinks(listUrl, page, request.pageSize, result.count),
+      results: result.templates.map((template) => templateView(template, baseUrl)),
+    };
+  }
+
+  async retrieveTemplate(caller: Caller, uuid: string, baseUrl: string) {
+    const template = UUID.test(uuid) ? await this.deps.requests.getTemplate(uuid.toLowerCase()) : undefined;
+    if (!template || template.dataspace !== caller.dataspace) throw new NotFoundError();
+    return templateView(template, baseUrl);
+  }
+
+  /** A template of the dataspace by URL, uuid or name. */
+  private async findTemplate(dataspace: string, reference: string): Promise<RequestTemplate | undefined> {
+    const fromUrl = /\/api\/v2\/request_templates\/([0-9a-f-]{36})\/?$/i.exec(reference)?.[1];
+    const uuid = fromUrl ?? (UUID.test(reference) ? reference : undefined);
+    const template = uuid
+      ? await this.deps.requests.getTemplate(uuid.toLowerCase())
+      : await this.deps.requests.getTemplateByName(dataspace, reference);
+    return template?.dataspace === dataspace ? template : undefined;
+  }
+
+  // --- requests ------------------------------------------------------------------------------
+
+  async retrieve(caller: Caller, uuid: string, baseUrl: string) {
+    const found = UUID.test(uuid) ? await this.deps.requests.getWithComments(uuid.toLowerCase()) : undefined;
+    if (!found || !canSee(caller, found.request)) throw new NotFoundError();
+    return requestView(found.request, found.comments, baseUrl);
+  }
+
+  async create(caller: Caller, input: Required<RequestWrite>, baseUrl: string) {
+    const errors: FieldErrors = {};
+    const template = await this.findTemplate(caller.dataspace, input.request_template);
+    if (!template) errors.request_template = [`No request template "${input.request_template}" in this dataspace.`];
+    else if (!template.isActive) errors.request_template = ['This request template is not active.'];
+    const resolved = await this.resolveReferences(caller, input, template, errors);
+    if (Object.keys(errors).length > 0 || !template) throw new ValidationError(errors);
+    const now = isoWithOffset(this.deps.now());
+    const request: RequestRecord = {
+      uuid: this.deps.newUuid(),
+      dataspace: caller.dataspace,
+      title: input.title,
+      templateUuid: template.uuid,
+      templateName: template.name,
+      contentType: template.contentType,
+      status: input.status,
+      notes: input.notes,
+      isPrivate: input.is_private,
+      ccEmails: input.cc_emails,
+      requester: caller.username,
+      lastModifiedBy: caller.username,
+      createdDate: now,
+      lastModifiedDate: now,
+      rev: 0,
+      ...resolved,
+    } as RequestRecord;
+    await retryOnConflict(() => this.deps.requests.create(request), isTransactionConflict);
+    return requestView({ ...request, rev: 1 }, [], baseUrl);
+  }
+
+  /** PUT and PATCH: 404 for who cannot see it, 403 for who may not change it, then the body. */
+  async update(caller: Caller, uuid: string, readInput: () => RequestWrite, baseUrl: string) {
+    const updated = await retryOnConflict(async () => {
+      const before = UUID.test(uuid) ? await this.deps.requests.get(uuid.toLowerCase()) : undefined;
+      if (!before || !canSee(caller, before)) throw new NotFoundError();
+      if (!canUpdate(caller, before)) throw new ForbiddenError();
+      const input = readInput();
+      const errors: FieldErrors = {};
+      const template = await this.deps.requests.getTemplate(before.templateUuid);
+      if (input.request_template !== undefined) {
+        const named = await this.findTemplate(caller.dataspace, input.request_template);
+        if (named?.uuid !== before.templateUuid) errors.request_template = ['The request template cannot be changed.'];
+      }
+      const resolved = await this.resolveReferences(caller, input, template, errors);
+      if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+      const after: RequestRecord = {
+        ...before,
+        ...(input.title !== undefined ? { title: input.title } : {}),
+        ...(input.status !== undefined ? { status: input.status as RequestStatus } : {}),
+        ...(input.notes !== undefined ? { notes: input.notes } : {}),
+        ...(input.is_private !== undefined ? { isPrivate: input.is_private } : {}),
+        ...(input.cc_emails !== undefined ? { ccEmails: input.cc_emails } : {}),
+        ...resolved,
+        lastModifiedBy: caller.username,
+        lastModifiedDate: isoWithOffset(this.deps.now()),
+      };
+      await this.deps.requests.update(before, after);
+      return after;
+    }, isRace);
+    const found = await this.deps.requests.getWithComments(updated.uuid);
+    return requestView(found?.request ?? updated, found?.comments ?? [], baseUrl);
+  }
+
+  /**
+   * Turns the given references (assignee, priority, product context, content object, answers) into
+   * stored values, adding a field error for each that does not resolve. Fields not given are left out.
+   */
+  private async resolveReferences(
+    caller: Caller,
+    input: RequestWrite,
+    template: RequestTemplate | undefined,
+    errors: FieldErrors,
+  ): Promise<Partial<RequestRecord>> {
+    const resolved: { -readonly [K in keyof RequestRecord]?: RequestRecord[K] } = {};
+    if (input.assignee !== undefined) {
+      if (input.assignee === null) resolved.assignee = null;
+      else {
+        const user = await this.deps.identity.getUser(input.assignee);
+        if (user?.dataspace === caller.dataspace) resolved.assignee = user.username;
+        else errors.assignee = [`User "${input.assignee}" does not exist in this dataspace.`];
+      }
+    }
+    if (input.priority !== undefined) {
+      if (input.priority === null) resolved.priority = null;
+      else if (await this.deps.requests.getPriority(caller.dataspace, input.priority)) resolved.priority = input.priority;
+      else errors.priority = [`Priority "${input.priority}" does not exist in this dataspace.`];
+    }
+    for (const [field, key] of [
+      ['product_context', 'productContext'],
+      ['content_object', 'contentObject'],
+    ] as const) {
+      const reference = input[field];
+      if (reference === undefined) continue;
+      if (reference === null) {
+        resolved[key] = null;
+        continue;
+      }
+      const uuid = await this.visibleProduct(caller, reference);
+      if (uuid) resolved[key] = uuid;
+      else errors[field] = [`No product "${reference}" that you can see (give its URL or uuid).`];
+    }
+    if (input.serialized_data !== undefined && template) {
+      const checked = checkAnswers(template.questions, input.serialized_data);
+      if (checked.ok) resolved.serializedData = checked.data;
+      else errors.serialized_data = checked.errors;
+    }
+    return resolved;
+  }
+
+  /** The uuid of a product the caller can see, given by URL or uuid. */
+  private async visibleProduct(caller: Caller, reference: string): Promise<string | undefined> {
+    const uuid = /\/api\/v2\/products\/([0-9a-f-]{36})\/?$/i.exec(reference)?.[1] ?? (UUID.test(reference) ? reference : undefined);
+    if (!uuid) return undefined;
+    try {
+      return (await this.deps.products.authorize(caller, uuid.toLowerCase(), 'view')).uuid;
+    } catch (error) {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  // --- comments ------------------------------------------------------------------------------
+
+  async addComment(caller: Caller, uuid: string, readText: () => string): Promise<void> {
+    const request = UUID.test(uuid) ? await this.deps.requests.get(uuid.toLowerCase()) : undefined;
+    if (!request || !canSee(caller, request)) throw new NotFoundError();
+    const text = readText();
+    await this.deps.requests.addComment(request.uuid, {
+      uuid: this.deps.newUuid(),
+      username: caller.username,
+      text,
+      createdDate: isoWithOffset(this.deps.now()),
+    });
+  }
+
+  // --- the list ------------------------------------------------------------------------------
+
+  async list(caller: Caller, query: Record<string, string | undefined>, listUrl: URL, baseUrl: string): Promise<Page<unknown>> {
+    const request = pageRequest(query);
+    const ordering = parseOrdering(query.ordering);
+    const { equalities, filter } = await this.resolveFilters(caller, query);
+    const dataspace = caller.dataspace;
+    const store = this.deps.requests;
+
+    const offsetOf = (page: number) => (page - 1) * request.pageSize;
+    let count: number;
+    let fetch: (offset: number) => Promise<RequestEntry[]>;
+
+    const single = equalities.length <= 1 && filter.modifiedSince === undefined ? equalities[0] : undefined;
+    const counter = single ? await store.count(dataspace, counterKey(single.counted, single.value)) : undefined;
+    const walk =
+      (equalities.length === 0 && filter.modifiedSince === undefined) ||
+      (single !== undefined && (single.index?.field === ordering.field || !single.index || counter!.total > MATERIALIZE_LIMIT));
+
+    if (walk) {
+      // Walk the ordering's index; an equality on the ordering's own field is a prefix of it.
+      const totals = counter ?? (await store.count(dataspace, counterKey('all')));
+      count = filter.visibleTo === undefined ? totals.total : totals.public + (await this.ownPrivateCount(dataspace, filter));
+      const onOwnField = single?.index?.field === ordering.field;
+      const range: IndexRange = onOwnField ? { prefix: single!.index!.prefix } : {};
+      const rest = onOwnField ? withoutEquality(filter, single!.counted) : filter;
+      fetch = (offset) => store.page(dataspace, ordering.field, ordering.descending, range, rest, offset, request.pageSize);
+    } else {
+      // Read the smallest filtered range whole, finish filtering and sorting in memory.
+      const entries = await this.smallestRange(dataspace, equalities, filter);
+      const matching = entries.filter((entry) => matchesFilter(entry, filter)).sort(compareEntries(ordering));
+      count = matching.length;
+      fetch = async (offset) => matching.slice(offset, offset + request.pageSize);
+    }
+
+    const page = resolvePage(request, count);
+    const entries = await fetch(offsetOf(page));
+    return {
+      count,
+      ...pageLinks(listUrl, page, request.pageSize, count),
+      results: entries.map((entry) => requestView(entry, [], baseUrl)).map(({ comments: _comments, ...rest }) => rest),
+    };
+  }
+
+  /** Private requests the caller is requester or assignee of, matching the filter: read through those two prefixes. */
+  private async ownPrivateCount(dataspace: string, filter: RequestFilter): Promise<number> {
+    const me = filter.visibleTo!;
+    const [asRequester, asAssignee] = await Promise.all([
+      this.deps.requests.entries(dataspace, 'requester', { prefix: equalityPrefix('requester', me) }, filter),
+      this.deps.requests.entries(dataspace, 'assignee', { prefix: equalityPrefix('assignee', me) }, filter),
+    ]);
+    return new Set([...asRequester, ...asAssignee].filter((entry) => entry.isPrivate).map((entry) => entry.uuid)).size;
+  }
+
+  private async smallestRange(dataspace: string, equalities: readonly EqualityFilter[], filter: RequestFilter): Promise<RequestEntry[]> {
+    const indexed = equalities.filter((equality) => equality.index);
+    const sizes = await Promise.all(
+      indexed.map((equality) => this.deps.requests.count(dataspace, counterKey(equality.counted, equality.value))),
+    );
+    let best: EqualityFilter | undefined;
+    let bestSize = Number.POSITIVE_INFINITY;
+    indexed.forEach((equality, i) => {
+      if (sizes[i]!.total < bestSize) [best, bestSize] = [equality, sizes[i]!.total];
+    });
+    if (best && (bestSize <= MATERIALIZE_LIMIT || filter.modifiedSince === undefined)) {
+      return this.deps.requests.entries(dataspace, best.index!.field, { prefix: best.index!.prefix }, filter);
+    }
+    return this.deps.requests.entries(dataspace, 'last_modified_date', { from: filter.modifiedSince! }, filter);
+  }
+
+  /** Resolves the list's filters; a value that cannot match anything of the dataspace is a 400, as in DRF. */
+  private async resolveFilters(caller: Caller, query: Record<string, string | undefined>) {
+    const errors: FieldErrors = {};
+    const equalities: EqualityFilter[] = [];
+    const filter: { -readonly [K in keyof RequestFilter]: RequestFilter[K] } = {};
+    const choice = (field: string, value: string) => {
+      errors[field] = [`Select a valid choice. ${value} is not one of the available choices.`];
+    };
+    const given = (name: string) => (query[name] !== undefined && query[name] !== '' ? query[name] : undefined);
+
+    const status = given('status');
+    if (status !== undefined) {
+      if ((REQUEST_STATUSES as readonly string[]).includes(status)) {
+        filter.status = status as RequestStatus;
+        equalities.push({ counted: 'status', value: status, index: { field: 'status', prefix: equalityPrefix('status', status) } });
+      } else choice('status', status);
+    }
+    const template = given('request_template');
+    if (template !== undefined) {
+      const found = await this.findTemplate(caller.dataspace, template);
+      if (found) {
+        filter.templateUuid = found.uuid;
+        equalities.push({
+          counted: 'template',
+          value: found.uuid,
+          index: { field: 'request_template', prefix: equalityPrefix('request_template', found.name) },
+        });
+      } else choice('request_template', template);
+    }
+    for (const role of ['requester', 'assignee'] as const) {
+      const username = given(role);
+      if (username === undefined) continue;
+      const user = await this.deps.identity.getUser(username);
+      if (user?.dataspace === caller.dataspace) {
+        filter[role] = username;
+        equalities.push({ counted: role, value: username, index: { field: role, prefix: equalityPrefix(role, username) } });
+      } else choice(role, username);
+    }
+    const priority = given('priority');
+    if (priority !== undefined) {
+      if (await this.deps.requests.getPriority(caller.dataspace, priority)) {
+        filter.priority = priority;
+        equalities.push({ counted: 'priority', value: priority, index: { field: 'priority', prefix: equalityPrefix('priority', priority) } });
+      } else choice('priority', priority);
+    }
+    const contentType = given('content_type');
+    if (contentType !== undefined) {
+      if ((CONTENT_TYPES as readonly string[]).includes(contentType)) {
+        filter.contentType = contentType;
+        equalities.push({ counted: 'content_type', value: contentType });
+      } else choice('content_type', contentType);
+    }
+    const modified = given('last_modified_date');
+    if (modified !== undefined) {
+      const instant = parseDateOrTime(modified);
+      if (instant) filter.modifiedSince = isoWithOffset(instant);
+      else errors.last_modified_date = ['Enter a valid date/time.'];
+    }
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    if (!caller.isSuperuser) filter.visibleTo = caller.username;
+    return { equalities, filter: filter as RequestFilter };
+  }
+}
+
+function withoutEquality(filter: RequestFilter, counted: CountedFilter): RequestFilter {
+  const field = ({ status: 'status', requester: 'requester', assignee: 'assignee', priority: 'priority', template: 'templateUuid', content_type: 'contentType' } as const)[counted];
+  const { [field]: _removed, ...rest } = filter;
+  return rest;
+}
+
+/** YYYY-MM-DD (the start of that day, UTC) or an ISO 8601 timestamp with a time zone. */
+export function parseDateOrTime(value: string): Date | undefined {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
+    const date = new Date(`${value}T00:00:00Z`);
+    return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value ? undefined : date;
+  }
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) {
+    const date = new Date(value);
+    return Number.isNaN(date.getTime()) ? undefined : date;
+  }
+  return undefined;
+}

@@ -1,0 +1,400 @@
+/**
+ * Persistence of request templates, priorities, requests, their comments and the list counters.
+ * A request is one item whose eight ordering indexes (GSI2..GSI9) sort the list; each write is a
+ * transaction conditioned on the revision read, carrying the counter changes with it.
+ */
+import {
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { ConflictError } from '../domain/errors.ts';
+import { keys } from '../keys.ts';
+import {
+  ORDERING_FIELDS,
+  counterDeltas,
+  sortKey,
+  type OrderingField,
+  type Priority,
+  type RequestComment,
+  type RequestEntry,
+  type RequestFilter,
+  type RequestRecord,
+  type RequestTemplate,
+} from '../domain/request.ts';
+import {
+  cancellationCode,
+  indexKeys,
+  isConditionFailure,
+  partitionQueryInput,
+  queryAll,
+  queryCount,
+  queryOffset,
+  type Item,
+} from './dynamo.ts';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** The request changed since it was read: read again and retry. */
+export class StaleRequestError extends Error {
+  constructor(uuid: string) {
+    super(`Request ${uuid} changed concurrently`);
+  }
+}
+
+/** Where in an ordering index a list starts: an equality prefix, or everything from a value on. */
+export type IndexRange = { readonly prefix: string } | { readonly from: string } | Record<string, never>;
+
+export class RequestStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  // --- templates and priorities ------------------------------------------------------------
+
+  async getTemplate(uuid: string): Promise<RequestTemplate | undefined> {
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.template(uuid) }));
+    return result.Item ? toTemplate(result.Item) : undefined;
+  }
+
+  async getTemplateByName(dataspace: string, name: string): Promise<RequestTemplate | undefined> {
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.templateName(dataspace, name) }));
+    return result.Item ? this.getTemplate(String(result.Item.templateUuid)) : undefined;
+  }
+
+  /** Creates the template, or updates the one of that name (its uuid stays); true when it changed anything. */
+  async saveTemplate(template: RequestTemplate, existing: RequestTemplate | undefined): Promise<boolean> {
+    const item = {
+      ...keys.template(template.uuid),
+      ...keys.templateInDataspace(template.dataspace, template.name, template.uuid),
+      entity: 'RequestTemplate',
+      uuid: template.uuid,
+      dataspace: template.dataspace,
+      name: template.name,
+      description: template.description,
+      contentType: template.contentType,
+      isActive: template.isActive,
+      questions: template.questions.map((q) => ({ label: q.label, inputType: q.inputType, isRequired: q.isRequired })),
+    };
+    if (existing && JSON.stringify(toTemplate(item)) === JSON.stringify(existing)) return false;
+    await this.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: this.tableName, Item: item } },
+          {
+            Put: {
+              TableName: this.tableName,
+              Item: { ...keys.templateName(template.dataspace, template.name), entity: 'RequestTemplateName', templateUuid: template.uuid },
+              // A name belongs to one template.
+              ConditionExpression: 'attribute_not_exists(PK) OR templateUuid = :uuid',
+              ExpressionAttributeValues: { ':uuid': template.uuid },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  }
+
+  async listTemplates(dataspace: string, offset: number, limit: number): Promise<{ count: number; templates: RequestTemplate[] }> {
+    const input = partitionQueryInput(this.tableName, keys.templatesOfDataspace(dataspace));
+    const count = await queryCount(this.doc, input);
+    const items = offset < count ? await queryOffset(this.doc, input, offset, limit) : [];
+    return { count, templates: items.map(toTemplate) };
+  }
+
+  async getPriority(dataspace: string, label: string): Promise<Priority | undefined> {
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.priority(dataspace, label) }));
+    return result.Item ? { dataspace, label } : undefined;
+  }
+
+  async createPriority(priority: Priority): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...keys.priority(priority.dataspace, priority.label), entity: 'Priority', dataspace: priority.dataspace, label: priority.label },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  // --- requests and comments -----------------------------------------------------------------
+
+  /** The request and its comments, oldest first, in one Query. */
+  async getWithComments(uuid: string): Promise<{ request: RequestRecord; comments: RequestComment[] } | undefined> {
+    const items = await queryAll(this.doc, {
+      ...partitionQueryInput(this.tableName, keys.requestPartition(uuid)),
+      ConsistentRead: true,
+    });
+    const requestItem = items.find((item) => item.entity === 'Request');
+    if (!requestItem) return undefined;
+    return { request: toRequest(requestItem), comments: items.filter((item) => item.entity === 'RequestComment').map(toComment) };
+  }
+
+  async get(uuid: string): Promise<RequestRecord | undefined> {
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.request(uuid), ConsistentRead: true }));
+    return result.Item ? toRequest(result.Item) : undefined;
+  }
+
+  async create(request: RequestRecord): Promise<void> {
+    await this.write(undefined, request);
+  }
+
+  /** Writes `after` over `before` (which must still be the stored revision) with the counter changes. */
+  async update(before: RequestRecord, after: RequestRecord): Promise<void> {
+    await this.write(before, after);
+  }
+
+  /** Adds a comment to a request that must still exist. */
+  async addComment(requestUuid: string, comment: RequestComment): Promise<void> {
+    await this.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            ConditionCheck: {
+              TableName: this.tableName,
+              Key: keys.request(requestUuid),
+              ConditionExpression: 'attribute_exists(PK)',
+            },
+          },
+          {
+            Put: {
+              TableName: this.tableName,
+              Item: {
+                ...keys.comment(requestUuid, comment.createdDate, comment.uuid),
+                entity: 'RequestComment',
+                requestUuid,
+                uuid: comment.uuid,
+                username: comment.username,
+                text: comment.text,
+                createdDate: comment.createdDate,
+              },
+            },
+          },
+        ],
+      }),
+    );
+  }
+
+  // --- the list ------------------------------------------------------------------------------
+
+  async count(dataspace: string, counter: string): Promise<{ total: number; public: number }> {
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.requestCount(dataspace, counter) }));
+    return { total: Number(result.Item?.total ?? 0), public: Number(result.Item?.public ?? 0) };
+  }
+
+  /** One page of an ordering index, filtered in DynamoDB: reads about (offset + limit) / selectivity entries. */
+  async page(
+    dataspace: string,
+    field: OrderingField,
+    descending: boolean,
+    range: IndexRange,
+    filter: RequestFilter,
+    offset: number,
+    limit: number,
+  ): Promise<RequestEntry[]> {
+    const input = this.indexQuery(dataspace, field, descending, range, filter);
+    return (await queryOffset(this.doc, input, offset, limit)).map(toEntry);
+  }
+
+  /** Every entry of an index range that passes the filter (for ranges known to be small). */
+  async entries(dataspace: string, field: OrderingField, range: IndexRange, filter: RequestFilter): Promise<RequestEntry[]> {
+    return (await queryAll(this.doc, this.indexQuery(dataspace, field, false, range, filter))).map(toEntry);
+  }
+
+  private indexQuery(
+    dataspace: string,
+    field: OrderingField,
+    descending: boolean,
+    range: IndexRange,
+    filter: RequestFilter,
+  ): QueryCommandInput {
+    const index = keys.requestOrderingIndex[field];
+    const [pkName, skName] = indexKeys(index);
+    const names: Record<string, string> = { '#pk': pkName };
+    const values: Record<string, unknown> = { ':pk': keys.requestsPartition(dataspace) };
+    let keyCondition = '#pk = :pk';
+    if ('prefix' in range) {
+      names['#sk'] = skName;
+      values[':prefix'] = range.prefix;
+      keyCondition += ' AND begins_with(#sk, :prefix)';
+    } else if ('from' in range) {
+      names['#sk'] = skName;
+      values[':from'] = range.from;
+      keyCondition += ' AND #sk >= :from';
+    }
+    const conditions: string[] = [];
+    const equal = (attribute: string, value: unknown) => {
+      const n = `#f${conditions.length}`;
+      const v = `:f${conditions.length}`;
+      names[n] = attribute;
+      values[v] = value;
+      conditions.push(`${n} = ${v}`);
+    };
+    if (filter.status !== undefined) equal('status', filter.status);
+    if (filter.requester !== undefined) equal('requester', filter.requester);
+    if (filter.assignee !== undefined) equal('assignee', filter.assignee);
+    if (filter.priority !== undefined) equal('priority', filter.priority);
+    if (filter.templateUuid !== undefined) equal('templateUuid', filter.templateUuid);
+    if (filter.contentType !== undefined) equal('contentType', filter.contentType);
+    if (filter.modifiedSince !== undefined) {
+      names['#modified'] = 'lastModifiedDate';
+      values[':since'] = filter.modifiedSince;
+      conditions.push('#modified >= :since');
+    }
+    if (filter.visibleTo !== undefined) {
+      names['#private'] = 'isPrivate';
+      names['#requester'] = 'requester';
+      names['#assignee'] = 'assignee';
+      values[':false'] = false;
+      values[':me'] = filter.visibleTo;
+      conditions.push('(#private = :false OR #requester = :me OR #assignee = :me)');
+    }
+    return {
+      TableName: this.tableName,
+      IndexName: index,
+      KeyConditionExpression: keyCondition,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ScanIndexForward: !descending,
+      ...(conditions.length > 0 ? { FilterExpression: conditions.join(' AND ') } : {}),
+    };
+  }
+
+  private async write(before: RequestRecord | undefined, after: RequestRecord): Promise<void> {
+    const items: TransactItem[] = [
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: requestItem(after),
+          ...(before
+            ? {
+                ConditionExpression: '#rev = :rev',
+                ExpressionAttributeNames: { '#rev': 'rev' },
+                ExpressionAttributeValues: { ':rev': before.rev },
+              }
+            : { ConditionExpression: 'attribute_not_exists(PK)' }),
+        },
+      },
+    ];
+    for (const [counter, delta] of counterDeltas(before, after)) {
+      items.push({
+        Update: {
+          TableName: this.tableName,
+          Key: keys.requestCount(after.dataspace, counter),
+          UpdateExpression: 'SET entity = :entity ADD #total :total, #public :public',
+          ExpressionAttributeNames: { '#total': 'total', '#public': 'public' },
+          ExpressionAttributeValues: { ':entity': 'RequestCount', ':total': delta.total, ':public': delta.public },
+        },
+      });
+    }
+    try {
+      await this.doc.send(new TransactWriteCommand({ TransactItems: items }));
+    } catch (error) {
+      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') {
+        if (before) throw new StaleRequestError(after.uuid);
+        throw new ConflictError('uuid', 'A request with this uuid already exists.');
+      }
+      throw error;
+    }
+  }
+}
+
+function requestItem(request: RequestRecord): Item {
+  const indexes: Item = {};
+  for (const field of ORDERING_FIELDS) {
+    const [pkName, skName] = indexKeys(keys.requestOrderingIndex[field]);
+    indexes[pkName] = keys.requestsPartition(request.dataspace);
+    indexes[skName] = sortKey(field, request);
+  }
+  return {
+    ...keys.request(request.uuid),
+    ...indexes,
+    entity: 'Request',
+    uuid: request.uuid,
+    dataspace: request.dataspace,
+    title: request.title,
+    templateUuid: request.templateUuid,
+    templateName: request.templateName,
+    contentType: request.contentType,
+    status: request.status,
+    priority: request.priority,
+    assignee: request.assignee,
+    requester: request.requester,
+    productContext: request.productContext,
+    contentObject: request.contentObject,
+    notes: request.notes,
+    serializedData: request.serializedData,
+    isPrivate: request.isPrivate,
+    ccEmails: [...request.ccEmails],
+    lastModifiedBy: request.lastModifiedBy,
+    createdDate: request.createdDate,
+    lastModifiedDate: request.lastModifiedDate,
+    rev: request.rev + 1,
+  };
+}
+
+function toRequest(item: Item): RequestRecord {
+  return {
+    uuid: String(item.uuid),
+    dataspace: String(item.dataspace),
+    title: String(item.title),
+    templateUuid: String(item.templateUuid),
+    templateName: String(item.templateName),
+    contentType: item.contentType as RequestRecord['contentType'],
+    status: item.status as RequestRecord['status'],
+    priority: (item.priority as string | null | undefined) ?? null,
+    assignee: (item.assignee as string | null | undefined) ?? null,
+    requester: String(item.requester),
+    productContext: (item.productContext as string | null | undefined) ?? null,
+    contentObject: (item.contentObject as string | null | undefined) ?? null,
+    notes: String(item.notes ?? ''),
+    serializedData: (item.serializedData as RequestRecord['serializedData'] | undefined) ?? {},
+    isPrivate: item.isPrivate === true,
+    ccEmails: (item.ccEmails as string[] | undefined) ?? [],
+    lastModifiedBy: String(item.lastModifiedBy),
+    createdDate: String(item.createdDate),
+    lastModifiedDate: String(item.lastModifiedDate),
+    rev: Number(item.rev ?? 0),
+  };
+}
+
+function toEntry(item: Item): RequestEntry {
+  const sortKeys = {} as Record<OrderingField, string>;
+  for (const field of ORDERING_FIELDS) {
+    const [, skName] = indexKeys(keys.requestOrderingIndex[field]);
+    sortKeys[field] = String(item[skName] ?? '');
+  }
+  return { ...toRequest(item), sortKeys };
+}
+
+function toComment(item: Item): RequestComment {
+  return { uuid: String(item.uuid), username: String(item.username), text: String(item.text), createdDate: String(item.createdDate) };
+}
+
+function toTemplate(item: Item): RequestTemplate {
+  return {
+    uuid: String(item.uuid),
+    dataspace: String(item.dataspace),
+    name: String(item.name),
+    description: String(item.description ?? ''),
+    contentType: item.contentType as RequestTemplate['contentType'],
+    isActive: item.isActive !== false,
+    questions: ((item.questions as Item[] | undefined) ?? []).map((q) => ({
+      label: String(q.label),
+      inputType: q.inputType as RequestTemplate['questions'][number]['inputType'],
+      isRequired: q.isRequired === true,
+    })),
+  };
+}
+
