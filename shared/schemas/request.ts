@@ -37,7 +37,9 @@ const serializedData = z
 const FIELDS = {
   title,
   request_template: z.string().trim().min(1, 'This field may not be blank.'),
-  status: z.enum(REQUEST_STATUSES, { error: (issue) => `"${String(issue.input)}" is not a valid choice.` }),
+  status: z.enum(REQUEST_STATUSES, {
+    error: (issue) => (issue.input === undefined ? 'This field is required.' : `"${String(issue.input)}" is not a valid choice.`),
+  }),
   assignee: reference,
   priority: reference,
   product_context: reference,

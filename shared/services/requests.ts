@@ -36,7 +36,7 @@ import { isoWithOffset, productUrl } from './products.ts';
 import type { RequestWrite } from '../schemas/request.ts';
 
 /** Above this many matches, an equality filter is applied while walking the ordering instead of read whole. */
-const MATERIALIZE_LIMIT = 2_000;
+export const MATERIALIZE_LIMIT = 2_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -46,6 +46,8 @@ export interface RequestServiceDeps {
   readonly products: ProductService;
   readonly now: () => Date;
   readonly newUuid: () => string;
+  /** @default MATERIALIZE_LIMIT; tests lower it to drive every plan on small data. */
+  readonly materializeLimit?: number;
 }
 
 export const templateUrl = (baseUrl: string, uuid: string) => `${baseUrl}/api/v2/request_templates/${uuid}/`;
@@ -104,7 +106,11 @@ type EqualityFilter = {
 const isRace = (error: unknown) => error instanceof StaleRequestError || isTransactionConflict(error);
 
 export class RequestService {
-  constructor(private readonly deps: RequestServiceDeps) {}
+  private readonly materializeLimit: number;
+
+  constructor(private readonly deps: RequestServiceDeps) {
+    this.materializeLimit = deps.materializeLimit ?? MATERIALIZE_LIMIT;
+  }
 
   // --- templates -----------------------------------------------------------------------------
 
@@ -152,7 +158,8 @@ export class RequestService {
     const template = await this.findTemplate(caller.dataspace, input.request_template);
     if (!template) errors.request_template = [`No request template "${input.request_template}" in this dataspace.`];
     else if (!template.isActive) errors.request_template = ['This request template is not active.'];
-    const resolved = await this.resolveReferences(caller, input, template, errors);
+    // Answers are checked only against a template that can be used.
+    const resolved = await this.resolveReferences(caller, input, errors.request_template ? undefined : template, errors);
     if (Object.keys(errors).length > 0 || !template) throw new ValidationError(errors);
     const now = isoWithOffset(this.deps.now());
     const request: RequestRecord = {
@@ -299,7 +306,7 @@ export class RequestService {
     const counter = single ? await store.count(dataspace, counterKey(single.counted, single.value)) : undefined;
     const walk =
       (equalities.length === 0 && filter.modifiedSince === undefined) ||
-      (single !== undefined && (single.index?.field === ordering.field || !single.index || counter!.total > MATERIALIZE_LIMIT));
+      (single !== undefined && (single.index?.field === ordering.field || !single.index || counter!.total > this.materializeLimit));
 
     if (walk) {
       // Walk the ordering's index; an equality on the ordering's own field is a prefix of it.
@@ -346,7 +353,7 @@ export class RequestService {
     indexed.forEach((equality, i) => {
       if (sizes[i]!.total < bestSize) [best, bestSize] = [equality, sizes[i]!.total];
     });
-    if (best && (bestSize <= MATERIALIZE_LIMIT || filter.modifiedSince === undefined)) {
+    if (best && (bestSize <= this.materializeLimit || filter.modifiedSince === undefined)) {
       return this.deps.requests.entries(dataspace, best.index!.field, { prefix: best.index!.prefix }, filter);
     }
     return this.deps.requests.entries(dataspace, 'last_modified_date', { from: filter.modifiedSince! }, filter);
