@@ -2,7 +2,7 @@
  * Seeding helpers for scenarios: a DynamoDB client built the way the handlers build theirs (for
  * seeding, and for floors that make a request's bare DynamoDB calls), and users with API keys.
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createDynamoClient } from '../../shared/aws/clients.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
 import { IdentityStore } from '../../shared/store/identity-store.ts';
@@ -43,4 +43,20 @@ export async function createUserWithKey(doc: DynamoDBDocumentClient, tableName: 
   const apiKey = generateApiKey();
   await store.replaceApiKey(user.username, apiKey, now);
   return apiKey;
+}
+
+/** Writes items with BatchWriteItem, 25 a call, 8 calls at a time, retrying unprocessed items. */
+export async function writeAll(doc: DynamoDBDocumentClient, tableName: string, items: readonly Record<string, unknown>[]): Promise<void> {
+  const batches: Record<string, unknown>[][] = [];
+  for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
+  const worker = async () => {
+    for (let batch = batches.shift(); batch; batch = batches.shift()) {
+      let pending = batch.map((Item) => ({ PutRequest: { Item } }));
+      while (pending.length > 0) {
+        const result = await doc.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+        pending = (result.UnprocessedItems?.[tableName] ?? []) as typeof pending;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
 }

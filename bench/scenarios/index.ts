@@ -5,5 +5,6 @@
 import type { Scenario } from '../lib/scenario.ts';
 import { coldStart } from './cold-start.ts';
 import { permissionFilteredList } from './permission-filtered-list.ts';
+import { requestListScaling } from './request-list-scaling.ts';
 
-export const SCENARIOS: readonly Scenario[] = [permissionFilteredList, coldStart];
+export const SCENARIOS: readonly Scenario[] = [permissionFilteredList, requestListScaling, coldStart];

@@ -4,9 +4,8 @@
  * most twice a superuser's first page, both measured interleaved in the same run.
  */
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Scenario } from '../lib/scenario.ts';
-import { benchDocumentClient, createUserWithKey } from '../lib/seed.ts';
+import { benchDocumentClient, createUserWithKey, writeAll } from '../lib/seed.ts';
 import { timeInterleaved } from '../lib/load.ts';
 import { productCountItem, productSeedItems } from '../../shared/store/product-store.ts';
 import type { Grant, Product } from '../../shared/domain/product.ts';
@@ -15,21 +14,6 @@ const N = 5_000;
 const K = 20;
 const DATASPACE = 'bench-products';
 const REPETITIONS = 60;
-
-async function writeAll(doc: DynamoDBDocumentClient, tableName: string, items: Record<string, unknown>[]): Promise<void> {
-  const batches: Record<string, unknown>[][] = [];
-  for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
-  const worker = async () => {
-    for (let batch = batches.shift(); batch; batch = batches.shift()) {
-      let pending = batch.map((Item) => ({ PutRequest: { Item } }));
-      while (pending.length > 0) {
-        const result = await doc.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-        pending = (result.UnprocessedItems?.[tableName] ?? []) as typeof pending;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: 8 }, worker));
-}
 
 export const permissionFilteredList: Scenario = {
   name: 'permission-filtered list',

@@ -246,8 +246,23 @@ export function counterKey(filter: CountedFilter | 'all', value?: string): strin
   return filter === 'all' ? 'all' : `${filter}=${value}`;
 }
 
+/**
+ * The counter of private requests that `username` may see (as requester or assignee) among those
+ * counted by `key`: with the public part of `key`, what a non-superuser's list counts.
+ */
+export function privateCounterKey(username: string, key: string): string {
+  return `private:${username}:${key}`;
+}
+
 /** The counters a request counts in. */
 export function counterKeys(request: RequestRecord): string[] {
+  const keys = baseCounterKeys(request);
+  if (!request.isPrivate) return keys;
+  const viewers = new Set([request.requester, ...(request.assignee !== null ? [request.assignee] : [])]);
+  return [...keys, ...[...viewers].flatMap((viewer) => keys.map((key) => privateCounterKey(viewer, key)))];
+}
+
+function baseCounterKeys(request: RequestRecord): string[] {
   return [
     counterKey('all'),
     counterKey('status', request.status),
@@ -265,6 +280,8 @@ export interface CounterDelta {
   readonly public: number;
 }
 
+const isPrivateCounter = (key: string) => key.startsWith('private:');
+
 /** What a write (create: no `before`; update: both) changes in each counter; unchanged ones are left out. */
 export function counterDeltas(before: RequestRecord | undefined, after: RequestRecord): Map<string, CounterDelta> {
   const deltas = new Map<string, { total: number; public: number }>();
@@ -272,7 +289,7 @@ export function counterDeltas(before: RequestRecord | undefined, after: RequestR
     for (const key of counterKeys(request)) {
       const delta = deltas.get(key) ?? { total: 0, public: 0 };
       delta.total += sign;
-      if (!request.isPrivate) delta.public += sign;
+      if (!request.isPrivate && !isPrivateCounter(key)) delta.public += sign;
       deltas.set(key, delta);
     }
   };

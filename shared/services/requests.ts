@@ -18,6 +18,7 @@ import {
   formDataLayout,
   matchesFilter,
   parseOrdering,
+  privateCounterKey,
   type CountedFilter,
   type OrderingField,
   type RequestComment,
@@ -35,8 +36,17 @@ import type { ProductService } from './products.ts';
 import { isoWithOffset, productUrl } from './products.ts';
 import type { RequestWrite } from '../schemas/request.ts';
 
-/** Above this many matches, an equality filter is applied while walking the ordering instead of read whole. */
-export const MATERIALIZE_LIMIT = 2_000;
+/**
+ * How the list is served when it could be either way: 'cost' picks the cheaper of walking the
+ * ordering's index and reading the filter's range; tests force one or the other.
+ */
+export type ListPlan = 'cost' | 'walk' | 'read';
+
+/**
+ * With a date filter and equality filters, an equality range of at most this many requests is read
+ * rather than the date range, whose size no counter knows.
+ */
+const SMALL_RANGE = 2_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -46,8 +56,8 @@ export interface RequestServiceDeps {
   readonly products: ProductService;
   readonly now: () => Date;
   readonly newUuid: () => string;
-  /** @default MATERIALIZE_LIMIT; tests lower it to drive every plan on small data. */
-  readonly materializeLimit?: number;
+  /** @default 'cost' */
+  readonly listPlan?: ListPlan;
 }
 
 export const templateUrl = (baseUrl: string, uuid: string) => `${baseUrl}/api/v2/request_templates/${uuid}/`;
@@ -106,10 +116,20 @@ type EqualityFilter = {
 const isRace = (error: unknown) => error instanceof StaleRequestError || isTransactionConflict(error);
 
 export class RequestService {
-  private readonly materializeLimit: number;
+  private readonly plan: ListPlan;
 
   constructor(private readonly deps: RequestServiceDeps) {
-    this.materializeLimit = deps.materializeLimit ?? MATERIALIZE_LIMIT;
+    this.plan = deps.listPlan ?? 'cost';
+  }
+
+  /**
+   * Whether to walk the ordering's index with an equality filter of `matches` out of `total`
+   * requests rather than read those matches whole: a walk reads about (offset + size) · total /
+   * matches entries, a range read reads `matches` entries.
+   */
+  private prefersWalk(matches: number, total: number, wanted: number): boolean {
+    if (this.plan !== 'cost') return this.plan === 'walk';
+    return matches * matches > wanted * total;
   }
 
   // --- templates -----------------------------------------------------------------------------
@@ -302,16 +322,26 @@ export class RequestService {
     let count: number;
     let fetch: (offset: number) => Promise<RequestEntry[]>;
 
+    // One equality filter (or none) is counted exactly by a counter; anything more is counted by reading it.
     const single = equalities.length <= 1 && filter.modifiedSince === undefined ? equalities[0] : undefined;
-    const counter = single ? await store.count(dataspace, counterKey(single.counted, single.value)) : undefined;
+    const [counter, all] = await Promise.all([
+      single ? store.count(dataspace, counterKey(single.counted, single.value)) : undefined,
+      single?.index && single.index.field !== ordering.field ? store.count(dataspace, counterKey('all')) : undefined,
+    ]);
+    const wanted = (Number.isFinite(request.page) ? offsetOf(request.page) : 0) + request.pageSize;
     const walk =
       (equalities.length === 0 && filter.modifiedSince === undefined) ||
-      (single !== undefined && (single.index?.field === ordering.field || !single.index || counter!.total > this.materializeLimit));
+      (single !== undefined &&
+        (single.index?.field === ordering.field || !single.index || this.prefersWalk(counter!.total, all!.total, wanted)));
 
     if (walk) {
       // Walk the ordering's index; an equality on the ordering's own field is a prefix of it.
-      const totals = counter ?? (await store.count(dataspace, counterKey('all')));
-      count = filter.visibleTo === undefined ? totals.total : totals.public + (await this.ownPrivateCount(dataspace, filter));
+      const key = single ? counterKey(single.counted, single.value) : counterKey('all');
+      const totals = counter ?? (await store.count(dataspace, key));
+      count =
+        filter.visibleTo === undefined
+          ? totals.total
+          : totals.public + (await store.count(dataspace, privateCounterKey(filter.visibleTo, key))).total;
       const onOwnField = single?.index?.field === ordering.field;
       const range: IndexRange = onOwnField ? { prefix: single!.index!.prefix } : {};
       const rest = onOwnField ? withoutEquality(filter, single!.counted) : filter;
@@ -333,16 +363,6 @@ export class RequestService {
     };
   }
 
-  /** Private requests the caller is requester or assignee of, matching the filter: read through those two prefixes. */
-  private async ownPrivateCount(dataspace: string, filter: RequestFilter): Promise<number> {
-    const me = filter.visibleTo!;
-    const [asRequester, asAssignee] = await Promise.all([
-      this.deps.requests.entries(dataspace, 'requester', { prefix: equalityPrefix('requester', me) }, filter),
-      this.deps.requests.entries(dataspace, 'assignee', { prefix: equalityPrefix('assignee', me) }, filter),
-    ]);
-    return new Set([...asRequester, ...asAssignee].filter((entry) => entry.isPrivate).map((entry) => entry.uuid)).size;
-  }
-
   private async smallestRange(dataspace: string, equalities: readonly EqualityFilter[], filter: RequestFilter): Promise<RequestEntry[]> {
     const indexed = equalities.filter((equality) => equality.index);
     const sizes = await Promise.all(
@@ -353,7 +373,7 @@ export class RequestService {
     indexed.forEach((equality, i) => {
       if (sizes[i]!.total < bestSize) [best, bestSize] = [equality, sizes[i]!.total];
     });
-    if (best && (bestSize <= this.materializeLimit || filter.modifiedSince === undefined)) {
+    if (best && (filter.modifiedSince === undefined || this.plan === 'read' || bestSize <= SMALL_RANGE)) {
       return this.deps.requests.entries(dataspace, best.index!.field, { prefix: best.index!.prefix }, filter);
     }
     return this.deps.requests.entries(dataspace, 'last_modified_date', { from: filter.modifiedSince! }, filter);

@@ -38,8 +38,8 @@ beforeAll(async () => {
     now: () => new Date((tick += 1000)),
     newUuid: randomUUID,
   };
-  walking = new RequestService({ ...deps, materializeLimit: 0 });
-  reading = new RequestService({ ...deps, materializeLimit: 1_000_000 });
+  walking = new RequestService({ ...deps, listPlan: 'walk' });
+  reading = new RequestService({ ...deps, listPlan: 'read' });
   const base = {
     notes: '',
     serialized_data: {},
