@@ -32,3 +32,18 @@ export function pageQuery<T extends z.ZodRawShape>(filters: T) {
     ...filters,
   });
 }
+
+/**
+ * A request body: the writable fields, plus the read-only fields of the representation, which a
+ * client may send back (GET, modify, PUT) and which are dropped; any other field is "Unknown field.".
+ */
+export function writableObject<T extends z.ZodRawShape>(shape: T, readOnly: readonly string[]) {
+  return z
+    .object({ ...shape, ...Object.fromEntries(readOnly.map((field) => [field, z.unknown().optional()])) })
+    .catchall(z.never({ error: 'Unknown field.' }))
+    .transform((value) => {
+      const result: Record<string, unknown> = { ...value };
+      for (const field of readOnly) delete result[field];
+      return result as { [K in keyof T]: z.output<T[K]> };
+    });
+}

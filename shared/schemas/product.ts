@@ -1,7 +1,7 @@
 /** zod schemas of the products and product-permissions endpoints: validation at the edge, and OpenAPI. */
 import * as z from 'zod';
 import { PRODUCT_PERMISSIONS } from '../domain/product.ts';
-import { pageQuery } from './common.ts';
+import { pageQuery, writableObject } from './common.ts';
 
 /** Text that may be a name or a version: no control characters (they are separators in keys). */
 const text = (max: number) =>
@@ -17,16 +17,7 @@ const version = text(50);
 /** Fields of the product representation that a client may send back and that are ignored. */
 const READ_ONLY = ['uuid', 'api_url', 'created_by', 'dataspace', 'created_date', 'last_modified_date'] as const;
 
-function writable<T extends z.ZodRawShape>(shape: T) {
-  return z
-    .object({ ...shape, ...Object.fromEntries(READ_ONLY.map((field) => [field, z.unknown().optional()])) })
-    .catchall(z.never({ error: 'Unknown field.' }))
-    .transform((value) => {
-      const result: Record<string, unknown> = { ...value };
-      for (const field of READ_ONLY) delete result[field];
-      return result as { [K in keyof T]: z.output<T[K]> };
-    });
-}
+const writable = <T extends z.ZodRawShape>(shape: T) => writableObject(shape, READ_ONLY);
 
 export const ProductCreateSchema = writable({ name, version: version.default('') }).meta({ id: 'ProductCreate' });
 export const ProductUpdateSchema = writable({ name, version }).meta({ id: 'ProductUpdate' });

@@ -1,7 +1,7 @@
 /** zod schemas of the requests, request templates and comments endpoints: validation at the edge, and OpenAPI. */
 import * as z from 'zod';
 import { CONTENT_TYPES, INPUT_TYPES, REQUEST_STATUSES } from '../domain/request.ts';
-import { pageQuery } from './common.ts';
+import { pageQuery, writableObject } from './common.ts';
 
 const noControl = (value: string) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(value);
 
@@ -63,16 +63,7 @@ const READ_ONLY = [
   'comments',
 ] as const;
 
-function withReadOnly<T extends z.ZodRawShape>(shape: T) {
-  return z
-    .object({ ...shape, ...Object.fromEntries(READ_ONLY.map((field) => [field, z.unknown().optional()])) })
-    .catchall(z.never({ error: 'Unknown field.' }))
-    .transform((value) => {
-      const result: Record<string, unknown> = { ...value };
-      for (const field of READ_ONLY) delete result[field];
-      return result as { [K in keyof T]: z.output<T[K]> };
-    });
-}
+const withReadOnly = <T extends z.ZodRawShape>(shape: T) => writableObject(shape, READ_ONLY);
 
 export const RequestCreateSchema = withReadOnly({
   title: FIELDS.title,

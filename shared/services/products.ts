@@ -14,7 +14,9 @@ import {
   type Product,
   type ProductPermission,
 } from '../domain/product.ts';
-import { pageLinks, pageRequest, resolvePage, type Page } from '../domain/pagination.ts';
+import type { Page } from '../domain/pagination.ts';
+import { isUuid } from '../domain/identifiers.ts';
+import { paginate } from './paginate.ts';
 import { isProductRace, type ProductStore } from '../store/product-store.ts';
 import type { IdentityStore } from '../store/identity-store.ts';
 import { retryOnConflict } from '../store/dynamo.ts';
@@ -36,8 +38,6 @@ export interface ProductServiceDeps {
   readonly now: () => Date;
   readonly newUuid: () => string;
 }
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** ISO 8601 with an explicit UTC offset, as the API shows every timestamp. */
 export function isoWithOffset(date: Date): string {
@@ -72,10 +72,11 @@ export class ProductService {
 
   /** The product, if the caller may do `action` on it; otherwise 404 (cannot see it) or 403. */
   async authorize(caller: Caller, uuid: string, action: Action): Promise<Product> {
-    if (!UUID_PATTERN.test(uuid)) throw new NotFoundError();
+    if (!isUuid(uuid)) throw new NotFoundError();
+    const id = uuid.toLowerCase();
     const found = caller.isSuperuser
-      ? await this.deps.products.get(uuid).then((product) => product && { product, grants: [] })
-      : await this.deps.products.getWithGrants(uuid.toLowerCase(), principalsOf(caller));
+      ? await this.deps.products.get(id).then((product) => product && { product, grants: [] })
+      : await this.deps.products.getWithGrants(id, principalsOf(caller));
     if (!found) throw new NotFoundError();
     switch (accessFor(action, caller, found.product, found.grants)) {
       case 'not-found':
@@ -88,21 +89,18 @@ export class ProductService {
   }
 
   async list(caller: Caller, query: Record<string, string | undefined>, listUrl: URL, baseUrl: string): Promise<Page<ProductView>> {
-    const request = pageRequest(query);
     const filters = { name: query.name, version: query.version };
-    const fetchPage = async (offset: number) =>
-      caller.isSuperuser
-        ? this.deps.products.listDataspace(caller.dataspace, filters, offset, request.pageSize)
-        : this.deps.products.listViewable(caller.dataspace, principalsOf(caller), filters, offset, request.pageSize);
-    // The page number is known before the count unless it is "last" or past the end.
-    let result = await fetchPage(Number.isFinite(request.page) ? (request.page - 1) * request.pageSize : 0);
-    const page = resolvePage(request, result.count);
-    if (!Number.isFinite(request.page) && page > 1) result = await fetchPage((page - 1) * request.pageSize);
-    return {
-      count: result.count,
-      ...pageLinks(listUrl, page, request.pageSize, result.count),
-      results: result.products.map((product) => productView(product, baseUrl)),
-    };
+    return paginate(
+      query,
+      listUrl,
+      async (offset, limit) => {
+        const { count, products } = caller.isSuperuser
+          ? await this.deps.products.listDataspace(caller.dataspace, filters, offset, limit)
+          : await this.deps.products.listViewable(caller.dataspace, principalsOf(caller), filters, offset, limit);
+        return { count, items: products };
+      },
+      (product) => productView(product, baseUrl),
+    );
   }
 
   async create(caller: Caller, input: { name: string; version: string }, baseUrl: string): Promise<ProductView> {

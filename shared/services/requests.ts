@@ -29,6 +29,8 @@ import {
   type RequestTemplate,
 } from '../domain/request.ts';
 import { pageLinks, pageRequest, resolvePage, type Page } from '../domain/pagination.ts';
+import { isUuid, uuidOf } from '../domain/identifiers.ts';
+import { paginate } from './paginate.ts';
 import { retryOnConflict, isTransactionConflict } from '../store/dynamo.ts';
 import { StaleRequestError, type IndexRange, type RequestStore } from '../store/request-store.ts';
 import type { IdentityStore } from '../store/identity-store.ts';
@@ -47,8 +49,6 @@ export type ListPlan = 'cost' | 'walk' | 'read';
  * rather than the date range, whose size no counter knows.
  */
 const SMALL_RANGE = 2_000;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface RequestServiceDeps {
   readonly requests: RequestStore;
@@ -135,32 +135,28 @@ export class RequestService {
   // --- templates -----------------------------------------------------------------------------
 
   async listTemplates(caller: Caller, query: Record<string, string | undefined>, listUrl: URL, baseUrl: string) {
-    const request = pageRequest(query);
-    const offset = Number.isFinite(request.page) ? (request.page - 1) * request.pageSize : 0;
-    let result = await this.deps.requests.listTemplates(caller.dataspace, offset, request.pageSize);
-    const page = resolvePage(request, result.count);
-    if (!Number.isFinite(request.page) && page > 1) {
-      result = await this.deps.requests.listTemplates(caller.dataspace, (page - 1) * request.pageSize, request.pageSize);
-    }
-    return {
-      count: result.count,
-      ...pageLinks(listUrl, page, request.pageSize, result.count),
-      results: result.templates.map((template) => templateView(template, baseUrl)),
-    };
+    return paginate(
+      query,
+      listUrl,
+      async (offset, limit) => {
+        const { count, templates } = await this.deps.requests.listTemplates(caller.dataspace, offset, limit);
+        return { count, items: templates };
+      },
+      (template) => templateView(template, baseUrl),
+    );
   }
 
   async retrieveTemplate(caller: Caller, uuid: string, baseUrl: string) {
-    const template = UUID.test(uuid) ? await this.deps.requests.getTemplate(uuid.toLowerCase()) : undefined;
+    const template = isUuid(uuid) ? await this.deps.requests.getTemplate(uuid.toLowerCase()) : undefined;
     if (!template || template.dataspace !== caller.dataspace) throw new NotFoundError();
     return templateView(template, baseUrl);
   }
 
   /** A template of the dataspace by URL, uuid or name. */
   private async findTemplate(dataspace: string, reference: string): Promise<RequestTemplate | undefined> {
-    const fromUrl = /\/api\/v2\/request_templates\/([0-9a-f-]{36})\/?$/i.exec(reference)?.[1];
-    const uuid = fromUrl ?? (UUID.test(reference) ? reference : undefined);
+    const uuid = uuidOf(reference, 'request_templates');
     const template = uuid
-      ? await this.deps.requests.getTemplate(uuid.toLowerCase())
+      ? await this.deps.requests.getTemplate(uuid)
       : await this.deps.requests.getTemplateByName(dataspace, reference);
     return template?.dataspace === dataspace ? template : undefined;
   }
@@ -168,7 +164,7 @@ export class RequestService {
   // --- requests ------------------------------------------------------------------------------
 
   async retrieve(caller: Caller, uuid: string, baseUrl: string) {
-    const found = UUID.test(uuid) ? await this.deps.requests.getWithComments(uuid.toLowerCase()) : undefined;
+    const found = isUuid(uuid) ? await this.deps.requests.getWithComments(uuid.toLowerCase()) : undefined;
     if (!found || !canSee(caller, found.request)) throw new NotFoundError();
     return requestView(found.request, found.comments, baseUrl);
   }
@@ -207,7 +203,7 @@ export class RequestService {
   /** PUT and PATCH: 404 for who cannot see it, 403 for who may not change it, then the body. */
   async update(caller: Caller, uuid: string, readInput: () => RequestWrite, baseUrl: string) {
     const updated = await retryOnConflict(async () => {
-      const before = UUID.test(uuid) ? await this.deps.requests.get(uuid.toLowerCase()) : undefined;
+      const before = isUuid(uuid) ? await this.deps.requests.get(uuid.toLowerCase()) : undefined;
       if (!before || !canSee(caller, before)) throw new NotFoundError();
       if (!canUpdate(caller, before)) throw new ForbiddenError();
       const input = readInput();
@@ -285,10 +281,10 @@ export class RequestService {
 
   /** The uuid of a product the caller can see, given by URL or uuid. */
   private async visibleProduct(caller: Caller, reference: string): Promise<string | undefined> {
-    const uuid = /\/api\/v2\/products\/([0-9a-f-]{36})\/?$/i.exec(reference)?.[1] ?? (UUID.test(reference) ? reference : undefined);
+    const uuid = uuidOf(reference, 'products');
     if (!uuid) return undefined;
     try {
-      return (await this.deps.products.authorize(caller, uuid.toLowerCase(), 'view')).uuid;
+      return (await this.deps.products.authorize(caller, uuid, 'view')).uuid;
     } catch (error) {
       if (error instanceof NotFoundError) return undefined;
       throw error;
@@ -298,7 +294,7 @@ export class RequestService {
   // --- comments ------------------------------------------------------------------------------
 
   async addComment(caller: Caller, uuid: string, readText: () => string): Promise<void> {
-    const request = UUID.test(uuid) ? await this.deps.requests.get(uuid.toLowerCase()) : undefined;
+    const request = isUuid(uuid) ? await this.deps.requests.get(uuid.toLowerCase()) : undefined;
     if (!request || !canSee(caller, request)) throw new NotFoundError();
     const text = readText();
     await this.deps.requests.addComment(request.uuid, {
