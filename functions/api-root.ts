@@ -1,6 +1,6 @@
 /** GET /api/v2/: the list endpoints of the API by name, as DRF's API root answers. */
 import { apiFunction } from '../shared/http/api-handler.ts';
-import { ROUTES } from '../shared/routes.ts';
+import { ROUTES } from '../shared/routes/index.ts';
 import { apiDeps } from '../shared/runtime.ts';
 
 const listEndpoints = ROUTES.filter((route) => route.listName !== undefined && route.method === 'GET');

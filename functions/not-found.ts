@@ -7,7 +7,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { MethodNotAllowedError, NotFoundError } from '../shared/domain/errors.ts';
 import { errorMapper } from '../shared/http/api-handler.ts';
-import { matchPath } from '../shared/routes.ts';
+import { matchPath } from '../shared/routes/index.ts';
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
   .use(errorMapper())

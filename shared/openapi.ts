@@ -3,7 +3,7 @@
  * documented by construction. Pure: the same routes always give the same document.
  */
 import * as z from 'zod';
-import type { Route } from './routes.ts';
+import type { Route } from './routes/index.ts';
 
 type JsonObject = Record<string, unknown>;
 

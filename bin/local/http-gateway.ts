@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { DEFAULT_ROUTE_FUNCTION, matchRoute, routeKey } from '../../shared/routes.ts';
+import { DEFAULT_ROUTE_FUNCTION, matchRoute, routeKey } from '../../shared/routes/index.ts';
 import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
 
 /** API Gateway's own payload limit for HTTP APIs. */

@@ -11,7 +11,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionName } from '../../shared/functions.ts';
-import { DEFAULT_ROUTE_FUNCTION, ROUTES, gatewayPath, type Route } from '../../shared/routes.ts';
+import { DEFAULT_ROUTE_FUNCTION, ROUTES, gatewayPath, type Route } from '../../shared/routes/index.ts';
 import { pascalCase } from '../names.ts';
 
 export interface ThrottleProps {

@@ -15,7 +15,7 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../domain/errors.ts';
-import { ROUTES, routeByKey, type Route } from '../routes.ts';
+import { ROUTES, routeByKey, type Route } from '../routes/index.ts';
 import { errorResponse } from './error-table.ts';
 import { PARSE_OPTIONS, fieldErrorsFromZod } from './validation.ts';
 import { logger } from '../logger.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestTable } from '../support/environment.ts';
 import { startTestGateway } from '../support/gateway.ts';
 import { aUserWithKey } from '../support/factories.ts';
-import { ROUTES } from '../../shared/routes.ts';
+import { ROUTES } from '../../shared/routes/index.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
 
 let env: Awaited<ReturnType<typeof useTestTable>>;

@@ -9,7 +9,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '../../shared/functions.ts';
 import { EVENT_BUS, QUEUES, type QueueName } from '../../shared/resources.ts';
-import { DEFAULT_ROUTE_FUNCTION, ROUTES, routeKey } from '../../shared/routes.ts';
+import { DEFAULT_ROUTE_FUNCTION, ROUTES, routeKey } from '../../shared/routes/index.ts';
 import { TABLE, keyAttributes } from '../../shared/table.ts';
 import { acknowledgments, actionsOf, logicalId, nagFindings, roleStatements, synthesize, type Synthesized } from './helpers.ts';
 

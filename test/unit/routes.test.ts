@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ROUTES, matchPath, matchRoute, routeByKey, routeKey } from '../../shared/routes.ts';
+import { ROUTES, matchPath, matchRoute, routeByKey, routeKey } from '../../shared/routes/index.ts';
 import { FUNCTIONS } from '../../shared/functions.ts';
 import { buildOpenApiDocument } from '../../shared/openapi.ts';
 

@@ -1,0 +1,39 @@
+/**
+ * What a route is: one entry of the route table (shared/routes/index.ts), as plain data, with the
+ * responses most routes share.
+ */
+import type { z } from 'zod';
+import type { FunctionName } from '../functions.ts';
+import { DetailErrorSchema, FieldErrorsSchema } from '../schemas/common.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteResponse {
+  readonly description: string;
+  readonly schema?: z.ZodType;
+}
+
+export interface Route {
+  readonly method: HttpMethod;
+  /** API Gateway path syntax, with DRF's trailing slash: /api/v2/products/{uuid}/ */
+  readonly path: string;
+  readonly function: FunctionName;
+  readonly operationId: string;
+  readonly summary: string;
+  /** Who may call it. Every route of the API needs an API key; finer checks live in the services. */
+  readonly auth: 'api-key';
+  /** Set on list endpoints: the name under which GET /api/v2/ lists it. */
+  readonly listName?: string;
+  readonly query?: z.ZodObject;
+  readonly body?: z.ZodType;
+  /** Body errors answered inside an `errors` object, as DejaCode's permissions endpoint does. */
+  readonly wrapErrors?: boolean;
+  readonly responses: Readonly<Record<number, RouteResponse>>;
+}
+
+
+export const unauthorized: RouteResponse = { description: 'Missing, malformed or unknown API key', schema: DetailErrorSchema };
+export const forbidden: RouteResponse = { description: 'Visible, but the caller may not do this', schema: DetailErrorSchema };
+export const invalid: RouteResponse = { description: 'Invalid body: errors by field', schema: FieldErrorsSchema };
+export const invalidPage: RouteResponse = { description: 'Invalid page.', schema: DetailErrorSchema };
+export const notFound = (what: string): RouteResponse => ({ description: `No such ${what}, or not visible to the caller`, schema: DetailErrorSchema });
