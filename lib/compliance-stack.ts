@@ -95,9 +95,7 @@ export class ComplianceStack extends Stack {
         indexName: gsi.indexName,
         partitionKey: { name: gsi.partitionKey, type: dynamodb.AttributeType.STRING },
         sortKey: { name: gsi.sortKey, type: dynamodb.AttributeType.STRING },
-        ...(gsi.projection === 'ALL'
-          ? { projectionType: dynamodb.ProjectionType.ALL }
-          : { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...gsi.projection] }),
+        projectionType: dynamodb.ProjectionType[gsi.projection],
       });
     }
     return table;

@@ -27,11 +27,25 @@
  *                                                              an equality filter on a field is a prefix of its index
  *   Comment      PK=REQUEST#<uuid>        SK=COMMENT#<created>#<uuid>  a request's comments, oldest first
  *   Request count PK=DS#<ds>#REQCOUNT     SK=<counter key>      exact list counts: all, status=open, requester=bob...
+ *   Catalog object (usage policy, license, package, vulnerability)
+ *                PK=<TYPE>#<uuid>         SK=<TYPE>             get one
+ *                GSI1PK=DS#<ds>#<TYPE>S   GSI1SK=<unique value>␁<uuid>   list a dataspace's, in order
+ *   Unique value PK=DS#<ds>#<TYPE>#<unique value>  SK=UNIQUE   label / key / purl / vulnerability id → uuid
+ *   Product package PK=PRODUCT#<uuid>     SK=PACKAGE#<package uuid>      a product's packages (unique per product)
+ *                GSI1PK=DS#<ds>#PRODUCTPACKAGES  GSI1SK=<created>␁<uuid>  list a dataspace's
+ *                GSI10PK=PACKAGE#<package uuid>#PRODUCTS  GSI10SK=<product uuid>   the products holding a package
+ *   Analysis     PK=PRODUCT#<uuid>        SK=ANALYSIS#<package uuid>#<vulnerability id>  (unique per product package
+ *                                                              and vulnerability; read with the product's packages)
+ *                GSI1PK=DS#<ds>#ANALYSES  GSI1SK=<created>␁<uuid>  list a dataspace's
+ *   Pointer      PK=PRODUCTPACKAGE#<uuid> | ANALYSIS#<uuid>  SK=POINTER   find a product package or analysis by uuid
  *
  * Usernames are global, as in DejaCode (one user belongs to exactly one dataspace); group names are
  * unique within their dataspace. Names never contain '#': the load file and the services reject it.
  */
 export type Key = { PK: string; SK: string };
+
+/** The catalog's object types, as they appear in keys. */
+export type CatalogType = 'USAGEPOLICY' | 'LICENSE' | 'PACKAGE' | 'VULNERABILITY';
 
 export const keys = {
   dataspace: (name: string): Key => ({ PK: 'DATASPACES', SK: `DS#${name}` }),
@@ -110,6 +124,37 @@ export const keys = {
   requestsPartition: (dataspace: string) => `DS#${dataspace}#REQUESTS`,
   requestCount: (dataspace: string, counter: string): Key => ({ PK: `DS#${dataspace}#REQCOUNT`, SK: counter }),
 
+  catalogObject: (type: CatalogType, uuid: string): Key => ({ PK: `${type}#${uuid}`, SK: type }),
+  catalogInDataspace: (type: CatalogType, dataspace: string, unique: string, uuid: string) => ({
+    GSI1PK: `DS#${dataspace}#${type}S`,
+    GSI1SK: `${unique}\u0001${uuid}`,
+  }),
+  catalogOfDataspace: (type: CatalogType, dataspace: string) => ({ index: 'GSI1' as const, indexPK: `DS#${dataspace}#${type}S` }),
+  catalogUnique: (type: CatalogType, dataspace: string, unique: string): Key => ({ PK: `DS#${dataspace}#${type}#${unique}`, SK: 'UNIQUE' }),
+
+  productPackage: (productUuid: string, packageUuid: string): Key => ({ PK: `PRODUCT#${productUuid}`, SK: `PACKAGE#${packageUuid}` }),
+  packagesOfProduct: (productUuid: string) => ({ PK: `PRODUCT#${productUuid}`, skPrefix: 'PACKAGE#' }),
+  productPackageInDataspace: (dataspace: string, createdDate: string, uuid: string) => ({
+    GSI1PK: `DS#${dataspace}#PRODUCTPACKAGES`,
+    GSI1SK: `${createdDate}\u0001${uuid}`,
+  }),
+  productPackagesOfDataspace: (dataspace: string) => ({ index: 'GSI1' as const, indexPK: `DS#${dataspace}#PRODUCTPACKAGES` }),
+  productHoldingPackage: (packageUuid: string, productUuid: string) => ({ GSI10PK: `PACKAGE#${packageUuid}#PRODUCTS`, GSI10SK: productUuid }),
+  productsHoldingPackage: (packageUuid: string) => ({ index: 'GSI10' as const, indexPK: `PACKAGE#${packageUuid}#PRODUCTS` }),
+  analysis: (productUuid: string, packageUuid: string, vulnerabilityId: string): Key => ({
+    PK: `PRODUCT#${productUuid}`,
+    SK: `ANALYSIS#${packageUuid}#${vulnerabilityId}`,
+  }),
+  analysesOfProduct: (productUuid: string) => ({ PK: `PRODUCT#${productUuid}`, skPrefix: 'ANALYSIS#' }),
+  analysisInDataspace: (dataspace: string, createdDate: string, uuid: string) => ({
+    GSI1PK: `DS#${dataspace}#ANALYSES`,
+    GSI1SK: `${createdDate}\u0001${uuid}`,
+  }),
+  analysesOfDataspace: (dataspace: string) => ({ index: 'GSI1' as const, indexPK: `DS#${dataspace}#ANALYSES` }),
+  pointer: (type: 'PRODUCTPACKAGE' | 'ANALYSIS', uuid: string): Key => ({ PK: `${type}#${uuid}`, SK: 'POINTER' }),
+  /** Everything a product holds: itself, its grants, packages and analyses, in one partition. */
+  productPartition: (productUuid: string) => ({ PK: `PRODUCT#${productUuid}` }),
+
   viewablePartition: (dataspace: string, principal: { type: 'user' | 'group'; name: string }) => ({
     index: 'GSI1' as const,
     indexPK: `DS#${dataspace}#VIEWER#${principal.type.toUpperCase()}#${principal.name}`,
@@ -132,4 +177,12 @@ export type EntityType =
   | 'Priority'
   | 'Request'
   | 'RequestComment'
-  | 'RequestCount';
+  | 'RequestCount'
+  | 'UsagePolicy'
+  | 'License'
+  | 'Package'
+  | 'Vulnerability'
+  | 'CatalogUnique'
+  | 'ProductPackage'
+  | 'Analysis'
+  | 'Pointer';

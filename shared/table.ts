@@ -8,8 +8,8 @@ export interface IndexDefinition {
   readonly indexName: string;
   readonly partitionKey: string;
   readonly sortKey: string;
-  /** Attributes copied into the index besides the keys: every one ('ALL'), or the listed ones. */
-  readonly projection: 'ALL' | readonly string[];
+  /** Attributes copied into the index besides the keys: every one, or none. */
+  readonly projection: 'ALL' | 'KEYS_ONLY';
 }
 
 /**
@@ -32,6 +32,8 @@ export const TABLE = {
   globalSecondaryIndexes: [
     { indexName: 'GSI1' as const, partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL' as const },
     ...orderingIndexes,
+    // Reverse lookups answered with keys alone: the products that hold a package.
+    { indexName: 'GSI10' as const, partitionKey: 'GSI10PK', sortKey: 'GSI10SK', projection: 'KEYS_ONLY' as const },
   ] satisfies IndexDefinition[],
   /** NEW_AND_OLD_IMAGES: the stream is the service's outbox, and consumers need both sides of a change. */
   streamViewType: 'NEW_AND_OLD_IMAGES',

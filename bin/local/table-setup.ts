@@ -77,10 +77,7 @@ function indexDefinition(gsi: IndexDefinition) {
       { AttributeName: gsi.partitionKey, KeyType: 'HASH' as const },
       { AttributeName: gsi.sortKey, KeyType: 'RANGE' as const },
     ],
-    Projection:
-      gsi.projection === 'ALL'
-        ? { ProjectionType: 'ALL' as const }
-        : { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...gsi.projection] },
+    Projection: { ProjectionType: gsi.projection },
   };
 }
 

@@ -148,7 +148,7 @@ export class ProductService {
   async destroy(caller: Caller, uuid: string): Promise<void> {
     await retryOnConflict(async () => {
       const product = await this.authorize(caller, uuid, 'delete');
-      await this.deps.products.delete(product, await this.deps.products.listGrants(product.uuid));
+      await this.deps.products.delete(product);
     }, isProductRace);
   }
 

@@ -26,7 +26,7 @@ import {
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** Grants deleted per transaction when a product goes (a transaction holds at most 100 items). */
+/** Items deleted per transaction when a product goes (a transaction holds at most 100 items). */
 const GRANTS_PER_TRANSACTION = 90;
 
 export interface ProductFilters {
@@ -144,7 +144,7 @@ export class ProductStore {
         ? { Delete: { TableName: this.tableName, Key: keys.grant(product.uuid, principal) } }
         : { Put: { TableName: this.tableName, Item: grantItem(product, { principal, permissions }, sortKey) } };
     try {
-      await this.transact([this.bumpRevision(product), grantWrite]);
+      await this.transact([bumpRevision(this.tableName, product), grantWrite]);
     } catch (error) {
       if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(product.uuid);
       throw error;
@@ -152,21 +152,28 @@ export class ProductStore {
   }
 
   /**
-   * Deletes the product, its name reservation and its grants. Grants beyond what one transaction
-   * holds are revoked first, each batch under the revision check, so access only ever shrinks.
+   * Deletes the product, its name reservation and everything in its partition: grants, product
+   * packages and analyses (with their pointers). What one transaction cannot hold is deleted first,
+   * in revision-checked transactions, so access and contents only ever shrink.
    */
-  async delete(product: Product, grants: readonly Grant[]): Promise<void> {
+  async delete(product: Product): Promise<void> {
+    const dependents = await queryAll(this.doc, {
+      ...partitionQueryInput(this.tableName, keys.productPartition(product.uuid)),
+      ConsistentRead: true,
+    });
+    const deletes: TransactItem[] = dependents
+      .filter((item) => item.entity !== 'Product')
+      .flatMap((item) => [
+        { Delete: { TableName: this.tableName, Key: { PK: item.PK, SK: item.SK } } },
+        ...(item.entity === 'ProductPackage' || item.entity === 'Analysis'
+          ? [{ Delete: { TableName: this.tableName, Key: keys.pointer(item.entity === 'Analysis' ? 'ANALYSIS' : 'PRODUCTPACKAGE', String(item.uuid)) } }]
+          : []),
+      ]);
     let current = product;
-    let remaining = grants;
     try {
-      while (remaining.length > GRANTS_PER_TRANSACTION) {
-        const batch = remaining.slice(0, GRANTS_PER_TRANSACTION);
-        await this.transact([
-          this.bumpRevision(current),
-          ...batch.map((grant) => ({ Delete: { TableName: this.tableName, Key: keys.grant(product.uuid, grant.principal) } })),
-        ]);
+      while (deletes.length > GRANTS_PER_TRANSACTION) {
+        await this.transact([bumpRevision(this.tableName, current), ...deletes.splice(0, GRANTS_PER_TRANSACTION)]);
         current = { ...current, rev: current.rev + 1 };
-        remaining = remaining.slice(GRANTS_PER_TRANSACTION);
       }
       await this.transact([
         {
@@ -180,7 +187,7 @@ export class ProductStore {
         },
         { Delete: { TableName: this.tableName, Key: keys.productName(product.dataspace, product.name, product.version) } },
         this.adjustCount(product.dataspace, -1),
-        ...remaining.map((grant) => ({ Delete: { TableName: this.tableName, Key: keys.grant(product.uuid, grant.principal) } })),
+        ...deletes,
       ]);
     } catch (error) {
       if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(product.uuid);
@@ -279,19 +286,6 @@ export class ProductStore {
     };
   }
 
-  private bumpRevision(product: Product): TransactItem {
-    return {
-      Update: {
-        TableName: this.tableName,
-        Key: keys.product(product.uuid),
-        UpdateExpression: 'SET #rev = #rev + :one',
-        ConditionExpression: '#rev = :rev',
-        ExpressionAttributeNames: { '#rev': 'rev' },
-        ExpressionAttributeValues: { ':rev': product.rev, ':one': 1 },
-      },
-    };
-  }
-
   private async transact(items: TransactItem[]): Promise<void> {
     await this.doc.send(new TransactWriteCommand({ TransactItems: items }));
   }
@@ -313,6 +307,20 @@ export function productSeedItems(product: Product, grants: readonly Grant[]): It
 
 export function productCountItem(dataspace: string, count: number): Item {
   return { ...keys.productCount(dataspace), entity: 'ProductCount', count };
+}
+
+/** Serialises a write with every other write to the product (grants, packages, analyses, deletion). */
+export function bumpRevision(tableName: string, product: Product): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.product(product.uuid),
+      UpdateExpression: 'SET #rev = #rev + :one',
+      ConditionExpression: '#rev = :rev',
+      ExpressionAttributeNames: { '#rev': 'rev' },
+      ExpressionAttributeValues: { ':rev': product.rev, ':one': 1 },
+    },
+  };
 }
 
 function nameTaken(): ConflictError {

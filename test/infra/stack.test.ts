@@ -38,10 +38,7 @@ describe('the table', () => {
           { AttributeName: gsi.partitionKey, KeyType: 'HASH' },
           { AttributeName: gsi.sortKey, KeyType: 'RANGE' },
         ],
-        Projection:
-          gsi.projection === 'ALL'
-            ? { ProjectionType: 'ALL' }
-            : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...gsi.projection] },
+        Projection: { ProjectionType: gsi.projection },
       })),
     });
     const [table] = Object.values(synth.template.findResources('AWS::DynamoDB::Table'));

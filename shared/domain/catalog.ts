@@ -1,0 +1,151 @@
+/**
+ * The catalog the policy rules read: usage policies, licenses, packages and vulnerabilities of a
+ * dataspace, and what products hold: product packages and the triage analyses of their
+ * vulnerabilities. Pure types and rules.
+ */
+import type { Caller } from './caller.ts';
+
+export const POLICY_CONTENT_TYPES = ['package', 'license'] as const;
+export type PolicyContentType = (typeof POLICY_CONTENT_TYPES)[number];
+
+export const COMPLIANCE_ALERTS = ['', 'warning', 'error'] as const;
+export type ComplianceAlert = (typeof COMPLIANCE_ALERTS)[number];
+
+/** Triage states; the terminal ones complete an analysis. */
+export const ANALYSIS_STATES = ['resolved', 'resolved_with_pedigree', 'exploitable', 'in_triage', 'false_positive', 'not_affected'] as const;
+export type AnalysisState = (typeof ANALYSIS_STATES)[number];
+export const TERMINAL_STATES: readonly AnalysisState[] = ['resolved', 'resolved_with_pedigree', 'not_affected'];
+
+/** CycloneDX impact-analysis justifications. */
+export const JUSTIFICATIONS = [
+  'code_not_present',
+  'code_not_reachable',
+  'requires_configuration',
+  'requires_dependency',
+  'requires_environment',
+  'protected_by_compiler',
+  'protected_at_runtime',
+  'protected_at_perimeter',
+  'protected_by_mitigating_control',
+] as const;
+export type Justification = (typeof JUSTIFICATIONS)[number];
+
+/** CycloneDX analysis responses. */
+export const RESPONSES = ['can_not_fix', 'rollback', 'update', 'will_not_fix', 'workaround_available'] as const;
+export type AnalysisResponse = (typeof RESPONSES)[number];
+
+interface Stored {
+  readonly uuid: string;
+  readonly dataspace: string;
+  /** Bumped by every write: the optimistic-concurrency token. */
+  readonly rev: number;
+}
+
+export interface UsagePolicy extends Stored {
+  readonly label: string;
+  readonly contentType: PolicyContentType;
+  readonly complianceAlert: ComplianceAlert;
+  readonly description: string;
+}
+
+export interface License extends Stored {
+  readonly key: string;
+  readonly name: string;
+  readonly shortName: string;
+  readonly spdxLicenseKey: string;
+  /** Label of a license usage policy. */
+  readonly usagePolicy: string | null;
+}
+
+/** A vulnerability as a package carries it: enough to score and age it without reading it. */
+export interface PackageVulnerability {
+  readonly riskScore: number | null;
+  /** When the vulnerability was first known to affect the package (ISO 8601). */
+  readonly linkedDate: string;
+}
+
+export interface Package extends Stored {
+  readonly type: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly version: string;
+  readonly qualifiers: Readonly<Record<string, string>>;
+  readonly subpath: string;
+  /** Canonical package URL, built from the parts: unique in the dataspace. */
+  readonly purl: string;
+  readonly filename: string;
+  readonly downloadUrl: string;
+  /** Normalized, or '' for none. */
+  readonly licenseExpression: string;
+  /** The license keys the expression names. */
+  readonly licenseKeys: readonly string[];
+  /** Label of a package usage policy. */
+  readonly usagePolicy: string | null;
+  /** By vulnerability id: kept in step with the vulnerabilities that affect the package. */
+  readonly vulnerabilities: Readonly<Record<string, PackageVulnerability>>;
+}
+
+export interface AffectedPackage {
+  readonly packageUuid: string;
+  readonly linkedDate: string;
+}
+
+export interface Vulnerability extends Stored {
+  readonly vulnerabilityId: string;
+  readonly aliases: readonly string[];
+  readonly summary: string;
+  /** 0.0 to 10.0 with one decimal, or null. */
+  readonly riskScore: number | null;
+  readonly affectedPackages: readonly AffectedPackage[];
+}
+
+export interface ProductPackage {
+  readonly uuid: string;
+  readonly dataspace: string;
+  readonly productUuid: string;
+  readonly packageUuid: string;
+  readonly createdDate: string;
+}
+
+export interface Analysis extends Stored {
+  readonly productUuid: string;
+  readonly productPackageUuid: string;
+  readonly packageUuid: string;
+  readonly vulnerabilityId: string;
+  readonly state: AnalysisState | null;
+  readonly justification: Justification | null;
+  readonly responses: readonly AnalysisResponse[];
+  readonly detail: string;
+  readonly createdDate: string;
+  readonly lastModifiedDate: string;
+}
+
+/** Catalog objects are read by everyone of their dataspace and written by its superusers. */
+export function catalogAccess(caller: Caller, object: { dataspace: string }, write: boolean): 'not-found' | 'forbidden' | 'allowed' {
+  if (object.dataspace !== caller.dataspace) return 'not-found';
+  return write && !caller.isSuperuser ? 'forbidden' : 'allowed';
+}
+
+/** The highest risk score of the package's vulnerabilities, or null when none is scored. */
+export function packageRiskScore(pkg: Pick<Package, 'vulnerabilities'>): number | null {
+  const scores = Object.values(pkg.vulnerabilities)
+    .map((vulnerability) => vulnerability.riskScore)
+    .filter((score): score is number => score !== null);
+  return scores.length > 0 ? Math.max(...scores) : null;
+}
+
+/**
+ * What each package of a vulnerability write must become: the link (with the new score) on every
+ * package it affects now, and no link on those it no longer affects.
+ */
+export function vulnerabilityLinks(
+  before: Vulnerability | undefined,
+  after: Vulnerability | undefined,
+): { set: Map<string, PackageVulnerability>; remove: string[] } {
+  const set = new Map<string, PackageVulnerability>();
+  for (const affected of after?.affectedPackages ?? []) {
+    set.set(affected.packageUuid, { riskScore: after!.riskScore, linkedDate: affected.linkedDate });
+  }
+  const remove = (before?.affectedPackages ?? []).map((a) => a.packageUuid).filter((uuid) => !set.has(uuid));
+  return { set, remove };
+}

@@ -1,0 +1,329 @@
+/**
+ * Persistence of the catalog: usage policies, licenses, packages and vulnerabilities. Each is one item
+ * keyed by uuid, listed through GSI1 in the order of its unique value (label, key, purl, vulnerability
+ * id), whose uniqueness in the dataspace is a reservation item written in the same transaction.
+ * A vulnerability's links live on the packages it affects too, so one read of a package tells its
+ * vulnerabilities and scores.
+ */
+import {
+  GetCommand,
+  TransactWriteCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { keys, type CatalogType } from '../keys.ts';
+import { ConflictError } from '../domain/errors.ts';
+import {
+  vulnerabilityLinks,
+  type License,
+  type Package,
+  type UsagePolicy,
+  type Vulnerability,
+} from '../domain/catalog.ts';
+import { batchGet, cancellationCode, isTransactionConflict, partitionQueryInput, queryCount, queryOffset, type Item } from './dynamo.ts';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+type Stored = { readonly uuid: string; readonly dataspace: string; readonly rev: number };
+
+/** Package updates per transaction when a vulnerability changes its links (a transaction holds 100 items). */
+const LINKS_PER_TRANSACTION = 90;
+
+/** The object changed since it was read: read it again and retry. */
+export class StaleObjectError extends Error {
+  constructor(type: string, uuid: string) {
+    super(`${type} ${uuid} changed concurrently`);
+  }
+}
+
+export const isCatalogRace = (error: unknown) => error instanceof StaleObjectError || isTransactionConflict(error);
+
+interface CollectionSpec<T extends Stored> {
+  readonly type: CatalogType;
+  readonly entity: string;
+  /** The value unique in the dataspace, and the field errors name when it is taken. */
+  readonly unique: (object: T) => string;
+  readonly uniqueField: string;
+  readonly uniqueMessage: string;
+  readonly toAttributes: (object: T) => Item;
+  readonly fromItem: (item: Item) => T;
+}
+
+export interface ListOptions {
+  /** Exact values of attributes, applied as a filter. */
+  readonly equal?: Readonly<Record<string, string>>;
+}
+
+/** One catalog collection: get, list, and create / update / delete under a revision check. */
+export class Collection<T extends Stored> {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly spec: CollectionSpec<T>,
+  ) {}
+
+  async get(uuid: string): Promise<T | undefined> {
+    const result = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.catalogObject(this.spec.type, uuid), ConsistentRead: true }),
+    );
+    return result.Item ? this.spec.fromItem(result.Item) : undefined;
+  }
+
+  /** Objects by unique value (label, key, purl, id); those that do not exist are missing from the map. */
+  async getByUnique(dataspace: string, values: readonly string[]): Promise<Map<string, T>> {
+    const reservations = await batchGet(
+      this.doc,
+      this.tableName,
+      [...new Set(values)].map((value) => keys.catalogUnique(this.spec.type, dataspace, value)),
+    );
+    const objects = await batchGet(
+      this.doc,
+      this.tableName,
+      reservations.map((item) => keys.catalogObject(this.spec.type, String(item.uuid))),
+    );
+    return new Map(objects.map((item) => this.spec.fromItem(item)).map((object) => [this.spec.unique(object), object]));
+  }
+
+  async getMany(uuids: readonly string[]): Promise<T[]> {
+    const items = await batchGet(this.doc, this.tableName, uuids.map((uuid) => keys.catalogObject(this.spec.type, uuid)));
+    return items.map(this.spec.fromItem);
+  }
+
+  /** A page of the dataspace's objects in unique-value order, with the count. */
+  async list(dataspace: string, offset: number, limit: number, options: ListOptions = {}): Promise<{ count: number; items: T[] }> {
+    const input: QueryCommandInput = partitionQueryInput(this.tableName, keys.catalogOfDataspace(this.spec.type, dataspace));
+    const conditions = Object.entries(options.equal ?? {}).map(([attribute, value], i) => {
+      input.ExpressionAttributeNames = { ...input.ExpressionAttributeNames, [`#f${i}`]: attribute };
+      input.ExpressionAttributeValues = { ...input.ExpressionAttributeValues, [`:f${i}`]: value };
+      return `#f${i} = :f${i}`;
+    });
+    if (conditions.length > 0) input.FilterExpression = conditions.join(' AND ');
+    const count = await queryCount(this.doc, input);
+    const items = offset < count ? await queryOffset(this.doc, input, offset, limit) : [];
+    return { count, items: items.map(this.spec.fromItem) };
+  }
+
+  /** The transaction items that write `after` over `before` (create: no before; delete: no after). */
+  writeItems(before: T | undefined, after: T | undefined): TransactItem[] {
+    const { type } = this.spec;
+    const items: TransactItem[] = [];
+    const object = (after ?? before)!;
+    const revision = before
+      ? { ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':rev': before.rev } }
+      : { ConditionExpression: 'attribute_not_exists(PK)' };
+    if (after) {
+      items.push({
+        Put: {
+          TableName: this.tableName,
+          Item: {
+            ...keys.catalogObject(type, after.uuid),
+            ...keys.catalogInDataspace(type, after.dataspace, this.spec.unique(after), after.uuid),
+            entity: this.spec.entity,
+            uuid: after.uuid,
+            dataspace: after.dataspace,
+            ...this.spec.toAttributes(after),
+            rev: after.rev + 1,
+          },
+          ...revision,
+        },
+      });
+    } else {
+      items.push({ Delete: { TableName: this.tableName, Key: keys.catalogObject(type, object.uuid), ...revision } });
+    }
+    const oldUnique = before && this.spec.unique(before);
+    const newUnique = after && this.spec.unique(after);
+    if (oldUnique !== newUnique) {
+      if (oldUnique !== undefined) {
+        items.push({ Delete: { TableName: this.tableName, Key: keys.catalogUnique(type, object.dataspace, oldUnique) } });
+      }
+      if (newUnique !== undefined) {
+        items.push({
+          Put: {
+            TableName: this.tableName,
+            Item: { ...keys.catalogUnique(type, object.dataspace, newUnique), entity: 'CatalogUnique', uuid: object.uuid },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        });
+      }
+    }
+    return items;
+  }
+
+  /** Runs writeItems (plus `extra`) as one transaction, turning failed conditions into domain errors. */
+  async write(before: T | undefined, after: T | undefined, extra: readonly TransactItem[] = []): Promise<void> {
+    const items = this.writeItems(before, after);
+    try {
+      await this.doc.send(new TransactWriteCommand({ TransactItems: [...items, ...extra] }));
+    } catch (error) {
+      this.rethrow(error, items.length);
+    }
+  }
+
+  rethrow(error: unknown, ownItems: number): never {
+    const codes = Array.from({ length: ownItems }, (_, i) => cancellationCode(error, i));
+    if (codes[0] === 'ConditionalCheckFailed') {
+      if (codes.length > 1 && codes.slice(1).includes('ConditionalCheckFailed')) throw this.taken();
+      throw new StaleObjectError(this.spec.entity, '');
+    }
+    if (codes.includes('ConditionalCheckFailed')) throw this.taken();
+    throw error;
+  }
+
+  private taken(): ConflictError {
+    return new ConflictError(this.spec.uniqueField, this.spec.uniqueMessage);
+  }
+}
+
+export class CatalogStore {
+  readonly usagePolicies: Collection<UsagePolicy>;
+  readonly licenses: Collection<License>;
+  readonly packages: Collection<Package>;
+  readonly vulnerabilities: Collection<Vulnerability>;
+
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {
+    this.usagePolicies = new Collection(doc, tableName, {
+      type: 'USAGEPOLICY',
+      entity: 'UsagePolicy',
+      unique: (policy) => policy.label,
+      uniqueField: 'label',
+      uniqueMessage: 'Usage policy with this label already exists.',
+      toAttributes: (p) => ({ label: p.label, contentType: p.contentType, complianceAlert: p.complianceAlert, description: p.description }),
+      fromItem: (item) => ({
+        ...stored(item),
+        label: String(item.label),
+        contentType: item.contentType as UsagePolicy['contentType'],
+        complianceAlert: (item.complianceAlert ?? '') as UsagePolicy['complianceAlert'],
+        description: String(item.description ?? ''),
+      }),
+    });
+    this.licenses = new Collection(doc, tableName, {
+      type: 'LICENSE',
+      entity: 'License',
+      unique: (license) => license.key,
+      uniqueField: 'key',
+      uniqueMessage: 'License with this key already exists.',
+      toAttributes: (l) => ({ key: l.key, name: l.name, shortName: l.shortName, spdxLicenseKey: l.spdxLicenseKey, usagePolicy: l.usagePolicy }),
+      fromItem: (item) => ({
+        ...stored(item),
+        key: String(item.key),
+        name: String(item.name),
+        shortName: String(item.shortName ?? ''),
+        spdxLicenseKey: String(item.spdxLicenseKey ?? ''),
+        usagePolicy: (item.usagePolicy as string | null | undefined) ?? null,
+      }),
+    });
+    this.packages = new Collection(doc, tableName, {
+      type: 'PACKAGE',
+      entity: 'Package',
+      unique: (pkg) => pkg.purl,
+      uniqueField: 'purl',
+      uniqueMessage: 'Package with this purl already exists.',
+      toAttributes: (p) => ({
+        type: p.type,
+        namespace: p.namespace,
+        name: p.name,
+        version: p.version,
+        qualifiers: p.qualifiers,
+        subpath: p.subpath,
+        purl: p.purl,
+        filename: p.filename,
+        downloadUrl: p.downloadUrl,
+        licenseExpression: p.licenseExpression,
+        licenseKeys: [...p.licenseKeys],
+        usagePolicy: p.usagePolicy,
+        vulnerabilities: p.vulnerabilities,
+      }),
+      fromItem: (item) => ({
+        ...stored(item),
+        type: String(item.type),
+        namespace: String(item.namespace ?? ''),
+        name: String(item.name),
+        version: String(item.version ?? ''),
+        qualifiers: (item.qualifiers as Record<string, string> | undefined) ?? {},
+        subpath: String(item.subpath ?? ''),
+        purl: String(item.purl),
+        filename: String(item.filename ?? ''),
+        downloadUrl: String(item.downloadUrl ?? ''),
+        licenseExpression: String(item.licenseExpression ?? ''),
+        licenseKeys: (item.licenseKeys as string[] | undefined) ?? [],
+        usagePolicy: (item.usagePolicy as string | null | undefined) ?? null,
+        vulnerabilities: (item.vulnerabilities as Package['vulnerabilities'] | undefined) ?? {},
+      }),
+    });
+    this.vulnerabilities = new Collection(doc, tableName, {
+      type: 'VULNERABILITY',
+      entity: 'Vulnerability',
+      unique: (v) => v.vulnerabilityId,
+      uniqueField: 'vulnerability_id',
+      uniqueMessage: 'Vulnerability with this vulnerability_id already exists.',
+      toAttributes: (v) => ({
+        vulnerabilityId: v.vulnerabilityId,
+        aliases: [...v.aliases],
+        summary: v.summary,
+        riskScore: v.riskScore,
+        affectedPackages: v.affectedPackages.map((a) => ({ packageUuid: a.packageUuid, linkedDate: a.linkedDate })),
+      }),
+      fromItem: (item) => ({
+        ...stored(item),
+        vulnerabilityId: String(item.vulnerabilityId),
+        aliases: (item.aliases as string[] | undefined) ?? [],
+        summary: String(item.summary ?? ''),
+        riskScore: item.riskScore === null || item.riskScore === undefined ? null : Number(item.riskScore),
+        affectedPackages: ((item.affectedPackages as Item[] | undefined) ?? []).map((a) => ({
+          packageUuid: String(a.packageUuid),
+          linkedDate: String(a.linkedDate),
+        })),
+      }),
+    });
+  }
+
+  /**
+   * Writes a vulnerability and brings the packages it affects (before and after) in line: each
+   * carries the link with the current score, or loses it. The packages are written first, in
+   * transactions of at most 90, and the vulnerability last under its revision check, so a failure
+   * part-way leaves the vulnerability as it was and a retry redoes every package.
+   */
+  async writeVulnerability(before: Vulnerability | undefined, after: Vulnerability | undefined): Promise<void> {
+    const { set, remove } = vulnerabilityLinks(before, after);
+    const id = (after ?? before)!.vulnerabilityId;
+    const updates: TransactItem[] = [
+      ...[...set].map(([packageUuid, link]): TransactItem => ({
+        Update: {
+          TableName: this.tableName,
+          Key: keys.catalogObject('PACKAGE', packageUuid),
+          // The package's revision moves too, so a package write that read the old links fails and retries.
+          UpdateExpression: 'SET vulnerabilities.#id = :link, #rev = #rev + :one',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: { '#id': id, '#rev': 'rev' },
+          ExpressionAttributeValues: { ':link': link, ':one': 1 },
+        },
+      })),
+      ...remove.map((packageUuid): TransactItem => ({
+        Update: {
+          TableName: this.tableName,
+          Key: keys.catalogObject('PACKAGE', packageUuid),
+          UpdateExpression: 'REMOVE vulnerabilities.#id SET #rev = #rev + :one',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: { '#id': id, '#rev': 'rev' },
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      })),
+    ];
+    const own = this.vulnerabilities.writeItems(before, after).length;
+    while (updates.length > LINKS_PER_TRANSACTION) {
+      await this.doc.send(new TransactWriteCommand({ TransactItems: updates.splice(0, LINKS_PER_TRANSACTION) }));
+    }
+    try {
+      await this.doc.send(new TransactWriteCommand({ TransactItems: [...this.vulnerabilities.writeItems(before, after), ...updates] }));
+    } catch (error) {
+      this.vulnerabilities.rethrow(error, own);
+    }
+  }
+}
+
+function stored(item: Item): Stored {
+  return { uuid: String(item.uuid), dataspace: String(item.dataspace), rev: Number(item.rev ?? 0) };
+}

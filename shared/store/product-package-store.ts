@@ -1,0 +1,240 @@
+/**
+ * Persistence of what products hold: product packages and the triage analyses of their
+ * vulnerabilities. Both live in the product's partition, so one Query reads a product with its grants,
+ * packages and analyses; a pointer item finds each by uuid. Every write also bumps the product's
+ * revision, which serialises it with the product's deletion (no orphan survives a delete).
+ */
+import {
+  GetCommand,
+  TransactWriteCommand,
+  type DynamoDBDocumentClient,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { keys } from '../keys.ts';
+import { ConflictError } from '../domain/errors.ts';
+import type { Analysis, ProductPackage } from '../domain/catalog.ts';
+import type { Product } from '../domain/product.ts';
+import { StaleProductError, bumpRevision } from './product-store.ts';
+import { cancellationCode, partitionQueryInput, queryAll, queryCount, queryOffset, type Item } from './dynamo.ts';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** The analysis changed since it was read. */
+export class StaleAnalysisError extends Error {}
+
+export class ProductPackageStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  // --- product packages ----------------------------------------------------------------------
+
+  async get(uuid: string): Promise<ProductPackage | undefined> {
+    const pointer = await this.pointer('PRODUCTPACKAGE', uuid);
+    if (!pointer) return undefined;
+    const result = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.productPackage(String(pointer.productUuid), String(pointer.packageUuid)) }),
+    );
+    return result.Item ? toProductPackage(result.Item) : undefined;
+  }
+
+  async ofProduct(productUuid: string): Promise<ProductPackage[]> {
+    const items = await queryAll(this.doc, { ...partitionQueryInput(this.tableName, keys.packagesOfProduct(productUuid)), ConsistentRead: true });
+    return items.map(toProductPackage);
+  }
+
+  async listDataspace(dataspace: string, offset: number, limit: number): Promise<{ count: number; items: ProductPackage[] }> {
+    const input = partitionQueryInput(this.tableName, keys.productPackagesOfDataspace(dataspace));
+    const count = await queryCount(this.doc, input);
+    const items = offset < count ? await queryOffset(this.doc, input, offset, limit) : [];
+    return { count, items: items.map(toProductPackage) };
+  }
+
+  /** The products that hold a package: one query of the reverse index. */
+  async productsHolding(packageUuid: string): Promise<string[]> {
+    const items = await queryAll(this.doc, partitionQueryInput(this.tableName, keys.productsHoldingPackage(packageUuid)));
+    return items.map((item) => String(item.GSI10SK));
+  }
+
+  /** Adds the package to the product; the same package twice is a ConflictError. */
+  async add(product: Product, productPackage: ProductPackage): Promise<void> {
+    try {
+      await this.transact([
+        bumpRevision(this.tableName, product),
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: {
+              ...keys.productPackage(productPackage.productUuid, productPackage.packageUuid),
+              ...keys.productPackageInDataspace(productPackage.dataspace, productPackage.createdDate, productPackage.uuid),
+              ...keys.productHoldingPackage(productPackage.packageUuid, productPackage.productUuid),
+              entity: 'ProductPackage',
+              uuid: productPackage.uuid,
+              dataspace: productPackage.dataspace,
+              productUuid: productPackage.productUuid,
+              packageUuid: productPackage.packageUuid,
+              createdDate: productPackage.createdDate,
+            },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        this.putPointer('PRODUCTPACKAGE', productPackage.uuid, {
+          productUuid: productPackage.productUuid,
+          packageUuid: productPackage.packageUuid,
+        }),
+      ]);
+    } catch (error) {
+      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(product.uuid);
+      if (cancellationCode(error, 1) === 'ConditionalCheckFailed') {
+        throw new ConflictError('package', 'This package is already in this product.');
+      }
+      throw error;
+    }
+  }
+
+  /** Removes the package from the product, with its analyses. */
+  async remove(product: Product, productPackage: ProductPackage): Promise<void> {
+    const analyses = (await this.analysesOfProduct(product.uuid)).filter((a) => a.productPackageUuid === productPackage.uuid);
+    try {
+      await this.transact([
+        bumpRevision(this.tableName, product),
+        { Delete: { TableName: this.tableName, Key: keys.productPackage(product.uuid, productPackage.packageUuid) } },
+        { Delete: { TableName: this.tableName, Key: keys.pointer('PRODUCTPACKAGE', productPackage.uuid) } },
+        ...analyses.flatMap((analysis) => this.deleteAnalysisItems(analysis)),
+      ]);
+    } catch (error) {
+      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(product.uuid);
+      throw error;
+    }
+  }
+
+  // --- analyses ------------------------------------------------------------------------------
+
+  async getAnalysis(uuid: string): Promise<Analysis | undefined> {
+    const pointer = await this.pointer('ANALYSIS', uuid);
+    if (!pointer) return undefined;
+    const result = await this.doc.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: keys.analysis(String(pointer.productUuid), String(pointer.packageUuid), String(pointer.vulnerabilityId)),
+        ConsistentRead: true,
+      }),
+    );
+    return result.Item ? toAnalysis(result.Item) : undefined;
+  }
+
+  async analysesOfProduct(productUuid: string): Promise<Analysis[]> {
+    const items = await queryAll(this.doc, { ...partitionQueryInput(this.tableName, keys.analysesOfProduct(productUuid)), ConsistentRead: true });
+    return items.map(toAnalysis);
+  }
+
+  async listAnalyses(dataspace: string, offset: number, limit: number): Promise<{ count: number; items: Analysis[] }> {
+    const input = partitionQueryInput(this.tableName, keys.analysesOfDataspace(dataspace));
+    const count = await queryCount(this.doc, input);
+    const items = offset < count ? await queryOffset(this.doc, input, offset, limit) : [];
+    return { count, items: items.map(toAnalysis) };
+  }
+
+  /** Creates (no `before`), updates or deletes (no `after`) an analysis; one per product package and vulnerability. */
+  async writeAnalysis(product: Product, before: Analysis | undefined, after: Analysis | undefined): Promise<void> {
+    const items: TransactItem[] = [bumpRevision(this.tableName, product)];
+    if (after) {
+      items.push({
+        Put: {
+          TableName: this.tableName,
+          Item: {
+            ...keys.analysis(after.productUuid, after.packageUuid, after.vulnerabilityId),
+            ...keys.analysisInDataspace(after.dataspace, after.createdDate, after.uuid),
+            entity: 'Analysis',
+            uuid: after.uuid,
+            dataspace: after.dataspace,
+            productUuid: after.productUuid,
+            productPackageUuid: after.productPackageUuid,
+            packageUuid: after.packageUuid,
+            vulnerabilityId: after.vulnerabilityId,
+            state: after.state,
+            justification: after.justification,
+            responses: [...after.responses],
+            detail: after.detail,
+            createdDate: after.createdDate,
+            lastModifiedDate: after.lastModifiedDate,
+            rev: after.rev + 1,
+          },
+          ...(before
+            ? { ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':rev': before.rev } }
+            : { ConditionExpression: 'attribute_not_exists(PK)' }),
+        },
+      });
+      if (!before) {
+        items.push(
+          this.putPointer('ANALYSIS', after.uuid, {
+            productUuid: after.productUuid,
+            packageUuid: after.packageUuid,
+            vulnerabilityId: after.vulnerabilityId,
+          }),
+        );
+      }
+    } else if (before) {
+      items.push(...this.deleteAnalysisItems(before));
+    }
+    try {
+      await this.transact(items);
+    } catch (error) {
+      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(product.uuid);
+      if (cancellationCode(error, 1) === 'ConditionalCheckFailed') {
+        if (before) throw new StaleAnalysisError();
+        throw new ConflictError('vulnerability_id', 'This product package already has an analysis of this vulnerability.');
+      }
+      throw error;
+    }
+  }
+
+  private deleteAnalysisItems(analysis: Analysis): TransactItem[] {
+    return [
+      { Delete: { TableName: this.tableName, Key: keys.analysis(analysis.productUuid, analysis.packageUuid, analysis.vulnerabilityId) } },
+      { Delete: { TableName: this.tableName, Key: keys.pointer('ANALYSIS', analysis.uuid) } },
+    ];
+  }
+
+  private async pointer(type: 'PRODUCTPACKAGE' | 'ANALYSIS', uuid: string): Promise<Item | undefined> {
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.pointer(type, uuid), ConsistentRead: true }));
+    return result.Item;
+  }
+
+  private putPointer(type: 'PRODUCTPACKAGE' | 'ANALYSIS', uuid: string, target: Item): TransactItem {
+    return { Put: { TableName: this.tableName, Item: { ...keys.pointer(type, uuid), entity: 'Pointer', ...target } } };
+  }
+
+  private async transact(items: TransactItem[]): Promise<void> {
+    await this.doc.send(new TransactWriteCommand({ TransactItems: items }));
+  }
+}
+
+function toProductPackage(item: Item): ProductPackage {
+  return {
+    uuid: String(item.uuid),
+    dataspace: String(item.dataspace),
+    productUuid: String(item.productUuid),
+    packageUuid: String(item.packageUuid),
+    createdDate: String(item.createdDate),
+  };
+}
+
+function toAnalysis(item: Item): Analysis {
+  return {
+    uuid: String(item.uuid),
+    dataspace: String(item.dataspace),
+    rev: Number(item.rev ?? 0),
+    productUuid: String(item.productUuid),
+    productPackageUuid: String(item.productPackageUuid),
+    packageUuid: String(item.packageUuid),
+    vulnerabilityId: String(item.vulnerabilityId),
+    state: (item.state as Analysis['state'] | undefined) ?? null,
+    justification: (item.justification as Analysis['justification'] | undefined) ?? null,
+    responses: (item.responses as Analysis['responses'] | undefined) ?? [],
+    detail: String(item.detail ?? ''),
+    createdDate: String(item.createdDate),
+    lastModifiedDate: String(item.lastModifiedDate),
+  };
+}
