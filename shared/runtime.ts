@@ -12,8 +12,14 @@ import { ProductStore } from './store/product-store.ts';
 import { ProductService } from './services/products.ts';
 import { RequestStore } from './store/request-store.ts';
 import { RequestService } from './services/requests.ts';
+import { CatalogStore } from './store/catalog-store.ts';
+import { ProductPackageStore } from './store/product-package-store.ts';
+import { CatalogService } from './services/catalog.ts';
+import { ProductPackageService } from './services/product-packages.ts';
 
-let stores: { identity: IdentityStore; products: ProductStore; requests: RequestStore } | undefined;
+let stores:
+  | { identity: IdentityStore; products: ProductStore; requests: RequestStore; catalog: CatalogStore; productPackages: ProductPackageStore }
+  | undefined;
 
 function getStores() {
   if (!stores) {
@@ -23,6 +29,8 @@ function getStores() {
       identity: new IdentityStore(doc, config.TABLE_NAME),
       products: new ProductStore(doc, config.TABLE_NAME),
       requests: new RequestStore(doc, config.TABLE_NAME),
+      catalog: new CatalogStore(doc, config.TABLE_NAME),
+      productPackages: new ProductPackageStore(doc, config.TABLE_NAME),
     };
   }
   return stores;
@@ -55,4 +63,26 @@ export function getRequestService(): RequestService {
     newUuid: randomUUID,
   });
   return requestService;
+}
+
+let catalogService: CatalogService | undefined;
+
+export function getCatalogService(): CatalogService {
+  const { catalog, productPackages } = getStores();
+  catalogService ??= new CatalogService({ catalog, productPackages, now: () => new Date(), newUuid: randomUUID });
+  return catalogService;
+}
+
+let productPackageService: ProductPackageService | undefined;
+
+export function getProductPackageService(): ProductPackageService {
+  const { catalog, productPackages } = getStores();
+  productPackageService ??= new ProductPackageService({
+    catalog,
+    productPackages,
+    products: getProductService(),
+    now: () => new Date(),
+    newUuid: randomUUID,
+  });
+  return productPackageService;
 }

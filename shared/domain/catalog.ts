@@ -120,6 +120,11 @@ export interface Analysis extends Stored {
   readonly lastModifiedDate: string;
 }
 
+/** An analysis is complete when its state is terminal (false_positive is not). */
+export function isCompleteAnalysis(analysis: Pick<Analysis, 'state'>): boolean {
+  return analysis.state !== null && TERMINAL_STATES.includes(analysis.state);
+}
+
 /** Catalog objects are read by everyone of their dataspace and written by its superusers. */
 export function catalogAccess(caller: Caller, object: { dataspace: string }, write: boolean): 'not-found' | 'forbidden' | 'allowed' {
   if (object.dataspace !== caller.dataspace) return 'not-found';

@@ -10,7 +10,7 @@ export function isUuid(value: string): boolean {
  * The uuid (lower case) that `reference` names: the uuid itself, or the API URL of that object in
  * `collection` (e.g. https://host/api/v2/products/<uuid>/). Undefined when it is neither.
  */
-export function uuidOf(reference: string, collection: 'products' | 'request_templates' | 'requests'): string | undefined {
+export function uuidOf(reference: string, collection: string): string | undefined {
   const fromUrl = new RegExp(`/api/v2/${collection}/([0-9a-f-]{36})/?$`, 'i').exec(reference)?.[1];
   const candidate = fromUrl ?? reference;
   return isUuid(candidate) ? candidate.toLowerCase() : undefined;

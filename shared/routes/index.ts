@@ -9,10 +9,11 @@ import type { Route } from './route.ts';
 import { CORE_ROUTES } from './core.ts';
 import { PRODUCT_ROUTES } from './products.ts';
 import { REQUEST_ROUTES } from './requests.ts';
+import { CATALOG_ROUTES } from './catalog.ts';
 
 export type { HttpMethod, Route, RouteResponse } from './route.ts';
 
-export const ROUTES: readonly Route[] = [...CORE_ROUTES, ...PRODUCT_ROUTES, ...REQUEST_ROUTES];
+export const ROUTES: readonly Route[] = [...CORE_ROUTES, ...PRODUCT_ROUTES, ...REQUEST_ROUTES, ...CATALOG_ROUTES];
 
 
 /** The function behind API Gateway's $default route: answers paths and methods no route serves. */

@@ -103,6 +103,11 @@ export class ProductService {
     );
   }
 
+  /** Every product the caller can see (their viewer index entries, never the whole dataspace). */
+  async visibleProductUuids(caller: Caller): Promise<string[]> {
+    return this.deps.products.viewableUuids(caller.dataspace, principalsOf(caller));
+  }
+
   async create(caller: Caller, input: { name: string; version: string }, baseUrl: string): Promise<ProductView> {
     const now = isoWithOffset(this.deps.now());
     const product: Product = {

@@ -255,6 +255,16 @@ export class ProductStore {
     return { count: visible.length, products };
   }
 
+  /** The uuids of every product the principals may view: their viewer index entries, keys only. */
+  async viewableUuids(dataspace: string, principals: readonly Principal[]): Promise<string[]> {
+    const entries = await Promise.all(
+      principals.map((principal) =>
+        queryAll(this.doc, { ...partitionQueryInput(this.tableName, keys.viewablePartition(dataspace, principal)), ProjectionExpression: 'GSI1SK' }),
+      ),
+    );
+    return [...new Set(entries.flat().map((item) => parseSortKey(String(item.GSI1SK)).uuid))];
+  }
+
   private async productCount(dataspace: string): Promise<number> {
     const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.productCount(dataspace) }));
     return Number(result.Item?.count ?? 0);

@@ -1,0 +1,39 @@
+/** The catalog: /api/v2/usage_policies/, licenses/, packages/ and vulnerabilities/. */
+import { apiFunction, type ApiRequest } from '../shared/http/api-handler.ts';
+import { apiDeps, getCatalogService } from '../shared/runtime.ts';
+
+const catalog = getCatalogService();
+
+type Body = Record<string, unknown>;
+const body = (request: ApiRequest) => () => request.body as Body;
+const uuid = (request: ApiRequest) => request.pathParameters.uuid!;
+
+export const handler = apiFunction(apiDeps(), {
+  list_usage_policies: async (r) => ({ statusCode: 200, body: await catalog.listUsagePolicies(r.caller, r.query, r.url, r.baseUrl) }),
+  create_usage_policy: async (r) => ({ statusCode: 201, body: await catalog.saveUsagePolicy(r.caller, undefined, body(r), r.baseUrl) }),
+  retrieve_usage_policy: async (r) => ({ statusCode: 200, body: await catalog.retrieveUsagePolicy(r.caller, uuid(r), r.baseUrl) }),
+  update_usage_policy: async (r) => ({ statusCode: 200, body: await catalog.saveUsagePolicy(r.caller, uuid(r), body(r), r.baseUrl) }),
+  partial_update_usage_policy: async (r) => ({ statusCode: 200, body: await catalog.saveUsagePolicy(r.caller, uuid(r), body(r), r.baseUrl) }),
+  destroy_usage_policy: async (r) => (await catalog.deleteUsagePolicy(r.caller, uuid(r)), { statusCode: 204 }),
+
+  list_licenses: async (r) => ({ statusCode: 200, body: await catalog.listLicenses(r.caller, r.query, r.url, r.baseUrl) }),
+  create_license: async (r) => ({ statusCode: 201, body: await catalog.saveLicense(r.caller, undefined, body(r), r.baseUrl) }),
+  retrieve_license: async (r) => ({ statusCode: 200, body: await catalog.retrieveLicense(r.caller, uuid(r), r.baseUrl) }),
+  update_license: async (r) => ({ statusCode: 200, body: await catalog.saveLicense(r.caller, uuid(r), body(r), r.baseUrl) }),
+  partial_update_license: async (r) => ({ statusCode: 200, body: await catalog.saveLicense(r.caller, uuid(r), body(r), r.baseUrl) }),
+  destroy_license: async (r) => (await catalog.deleteLicense(r.caller, uuid(r)), { statusCode: 204 }),
+
+  list_packages: async (r) => ({ statusCode: 200, body: await catalog.listPackages(r.caller, r.query, r.url, r.baseUrl) }),
+  create_package: async (r) => ({ statusCode: 201, body: await catalog.savePackage(r.caller, undefined, body(r), r.baseUrl) }),
+  retrieve_package: async (r) => ({ statusCode: 200, body: await catalog.retrievePackage(r.caller, uuid(r), r.baseUrl) }),
+  update_package: async (r) => ({ statusCode: 200, body: await catalog.savePackage(r.caller, uuid(r), body(r), r.baseUrl) }),
+  partial_update_package: async (r) => ({ statusCode: 200, body: await catalog.savePackage(r.caller, uuid(r), body(r), r.baseUrl) }),
+  destroy_package: async (r) => (await catalog.deletePackage(r.caller, uuid(r)), { statusCode: 204 }),
+
+  list_vulnerabilities: async (r) => ({ statusCode: 200, body: await catalog.listVulnerabilities(r.caller, r.query, r.url, r.baseUrl) }),
+  create_vulnerability: async (r) => ({ statusCode: 201, body: await catalog.saveVulnerability(r.caller, undefined, body(r), r.baseUrl) }),
+  retrieve_vulnerability: async (r) => ({ statusCode: 200, body: await catalog.retrieveVulnerability(r.caller, uuid(r), r.baseUrl) }),
+  update_vulnerability: async (r) => ({ statusCode: 200, body: await catalog.saveVulnerability(r.caller, uuid(r), body(r), r.baseUrl) }),
+  partial_update_vulnerability: async (r) => ({ statusCode: 200, body: await catalog.saveVulnerability(r.caller, uuid(r), body(r), r.baseUrl) }),
+  destroy_vulnerability: async (r) => (await catalog.deleteVulnerability(r.caller, uuid(r)), { statusCode: 204 }),
+});

@@ -1,0 +1,409 @@
+/**
+ * The catalog service: usage policies, licenses, packages and vulnerabilities of a dataspace, read by
+ * all its users and written by its superusers. Each write checks its references (a license's policy,
+ * a package's expression and policy, a vulnerability's packages) and reports every problem at once.
+ */
+import { PackageURL } from 'packageurl-js';
+import type { Caller } from '../domain/caller.ts';
+import {
+  catalogAccess,
+  packageRiskScore,
+  type License,
+  type Package,
+  type UsagePolicy,
+  type Vulnerability,
+} from '../domain/catalog.ts';
+import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../domain/errors.ts';
+import { isUuid } from '../domain/identifiers.ts';
+import { parseLicenseExpression } from '../domain/license-expression.ts';
+import type { Page } from '../domain/pagination.ts';
+import { retryOnConflict } from '../store/dynamo.ts';
+import { isCatalogRace, type CatalogStore, type Collection } from '../store/catalog-store.ts';
+import type { ProductPackageStore } from '../store/product-package-store.ts';
+import { isoWithOffset } from './products.ts';
+import { paginate } from './paginate.ts';
+
+export interface CatalogServiceDeps {
+  readonly catalog: CatalogStore;
+  readonly productPackages: ProductPackageStore;
+  readonly now: () => Date;
+  readonly newUuid: () => string;
+}
+
+type Body = Record<string, unknown>;
+type Stored = { uuid: string; dataspace: string; rev: number };
+
+export const catalogUrl = (baseUrl: string, collection: string, uuid: string) => `${baseUrl}/api/v2/${collection}/${uuid}/`;
+
+export function usagePolicyView(policy: UsagePolicy, baseUrl: string) {
+  return {
+    uuid: policy.uuid,
+    api_url: catalogUrl(baseUrl, 'usage_policies', policy.uuid),
+    label: policy.label,
+    content_type: policy.contentType,
+    compliance_alert: policy.complianceAlert,
+    description: policy.description,
+  };
+}
+
+export function licenseView(license: License, baseUrl: string) {
+  return {
+    uuid: license.uuid,
+    api_url: catalogUrl(baseUrl, 'licenses', license.uuid),
+    key: license.key,
+    name: license.name,
+    short_name: license.shortName,
+    spdx_license_key: license.spdxLicenseKey,
+    usage_policy: license.usagePolicy,
+  };
+}
+
+export function packageView(pkg: Package, baseUrl: string) {
+  return {
+    uuid: pkg.uuid,
+    api_url: catalogUrl(baseUrl, 'packages', pkg.uuid),
+    type: pkg.type,
+    namespace: pkg.namespace,
+    name: pkg.name,
+    version: pkg.version,
+    purl: pkg.purl,
+    filename: pkg.filename,
+    download_url: pkg.downloadUrl,
+    license_expression: pkg.licenseExpression,
+    usage_policy: pkg.usagePolicy,
+    risk_score: packageRiskScore(pkg),
+    affected_by_vulnerabilities: Object.keys(pkg.vulnerabilities).sort(),
+  };
+}
+
+export function vulnerabilityView(vulnerability: Vulnerability, purls: ReadonlyMap<string, string>, baseUrl: string) {
+  return {
+    uuid: vulnerability.uuid,
+    api_url: catalogUrl(baseUrl, 'vulnerabilities', vulnerability.uuid),
+    vulnerability_id: vulnerability.vulnerabilityId,
+    aliases: vulnerability.aliases,
+    summary: vulnerability.summary,
+    risk_score: vulnerability.riskScore,
+    affected_packages: vulnerability.affectedPackages.map((affected) => ({
+      package: catalogUrl(baseUrl, 'packages', affected.packageUuid),
+      purl: purls.get(affected.packageUuid) ?? '',
+      linked_date: affected.linkedDate,
+    })),
+  };
+}
+
+const fail = (errors: FieldErrors) => {
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+};
+
+export class CatalogService {
+  constructor(private readonly deps: CatalogServiceDeps) {}
+
+  private get store() {
+    return this.deps.catalog;
+  }
+
+  /** The object of the caller's dataspace, for reading or (superusers) writing; 404 / 403 otherwise. */
+  private async find<T extends Stored>(collection: Collection<T>, caller: Caller, uuid: string, write: boolean): Promise<T> {
+    const object = isUuid(uuid) ? await collection.get(uuid.toLowerCase()) : undefined;
+    if (!object) throw new NotFoundError();
+    const access = catalogAccess(caller, object, write);
+    if (access === 'not-found') throw new NotFoundError();
+    if (access === 'forbidden') throw new ForbiddenError();
+    return object;
+  }
+
+  private requireSuperuser(caller: Caller): void {
+    if (!caller.isSuperuser) throw new ForbiddenError();
+  }
+
+  private newStored(caller: Caller): Stored {
+    return { uuid: this.deps.newUuid(), dataspace: caller.dataspace, rev: 0 };
+  }
+
+  // --- usage policies ------------------------------------------------------------------------
+
+  async listUsagePolicies(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
+    return paginate(query, url, (offset, limit) => this.store.usagePolicies.list(caller.dataspace, offset, limit), (p) => usagePolicyView(p, baseUrl));
+  }
+
+  async retrieveUsagePolicy(caller: Caller, uuid: string, baseUrl: string) {
+    return usagePolicyView(await this.find(this.store.usagePolicies, caller, uuid, false), baseUrl);
+  }
+
+  async saveUsagePolicy(caller: Caller, uuid: string | undefined, readBody: () => Body, baseUrl: string) {
+    if (!uuid) this.requireSuperuser(caller);
+    const saved = await retryOnConflict(async () => {
+      const before = uuid ? await this.find(this.store.usagePolicies, caller, uuid, true) : undefined;
+      const body = readBody();
+      const after: UsagePolicy = {
+        ...(before ?? this.newStored(caller)),
+        label: (body.label as string | undefined) ?? before!.label,
+        contentType: (body.content_type as UsagePolicy['contentType'] | undefined) ?? before!.contentType,
+        complianceAlert: (body.compliance_alert as UsagePolicy['complianceAlert'] | undefined) ?? before!.complianceAlert,
+        description: (body.description as string | undefined) ?? before!.description,
+      };
+      await this.store.usagePolicies.write(before, after);
+      return after;
+    }, isCatalogRace);
+    return usagePolicyView(saved, baseUrl);
+  }
+
+  async deleteUsagePolicy(caller: Caller, uuid: string): Promise<void> {
+    await retryOnConflict(async () => {
+      const policy = await this.find(this.store.usagePolicies, caller, uuid, true);
+      await this.store.usagePolicies.write(policy, undefined);
+    }, isCatalogRace);
+  }
+
+  /** The policy of this label and content type, or a field error under `field`. */
+  private async policy(dataspace: string, label: string | null, contentType: UsagePolicy['contentType'], errors: FieldErrors): Promise<void> {
+    if (label === null) return;
+    const policy = (await this.store.usagePolicies.getByUnique(dataspace, [label])).get(label);
+    if (!policy || policy.contentType !== contentType) {
+      errors.usage_policy = [`No ${contentType} usage policy "${label}" in this dataspace.`];
+    }
+  }
+
+  // --- licenses ------------------------------------------------------------------------------
+
+  async listLicenses(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
+    return paginate(query, url, (offset, limit) => this.store.licenses.list(caller.dataspace, offset, limit), (l) => licenseView(l, baseUrl));
+  }
+
+  async retrieveLicense(caller: Caller, uuid: string, baseUrl: string) {
+    return licenseView(await this.find(this.store.licenses, caller, uuid, false), baseUrl);
+  }
+
+  async saveLicense(caller: Caller, uuid: string | undefined, readBody: () => Body, baseUrl: string) {
+    if (!uuid) this.requireSuperuser(caller);
+    const saved = await retryOnConflict(async () => {
+      const before = uuid ? await this.find(this.store.licenses, caller, uuid, true) : undefined;
+      const body = readBody();
+      const after: License = {
+        ...(before ?? this.newStored(caller)),
+        key: (body.key as string | undefined) ?? before!.key,
+        name: (body.name as string | undefined) ?? before!.name,
+        shortName: (body.short_name as string | undefined) ?? before!.shortName,
+        spdxLicenseKey: (body.spdx_license_key as string | undefined) ?? before!.spdxLicenseKey,
+        usagePolicy: body.usage_policy !== undefined ? (body.usage_policy as string | null) : before!.usagePolicy,
+      };
+      const errors: FieldErrors = {};
+      await this.policy(caller.dataspace, after.usagePolicy, 'license', errors);
+      fail(errors);
+      await this.store.licenses.write(before, after);
+      return after;
+    }, isCatalogRace);
+    return licenseView(saved, baseUrl);
+  }
+
+  async deleteLicense(caller: Caller, uuid: string): Promise<void> {
+    await retryOnConflict(async () => {
+      const license = await this.find(this.store.licenses, caller, uuid, true);
+      await this.store.licenses.write(license, undefined);
+    }, isCatalogRace);
+  }
+
+  // --- packages ------------------------------------------------------------------------------
+
+  async listPackages(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string): Promise<Page<unknown>> {
+    const equal: Record<string, string> = {};
+    for (const field of ['name', 'version', 'type'] as const) if (query[field]) equal[field] = query[field]!;
+    if (query.purl) {
+      // A purl is unique: one reservation lookup, in its canonical form.
+      const canonical = canonicalPurl(query.purl);
+      const found = canonical ? (await this.store.packages.getByUnique(caller.dataspace, [canonical])).get(canonical) : undefined;
+      const matches = found && Object.entries(equal).every(([field, value]) => found[field as 'name'] === value) ? [found] : [];
+      return paginate(query, url, async (offset, limit) => ({ count: matches.length, items: matches.slice(offset, offset + limit) }), (p) => packageView(p, baseUrl));
+    }
+    return paginate(query, url, (offset, limit) => this.store.packages.list(caller.dataspace, offset, limit, { equal }), (p) => packageView(p, baseUrl));
+  }
+
+  async retrievePackage(caller: Caller, uuid: string, baseUrl: string) {
+    return packageView(await this.find(this.store.packages, caller, uuid, false), baseUrl);
+  }
+
+  async savePackage(caller: Caller, uuid: string | undefined, readBody: () => Body, baseUrl: string) {
+    if (!uuid) this.requireSuperuser(caller);
+    const saved = await retryOnConflict(async () => {
+      const before = uuid ? await this.find(this.store.packages, caller, uuid, true) : undefined;
+      const body = readBody();
+      const errors: FieldErrors = {};
+      const identity = packageIdentity(before, body, errors);
+      let licenseExpression = before?.licenseExpression ?? '';
+      let licenseKeys = before?.licenseKeys ?? [];
+      if (typeof body.license_expression === 'string') {
+        if (body.license_expression === '') [licenseExpression, licenseKeys] = ['', []];
+        else {
+          const parsed = parseLicenseExpression(body.license_expression);
+          if (!parsed.ok) errors.license_expression = [parsed.error];
+          else {
+            const known = await this.store.licenses.getByUnique(caller.dataspace, parsed.keys);
+            const unknown = parsed.keys.filter((key) => !known.has(key));
+            if (unknown.length > 0) errors.license_expression = [`Unknown license key(s) in this dataspace: ${unknown.join(', ')}.`];
+            [licenseExpression, licenseKeys] = [parsed.normalized, parsed.keys];
+          }
+        }
+      }
+      const usagePolicy = body.usage_policy !== undefined ? (body.usage_policy as string | null) : (before?.usagePolicy ?? null);
+      await this.policy(caller.dataspace, usagePolicy, 'package', errors);
+      fail(errors);
+      const after: Package = {
+        ...(before ?? { ...this.newStored(caller), vulnerabilities: {} }),
+        ...identity!,
+        filename: (body.filename as string | undefined) ?? before?.filename ?? '',
+        downloadUrl: (body.download_url as string | undefined) ?? before?.downloadUrl ?? '',
+        licenseExpression,
+        licenseKeys,
+        usagePolicy,
+      };
+      await this.store.packages.write(before, after);
+      return after;
+    }, isCatalogRace);
+    return packageView(saved, baseUrl);
+  }
+
+  async deletePackage(caller: Caller, uuid: string): Promise<void> {
+    await retryOnConflict(async () => {
+      const pkg = await this.find(this.store.packages, caller, uuid, true);
+      const products = await this.deps.productPackages.productsHolding(pkg.uuid);
+      const errors: string[] = [];
+      if (products.length > 0) errors.push(`This package is in ${products.length} product(s); remove it from them first.`);
+      const linked = Object.keys(pkg.vulnerabilities);
+      if (linked.length > 0) errors.push(`Vulnerabilities affect this package (${linked.sort().join(', ')}); unlink them first.`);
+      if (errors.length > 0) throw new ValidationError({ non_field_errors: errors });
+      await this.store.packages.write(pkg, undefined);
+    }, isCatalogRace);
+  }
+
+  // --- vulnerabilities -------------------------------------------------------------------------
+
+  private async vulnerabilityViews(vulnerabilities: Vulnerability[], baseUrl: string) {
+    const packages = await this.store.packages.getMany([...new Set(vulnerabilities.flatMap((v) => v.affectedPackages.map((a) => a.packageUuid)))]);
+    const purls = new Map(packages.map((pkg) => [pkg.uuid, pkg.purl]));
+    return vulnerabilities.map((vulnerability) => vulnerabilityView(vulnerability, purls, baseUrl));
+  }
+
+  async listVulnerabilities(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
+    const page = await paginate(query, url, (offset, limit) => this.store.vulnerabilities.list(caller.dataspace, offset, limit), (v) => v);
+    return { ...page, results: await this.vulnerabilityViews(page.results, baseUrl) };
+  }
+
+  async retrieveVulnerability(caller: Caller, uuid: string, baseUrl: string) {
+    const [view] = await this.vulnerabilityViews([await this.find(this.store.vulnerabilities, caller, uuid, false)], baseUrl);
+    return view!;
+  }
+
+  async saveVulnerability(caller: Caller, uuid: string | undefined, readBody: () => Body, baseUrl: string) {
+    if (!uuid) this.requireSuperuser(caller);
+    const saved = await retryOnConflict(async () => {
+      const before = uuid ? await this.find(this.store.vulnerabilities, caller, uuid, true) : undefined;
+      const body = readBody();
+      const errors: FieldErrors = {};
+      let affectedPackages = before?.affectedPackages ?? [];
+      if (Array.isArray(body.affected_packages)) {
+        affectedPackages = await this.affectedPackages(caller.dataspace, body.affected_packages as { package: string; linked_date?: string }[], before, errors);
+      }
+      fail(errors);
+      const after: Vulnerability = {
+        ...(before ?? this.newStored(caller)),
+        vulnerabilityId: (body.vulnerability_id as string | undefined) ?? before!.vulnerabilityId,
+        aliases: (body.aliases as string[] | undefined) ?? before!.aliases,
+        summary: (body.summary as string | undefined) ?? before!.summary,
+        riskScore: body.risk_score !== undefined ? (body.risk_score as number | null) : before!.riskScore,
+        affectedPackages,
+      };
+      if (before && after.vulnerabilityId !== before.vulnerabilityId && before.affectedPackages.length > 0) {
+        throw new ValidationError({ vulnerability_id: ['The id of a vulnerability that affects packages cannot be changed.'] });
+      }
+      await this.store.writeVulnerability(before, after);
+      return after;
+    }, isCatalogRace);
+    return this.retrieveVulnerability(caller, saved.uuid, baseUrl);
+  }
+
+  async deleteVulnerability(caller: Caller, uuid: string): Promise<void> {
+    await retryOnConflict(async () => {
+      const vulnerability = await this.find(this.store.vulnerabilities, caller, uuid, true);
+      await this.store.writeVulnerability(vulnerability, undefined);
+    }, isCatalogRace);
+  }
+
+  /** Resolves each affected package (uuid or purl) in the dataspace; a package linked before keeps its linked date. */
+  private async affectedPackages(
+    dataspace: string,
+    given: readonly { package: string; linked_date?: string }[],
+    before: Vulnerability | undefined,
+    errors: FieldErrors,
+  ) {
+    const byUuid = await this.store.packages.getMany(given.filter((g) => isUuid(g.package)).map((g) => g.package.toLowerCase()));
+    const purls = given.filter((g) => !isUuid(g.package)).map((g) => canonicalPurl(g.package) ?? g.package);
+    const byPurl = await this.store.packages.getByUnique(dataspace, purls);
+    const known = new Map(byUuid.filter((p) => p.dataspace === dataspace).map((p) => [p.uuid, p]));
+    const linkedBefore = new Map((before?.affectedPackages ?? []).map((a) => [a.packageUuid, a.linkedDate]));
+    const problems: string[] = [];
+    const seen = new Set<string>();
+    const resolved: { packageUuid: string; linkedDate: string }[] = [];
+    given.forEach((entry, i) => {
+      const pkg = isUuid(entry.package) ? known.get(entry.package.toLowerCase()) : byPurl.get(canonicalPurl(entry.package) ?? entry.package);
+      if (!pkg) return problems.push(`[${i}]: no package "${entry.package}" in this dataspace.`);
+      if (seen.has(pkg.uuid)) return problems.push(`[${i}]: package "${entry.package}" is listed twice.`);
+      seen.add(pkg.uuid);
+      const linkedDate = entry.linked_date ? isoWithOffset(new Date(entry.linked_date)) : (linkedBefore.get(pkg.uuid) ?? isoWithOffset(this.deps.now()));
+      resolved.push({ packageUuid: pkg.uuid, linkedDate });
+    });
+    if (problems.length > 0) errors.affected_packages = problems;
+    return resolved;
+  }
+}
+
+/** The canonical form of a purl, or undefined when it does not parse. */
+export function canonicalPurl(purl: string): string | undefined {
+  try {
+    return PackageURL.fromString(purl).toString();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The parts and canonical purl of a package from a body: a `purl`, or its parts (type and name
+ * required), or (on update) the package as it was with the parts given changed.
+ */
+function packageIdentity(before: Package | undefined, body: Body, errors: FieldErrors) {
+  const given = (field: string) => (typeof body[field] === 'string' && body[field] !== '' ? (body[field] as string) : undefined);
+  const parts = ['type', 'namespace', 'name', 'version'] as const;
+  let purl: PackageURL;
+  try {
+    const text = given('purl');
+    if (text !== undefined) {
+      purl = PackageURL.fromString(text);
+      for (const part of parts) {
+        const value = given(part);
+        if (value !== undefined && value !== (purl[part] ?? '')) {
+          errors[part] = [`Does not match the purl, whose ${part} is "${purl[part] ?? ''}".`];
+        }
+      }
+    } else {
+      const value = (part: (typeof parts)[number]) =>
+        body[part] !== undefined ? ((body[part] as string) || undefined) : before ? before[part] || undefined : undefined;
+      if (!value('type') || !value('name')) {
+        errors.purl = ['Give a purl, or at least a type and a name.'];
+        return undefined;
+      }
+      purl = new PackageURL(value('type')!, value('namespace'), value('name')!, value('version'), before?.qualifiers ?? undefined, before?.subpath || undefined);
+    }
+  } catch (error) {
+    errors.purl = [`Not a valid package URL: ${(error as Error).message.replace(/^Invalid purl: /, '')}.`];
+    return undefined;
+  }
+  return {
+    type: purl.type,
+    namespace: purl.namespace ?? '',
+    name: purl.name,
+    version: purl.version ?? '',
+    qualifiers: { ...(purl.qualifiers ?? {}) } as Record<string, string>,
+    subpath: purl.subpath ?? '',
+    purl: purl.toString(),
+  };
+}

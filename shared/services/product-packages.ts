@@ -1,0 +1,266 @@
+/**
+ * What products hold: their packages and the triage analyses of those packages' vulnerabilities.
+ * Reading follows the product (view_product); writing needs change_product on it.
+ */
+import type { Caller } from '../domain/caller.ts';
+import type { Analysis, ProductPackage } from '../domain/catalog.ts';
+import { NotFoundError, ValidationError, type FieldErrors } from '../domain/errors.ts';
+import { isUuid, uuidOf } from '../domain/identifiers.ts';
+import type { Product } from '../domain/product.ts';
+import { retryOnConflict, isTransactionConflict } from '../store/dynamo.ts';
+import type { CatalogStore } from '../store/catalog-store.ts';
+import { StaleAnalysisError, type ProductPackageStore } from '../store/product-package-store.ts';
+import { StaleProductError } from '../store/product-store.ts';
+import { catalogUrl, canonicalPurl, packageView } from './catalog.ts';
+import { isoWithOffset, productUrl, type ProductService } from './products.ts';
+import { paginate } from './paginate.ts';
+
+export interface ProductPackageServiceDeps {
+  readonly productPackages: ProductPackageStore;
+  readonly catalog: CatalogStore;
+  readonly products: ProductService;
+  readonly now: () => Date;
+  readonly newUuid: () => string;
+}
+
+const isRace = (error: unknown) => error instanceof StaleProductError || error instanceof StaleAnalysisError || isTransactionConflict(error);
+
+export function productPackageView(productPackage: ProductPackage, baseUrl: string) {
+  return {
+    uuid: productPackage.uuid,
+    api_url: catalogUrl(baseUrl, 'product_packages', productPackage.uuid),
+    product: productUrl(baseUrl, productPackage.productUuid),
+    package: catalogUrl(baseUrl, 'packages', productPackage.packageUuid),
+    created_date: productPackage.createdDate,
+  };
+}
+
+export function analysisView(analysis: Analysis, baseUrl: string) {
+  return {
+    uuid: analysis.uuid,
+    api_url: catalogUrl(baseUrl, 'vulnerability_analyses', analysis.uuid),
+    product_package: catalogUrl(baseUrl, 'product_packages', analysis.productPackageUuid),
+    vulnerability_id: analysis.vulnerabilityId,
+    state: analysis.state,
+    justification: analysis.justification,
+    responses: analysis.responses,
+    detail: analysis.detail,
+    created_date: analysis.createdDate,
+    last_modified_date: analysis.lastModifiedDate,
+  };
+}
+
+type Body = Record<string, unknown>;
+
+export class ProductPackageService {
+  constructor(private readonly deps: ProductPackageServiceDeps) {}
+
+  /** A product named in a body: its view or change access decides; one the caller cannot see is a field error. */
+  private async productIn(caller: Caller, reference: string, field: string, errors: FieldErrors): Promise<Product | undefined> {
+    const uuid = uuidOf(reference, 'products');
+    try {
+      if (uuid) return await this.deps.products.authorize(caller, uuid, 'change');
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+    errors[field] = [`No product "${reference}" that you can see.`];
+    return undefined;
+  }
+
+  /** The product package and its product, if the caller may `action` the product (404 when it cannot see it). */
+  private async productPackage(caller: Caller, uuid: string, action: 'view' | 'change') {
+    const productPackage = isUuid(uuid) ? await this.deps.productPackages.get(uuid.toLowerCase()) : undefined;
+    if (!productPackage || productPackage.dataspace !== caller.dataspace) throw new NotFoundError();
+    const product = await this.deps.products.authorize(caller, productPackage.productUuid, action);
+    return { productPackage, product };
+  }
+
+  /** The uuids of the products the caller can see, or undefined for "all of the dataspace" (superusers). */
+  private async visibleProducts(caller: Caller, only: string | undefined): Promise<string[] | undefined> {
+    if (only !== undefined) {
+      try {
+        return [(await this.deps.products.authorize(caller, only, 'view')).uuid];
+      } catch (error) {
+        if (error instanceof NotFoundError) throw new ValidationError({ product: [`No product "${only}" that you can see.`] });
+        throw error;
+      }
+    }
+    return caller.isSuperuser ? undefined : this.deps.products.visibleProductUuids(caller);
+  }
+
+  // --- product packages ----------------------------------------------------------------------
+
+  async list(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
+    const products = await this.visibleProducts(caller, query.product || undefined);
+    if (!products) {
+      return paginate(query, url, (offset, limit) => this.deps.productPackages.listDataspace(caller.dataspace, offset, limit), (pp) => productPackageView(pp, baseUrl));
+    }
+    const all = (await Promise.all(products.map((uuid) => this.deps.productPackages.ofProduct(uuid))))
+      .flat()
+      .sort((a, b) => (a.createdDate + a.uuid < b.createdDate + b.uuid ? -1 : 1));
+    return paginate(query, url, async (offset, limit) => ({ count: all.length, items: all.slice(offset, offset + limit) }), (pp) => productPackageView(pp, baseUrl));
+  }
+
+  async retrieve(caller: Caller, uuid: string, baseUrl: string) {
+    return productPackageView((await this.productPackage(caller, uuid, 'view')).productPackage, baseUrl);
+  }
+
+  async add(caller: Caller, readBody: () => Body, baseUrl: string) {
+    const body = readBody();
+    const errors: FieldErrors = {};
+    const product = await this.productIn(caller, body.product as string, 'product', errors);
+    const pkg = await this.packageIn(caller.dataspace, body.package as string);
+    if (!pkg) errors.package = [`No package "${String(body.package)}" in this dataspace.`];
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    const productPackage: ProductPackage = {
+      uuid: this.deps.newUuid(),
+      dataspace: caller.dataspace,
+      productUuid: product!.uuid,
+      packageUuid: pkg!.uuid,
+      createdDate: isoWithOffset(this.deps.now()),
+    };
+    await retryOnConflict(async () => {
+      const current = await this.deps.products.authorize(caller, product!.uuid, 'change');
+      await this.deps.productPackages.add(current, productPackage);
+    }, isRace);
+    return productPackageView(productPackage, baseUrl);
+  }
+
+  async remove(caller: Caller, uuid: string): Promise<void> {
+    await retryOnConflict(async () => {
+      const { productPackage, product } = await this.productPackage(caller, uuid, 'change');
+      await this.deps.productPackages.remove(product, productPackage);
+    }, isRace);
+  }
+
+  /** GET /api/v2/products/{uuid}/packages/: the product's packages, by purl. */
+  async packagesOfProduct(caller: Caller, productUuid: string, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
+    const product = await this.deps.products.authorize(caller, productUuid, 'view');
+    const held = await this.deps.productPackages.ofProduct(product.uuid);
+    const packages = (await this.deps.catalog.packages.getMany(held.map((pp) => pp.packageUuid))).sort((a, b) => (a.purl < b.purl ? -1 : 1));
+    return paginate(query, url, async (offset, limit) => ({ count: packages.length, items: packages.slice(offset, offset + limit) }), (pkg) => packageView(pkg, baseUrl));
+  }
+
+  private async packageIn(dataspace: string, reference: string) {
+    const uuid = uuidOf(reference, 'packages');
+    if (uuid) {
+      const pkg = await this.deps.catalog.packages.get(uuid);
+      return pkg?.dataspace === dataspace ? pkg : undefined;
+    }
+    const purl = canonicalPurl(reference);
+    return purl ? (await this.deps.catalog.packages.getByUnique(dataspace, [purl])).get(purl) : undefined;
+  }
+
+  // --- analyses ------------------------------------------------------------------------------
+
+  async listAnalyses(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
+    const products = await this.visibleProducts(caller, query.product || undefined);
+    if (!products) {
+      return paginate(query, url, (offset, limit) => this.deps.productPackages.listAnalyses(caller.dataspace, offset, limit), (a) => analysisView(a, baseUrl));
+    }
+    const all = (await Promise.all(products.map((uuid) => this.deps.productPackages.analysesOfProduct(uuid))))
+      .flat()
+      .sort((a, b) => (a.createdDate + a.uuid < b.createdDate + b.uuid ? -1 : 1));
+    return paginate(query, url, async (offset, limit) => ({ count: all.length, items: all.slice(offset, offset + limit) }), (a) => analysisView(a, baseUrl));
+  }
+
+  private async analysis(caller: Caller, uuid: string, action: 'view' | 'change') {
+    const analysis = isUuid(uuid) ? await this.deps.productPackages.getAnalysis(uuid.toLowerCase()) : undefined;
+    if (!analysis || analysis.dataspace !== caller.dataspace) throw new NotFoundError();
+    const product = await this.deps.products.authorize(caller, analysis.productUuid, action);
+    return { analysis, product };
+  }
+
+  async retrieveAnalysis(caller: Caller, uuid: string, baseUrl: string) {
+    return analysisView((await this.analysis(caller, uuid, 'view')).analysis, baseUrl);
+  }
+
+  async createAnalysis(caller: Caller, readBody: () => Body, baseUrl: string) {
+    const body = readBody();
+    const errors: FieldErrors = {};
+    const reference = body.product_package as string;
+    const ppUuid = uuidOf(reference, 'product_packages');
+    let target: { productPackage: ProductPackage; product: Product } | undefined;
+    try {
+      if (ppUuid) target = await this.productPackage(caller, ppUuid, 'change');
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+    if (!target) errors.product_package = [`No product package "${reference}" that you can see.`];
+    const vulnerabilityId = body.vulnerability_id as string;
+    if (target) {
+      const pkg = await this.deps.catalog.packages.get(target.productPackage.packageUuid);
+      if (!pkg?.vulnerabilities[vulnerabilityId]) {
+        errors.vulnerability_id = [`Vulnerability "${vulnerabilityId}" does not affect the package of this product package.`];
+      }
+    }
+    checkContent(body, undefined, errors);
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    const now = isoWithOffset(this.deps.now());
+    const analysis: Analysis = {
+      uuid: this.deps.newUuid(),
+      dataspace: caller.dataspace,
+      rev: 0,
+      productUuid: target!.product.uuid,
+      productPackageUuid: target!.productPackage.uuid,
+      packageUuid: target!.productPackage.packageUuid,
+      vulnerabilityId,
+      state: (body.state as Analysis['state']) ?? null,
+      justification: (body.justification as Analysis['justification']) ?? null,
+      responses: [...new Set((body.responses as Analysis['responses']) ?? [])],
+      detail: (body.detail as string) ?? '',
+      createdDate: now,
+      lastModifiedDate: now,
+    };
+    await retryOnConflict(async () => {
+      const product = await this.deps.products.authorize(caller, analysis.productUuid, 'change');
+      await this.deps.productPackages.writeAnalysis(product, undefined, analysis);
+    }, isRace);
+    return analysisView(analysis, baseUrl);
+  }
+
+  async updateAnalysis(caller: Caller, uuid: string, readBody: () => Body, baseUrl: string) {
+    const updated = await retryOnConflict(async () => {
+      const { analysis: before, product } = await this.analysis(caller, uuid, 'change');
+      const body = readBody();
+      const errors: FieldErrors = {};
+      if (body.product_package !== undefined && uuidOf(body.product_package as string, 'product_packages') !== before.productPackageUuid) {
+        errors.product_package = ['The product package of an analysis cannot be changed.'];
+      }
+      if (body.vulnerability_id !== undefined && body.vulnerability_id !== before.vulnerabilityId) {
+        errors.vulnerability_id = ['The vulnerability of an analysis cannot be changed.'];
+      }
+      const after: Analysis = {
+        ...before,
+        state: body.state !== undefined ? (body.state as Analysis['state']) : before.state,
+        justification: body.justification !== undefined ? (body.justification as Analysis['justification']) : before.justification,
+        responses: body.responses !== undefined ? [...new Set(body.responses as Analysis['responses'])] : before.responses,
+        detail: body.detail !== undefined ? (body.detail as string) : before.detail,
+        lastModifiedDate: isoWithOffset(this.deps.now()),
+      };
+      checkContent({ state: after.state, justification: after.justification, responses: after.responses, detail: after.detail }, before, errors);
+      if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+      await this.deps.productPackages.writeAnalysis(product, before, after);
+      return after;
+    }, isRace);
+    return analysisView(updated, baseUrl);
+  }
+
+  async deleteAnalysis(caller: Caller, uuid: string): Promise<void> {
+    await retryOnConflict(async () => {
+      const { analysis, product } = await this.analysis(caller, uuid, 'change');
+      await this.deps.productPackages.writeAnalysis(product, analysis, undefined);
+    }, isRace);
+  }
+}
+
+/** At least one of state, justification, responses or detail must say something. */
+function checkContent(body: Body, _before: Analysis | undefined, errors: FieldErrors): void {
+  const empty =
+    (body.state ?? null) === null &&
+    (body.justification ?? null) === null &&
+    ((body.responses as unknown[] | undefined) ?? []).length === 0 &&
+    String(body.detail ?? '').trim() === '';
+  if (empty) errors.non_field_errors = ['Give at least one of state, justification, responses or detail.'];
+}
+
