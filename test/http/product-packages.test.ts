@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { useTestTable } from '../support/environment.ts';
+import { startTestGateway } from '../support/gateway.ts';
+import { aTeam, type Team } from '../support/factories.ts';
+
+let env: Awaited<ReturnType<typeof useTestTable>>;
+let api: Awaited<ReturnType<typeof startTestGateway>>;
+let team: Team;
+let packages: Record<string, { uuid: string; api_url: string; purl: string }>;
+
+const call = (username: string, method: string, path: string, body?: unknown) =>
+  api.call(method, path, { token: team.keys[username], ...(body !== undefined ? { body } : {}) });
+
+async function snapshot() {
+  const result = await env.doc.send(new ScanCommand({ TableName: env.tableName, ConsistentRead: true }));
+  return JSON.stringify((result.Items ?? []).sort((a, b) => `${a.PK}${a.SK}`.localeCompare(`${b.PK}${b.SK}`)));
+}
+
+beforeAll(async () => {
+  env = await useTestTable();
+  api = await startTestGateway();
+  team = await aTeam(env, {
+    acme: { users: { root: { superuser: true }, alice: {}, viewer: {}, stranger: {} } },
+    beta: { users: { mallory: { superuser: true } } },
+  });
+  packages = {};
+  for (const purl of ['pkg:npm/left-pad@1.3.0', 'pkg:pypi/requests@2.31.0', 'pkg:npm/lodash@4.17.20']) {
+    const response = await call('root', 'POST', '/api/v2/packages/', { purl });
+    expect(response.status).toBe(201);
+    packages[purl] = response.json;
+  }
+  const vulnerability = await call('root', 'POST', '/api/v2/vulnerabilities/', {
+    vulnerability_id: 'VCID-lodash',
+    risk_score: 9.8,
+    affected_packages: [{ package: 'pkg:npm/lodash@4.17.20' }],
+  });
+  expect(vulnerability.status).toBe(201);
+});
+afterAll(async () => {
+  await api?.stop();
+});
+
+async function aProduct(name: string) {
+  const product = (await call('alice', 'POST', '/api/v2/products/', { name })).json;
+  await call('alice', 'POST', `/api/v2/products/${product.uuid}/permissions/`, { user: 'viewer', permissions: ['view_product'] });
+  return product as { uuid: string; api_url: string };
+}
+
+describe('product packages', () => {
+  it('are added by who may change the product, listed with the product, and removed', async () => {
+    const product = await aProduct('Holder');
+    const added = await call('alice', 'POST', '/api/v2/product_packages/', { product: product.api_url, package: packages['pkg:npm/left-pad@1.3.0']!.uuid });
+    expect(added.status, added.text).toBe(201);
+    expect(added.json).toEqual({
+      uuid: expect.any(String),
+      api_url: `${api.url}/api/v2/product_packages/${added.json.uuid}/`,
+      product: product.api_url,
+      package: packages['pkg:npm/left-pad@1.3.0']!.api_url,
+      created_date: expect.stringMatching(/\+00:00$/),
+    });
+    await call('alice', 'POST', '/api/v2/product_packages/', { product: product.uuid, package: 'pkg:pypi/requests@2.31.0' });
+    const held = await call('viewer', 'GET', `/api/v2/products/${product.uuid}/packages/`);
+    expect(held.json.results.map((p: { purl: string }) => p.purl)).toEqual(['pkg:npm/left-pad@1.3.0', 'pkg:pypi/requests@2.31.0']);
+    expect((await call('viewer', 'GET', `/api/v2/product_packages/${added.json.uuid}/`)).status).toBe(200);
+    expect((await call('stranger', 'GET', `/api/v2/product_packages/${added.json.uuid}/`)).status).toBe(404);
+    expect((await call('stranger', 'GET', `/api/v2/products/${product.uuid}/packages/`)).status).toBe(404);
+    const listed = await call('viewer', 'GET', `/api/v2/product_packages/?product=${product.uuid}`);
+    expect(listed.json.count).toBe(2);
+    expect((await call('stranger', 'GET', '/api/v2/product_packages/')).json.results.map((pp: { product: string }) => pp.product)).not.toContain(product.api_url);
+    expect((await call('viewer', 'DELETE', `/api/v2/product_packages/${added.json.uuid}/`)).status).toBe(403);
+    expect((await call('alice', 'DELETE', `/api/v2/product_packages/${added.json.uuid}/`)).status).toBe(204);
+    expect((await call('viewer', 'GET', `/api/v2/products/${product.uuid}/packages/`)).json.count).toBe(1);
+  });
+
+  it('refuse the same package twice, unknown or invisible products and packages, and viewers', async () => {
+    const product = await aProduct('Strict');
+    const body = { product: product.uuid, package: packages['pkg:npm/left-pad@1.3.0']!.uuid };
+    expect((await call('alice', 'POST', '/api/v2/product_packages/', body)).status).toBe(201);
+    const before = await snapshot();
+    const twice = await call('alice', 'POST', '/api/v2/product_packages/', body);
+    expect(twice.status).toBe(400);
+    expect(twice.json).toEqual({ package: ['This package is already in this product.'] });
+    const nowhere = await call('alice', 'POST', '/api/v2/product_packages/', { product: product.uuid, package: 'pkg:npm/nowhere@1' });
+    expect(nowhere.json).toEqual({ package: ['No package "pkg:npm/nowhere@1" in this dataspace.'] });
+    const invisible = await call('stranger', 'POST', '/api/v2/product_packages/', body);
+    expect(invisible.status).toBe(400);
+    expect(invisible.json).toEqual({ product: [`No product "${product.uuid}" that you can see.`] });
+    const viewerOnly = await call('viewer', 'POST', '/api/v2/product_packages/', { ...body, package: packages['pkg:pypi/requests@2.31.0']!.uuid });
+    expect(viewerOnly.status).toBe(403);
+    const crossDataspace = await call('mallory', 'POST', '/api/v2/product_packages/', body);
+    expect(crossDataspace.status).toBe(400);
+    expect(await snapshot()).toBe(before);
+  });
+
+  it('keep a package in a product from being deleted', async () => {
+    const product = await aProduct('Keeper');
+    await call('alice', 'POST', '/api/v2/product_packages/', { product: product.uuid, package: packages['pkg:pypi/requests@2.31.0']!.uuid });
+    const response = await call('root', 'DELETE', `/api/v2/packages/${packages['pkg:pypi/requests@2.31.0']!.uuid}/`);
+    expect(response.status).toBe(400);
+    expect(response.json.non_field_errors[0]).toMatch(/is in \d+ product/);
+  });
+
+  it('go away with their product', async () => {
+    const product = await aProduct('Doomed');
+    const pp = (await call('alice', 'POST', '/api/v2/product_packages/', { product: product.uuid, package: packages['pkg:npm/lodash@4.17.20']!.uuid })).json;
+    const analysis = await call('alice', 'POST', '/api/v2/vulnerability_analyses/', { product_package: pp.uuid, vulnerability_id: 'VCID-lodash', state: 'in_triage' });
+    expect(analysis.status).toBe(201);
+    expect((await call('alice', 'DELETE', `/api/v2/products/${product.uuid}/`)).status).toBe(204);
+    expect((await call('root', 'GET', `/api/v2/product_packages/${pp.uuid}/`)).status).toBe(404);
+    expect((await call('root', 'GET', `/api/v2/vulnerability_analyses/${analysis.json.uuid}/`)).status).toBe(404);
+    const items = JSON.parse(await snapshot()) as { PK: string }[];
+    expect(items.filter((item) => item.PK.includes(product.uuid) || item.PK.includes(pp.uuid) || item.PK.includes(analysis.json.uuid))).toEqual([]);
+  });
+});
+
+describe('vulnerability analyses', () => {
+  let product: { uuid: string; api_url: string };
+  let pp: { uuid: string; api_url: string };
+  beforeAll(async () => {
+    product = await aProduct('Triaged');
+    pp = (await call('alice', 'POST', '/api/v2/product_packages/', { product: product.uuid, package: packages['pkg:npm/lodash@4.17.20']!.uuid })).json;
+  });
+
+  it('record one triage per product package and vulnerability', async () => {
+    const created = await call('alice', 'POST', '/api/v2/vulnerability_analyses/', {
+      product_package: pp.api_url,
+      vulnerability_id: 'VCID-lodash',
+      state: 'not_affected',
+      justification: 'code_not_reachable',
+      responses: ['will_not_fix'],
+      detail: 'We never call merge().',
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.json).toEqual({
+      uuid: expect.any(String),
+      api_url: `${api.url}/api/v2/vulnerability_analyses/${created.json.uuid}/`,
+      product_package: pp.api_url,
+      vulnerability_id: 'VCID-lodash',
+      state: 'not_affected',
+      justification: 'code_not_reachable',
+      responses: ['will_not_fix'],
+      detail: 'We never call merge().',
+      created_date: expect.stringMatching(/\+00:00$/),
+      last_modified_date: created.json.created_date,
+    });
+    const again = await call('alice', 'POST', '/api/v2/vulnerability_analyses/', { product_package: pp.uuid, vulnerability_id: 'VCID-lodash', state: 'exploitable' });
+    expect(again.status).toBe(400);
+    expect(again.json).toEqual({ vulnerability_id: ['This product package already has an analysis of this vulnerability.'] });
+    expect((await call('viewer', 'GET', `/api/v2/vulnerability_analyses/${created.json.uuid}/`)).status).toBe(200);
+    expect((await call('stranger', 'GET', `/api/v2/vulnerability_analyses/${created.json.uuid}/`)).status).toBe(404);
+    expect((await call('viewer', 'PATCH', `/api/v2/vulnerability_analyses/${created.json.uuid}/`, { state: 'resolved' })).status).toBe(403);
+    const patched = await call('alice', 'PATCH', `/api/v2/vulnerability_analyses/${created.json.uuid}/`, { state: 'resolved', justification: null });
+    expect(patched.json).toMatchObject({ state: 'resolved', justification: null, responses: ['will_not_fix'] });
+    const moved = await call('alice', 'PATCH', `/api/v2/vulnerability_analyses/${created.json.uuid}/`, { vulnerability_id: 'VCID-other' });
+    expect(moved.json).toEqual({ vulnerability_id: ['The vulnerability of an analysis cannot be changed.'] });
+    const listed = await call('viewer', 'GET', `/api/v2/vulnerability_analyses/?product=${product.uuid}`);
+    expect(listed.json.results.map((a: { uuid: string }) => a.uuid)).toEqual([created.json.uuid]);
+    expect((await call('alice', 'DELETE', `/api/v2/vulnerability_analyses/${created.json.uuid}/`)).status).toBe(204);
+    expect((await call('alice', 'GET', `/api/v2/vulnerability_analyses/${created.json.uuid}/`)).status).toBe(404);
+  });
+
+  it.each([
+    [{ vulnerability_id: 'VCID-lodash' }, { non_field_errors: ['Give at least one of state, justification, responses or detail.'] }],
+    [{ vulnerability_id: 'VCID-nope', state: 'in_triage' }, { vulnerability_id: ['Vulnerability "VCID-nope" does not affect the package of this product package.'] }],
+    [{ vulnerability_id: 'VCID-lodash', state: 'fixed' }, { state: ['"fixed" is not a valid choice.'] }],
+    [{ vulnerability_id: 'VCID-lodash', justification: 'because' }, { justification: ['"because" is not a valid choice.'] }],
+    [{ vulnerability_id: 'VCID-lodash', responses: ['pray'] }, { responses: ['"pray" is not a valid choice.'] }],
+  ])('refuse %j and store nothing', async (body, errors) => {
+    const before = await snapshot();
+    const response = await call('alice', 'POST', '/api/v2/vulnerability_analyses/', { product_package: pp.uuid, ...body });
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual(errors);
+    expect(await snapshot()).toBe(before);
+  });
+
+  it('are written only by who may change the product, and not across dataspaces', async () => {
+    const body = { product_package: pp.uuid, vulnerability_id: 'VCID-lodash', state: 'in_triage' };
+    expect((await call('viewer', 'POST', '/api/v2/vulnerability_analyses/', body)).status).toBe(403);
+    expect((await call('stranger', 'POST', '/api/v2/vulnerability_analyses/', body)).status).toBe(400);
+    expect((await call('mallory', 'POST', '/api/v2/vulnerability_analyses/', body)).status).toBe(400);
+  });
+
+  it('refuse a package the vulnerability does not affect', async () => {
+    const other = (await call('alice', 'POST', '/api/v2/product_packages/', { product: product.uuid, package: packages['pkg:npm/left-pad@1.3.0']!.uuid })).json;
+    const response = await call('alice', 'POST', '/api/v2/vulnerability_analyses/', { product_package: other.uuid, vulnerability_id: 'VCID-lodash', state: 'in_triage' });
+    expect(response.status).toBe(400);
+    expect(Object.keys(response.json)).toEqual(['vulnerability_id']);
+  });
+});
