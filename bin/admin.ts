@@ -9,6 +9,9 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { IdentityStore } from '../shared/store/identity-store.ts';
 import { RequestStore } from '../shared/store/request-store.ts';
+import { CatalogStore } from '../shared/store/catalog-store.ts';
+import { ProductPackageStore } from '../shared/store/product-package-store.ts';
+import type { LoadTarget } from '../shared/admin/load-file.ts';
 import { applyLoadFile, validateLoadFile } from '../shared/admin/load-file.ts';
 import { generateApiKey } from '../shared/auth/api-key.ts';
 import { DEFAULT_DATA_DIR, readRunningStack } from './local/stack-file.ts';
@@ -32,12 +35,19 @@ class UsageError extends Error {}
 
 interface Connection {
   readonly store: IdentityStore;
-  readonly requests: RequestStore;
+  readonly load: LoadTarget;
   readonly target: string;
 }
 
 function connection(doc: DynamoDBDocumentClient, tableName: string, target: string): Connection {
-  return { store: new IdentityStore(doc, tableName), requests: new RequestStore(doc, tableName), target };
+  const store = new IdentityStore(doc, tableName);
+  const load: LoadTarget = {
+    identity: store,
+    requests: new RequestStore(doc, tableName),
+    catalog: new CatalogStore(doc, tableName),
+    productPackages: new ProductPackageStore(doc, tableName),
+  };
+  return { store, load, target };
 }
 
 const loadOptions = () => ({ now: new Date(), generateKey: generateApiKey, newUuid: randomUUID });
@@ -75,19 +85,18 @@ async function load(args: string[]): Promise<void> {
     throw new UsageError(`Cannot read ${file} as JSON: ${(error as Error).message}`);
   }
   const connected = connect();
-  const validation = await validateLoadFile(raw, { identity: connected.store, requests: connected.requests });
+  const validation = await validateLoadFile(raw, connected.load);
   if (!validation.ok) {
     console.error(`${file} is not valid; nothing was written:`);
     for (const problem of validation.problems) console.error(`  ${problem}`);
     process.exitCode = 1;
     return;
   }
-  const report = await applyLoadFile(validation.file, { identity: connected.store, requests: connected.requests }, loadOptions());
-  const { created } = report;
+  const report = await applyLoadFile(validation.file, connected.load, loadOptions());
+  const created = Object.entries(report.created).map(([kind, count]) => `${count} ${kind.replaceAll('_', ' ')}`);
   console.log(
-    `Loaded ${file} into ${connected.target}: ${created.dataspaces} dataspace(s), ${created.groups} group(s), ` +
-      `${created.users} user(s), ${created.request_templates} request template(s), ${created.priorities} priority(ies) created; ` +
-      `${report.updatedUsers} user(s) and ${report.updatedTemplates} template(s) updated.`,
+    `Loaded ${file} into ${connected.target}. Created: ${created.join(', ')}. ` +
+      `Updated: ${report.updatedUsers} users, ${report.updatedTemplates} request templates, ${report.updatedCatalog} catalog objects.`,
   );
   for (const { username, apiKey } of report.generatedKeys) {
     console.log(`API key for ${username} (shown once): ${apiKey}`);
@@ -122,7 +131,7 @@ async function createUser(args: string[]): Promise<void> {
       },
     ],
   };
-  const target = { identity: store, requests: connected.requests };
+  const target = connected.load;
   const validation = await validateLoadFile(file, target);
   if (!validation.ok) throw new UsageError(validation.problems.map((p) => p.replace('$.users[0].', '--')).join('\n'));
   const report = await applyLoadFile(validation.file, target, loadOptions());

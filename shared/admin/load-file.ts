@@ -9,11 +9,20 @@ import { isWellFormedApiKey, parseApiKey } from '../auth/api-key.ts';
 import type { IdentityStore } from '../store/identity-store.ts';
 import type { RequestStore } from '../store/request-store.ts';
 import { CONTENT_TYPES, INPUT_TYPES, type RequestTemplate } from '../domain/request.ts';
+import { COMPLIANCE_ALERTS, POLICY_CONTENT_TYPES } from '../domain/catalog.ts';
+import type { CatalogStore } from '../store/catalog-store.ts';
+import type { ProductPackageStore } from '../store/product-package-store.ts';
+import { CatalogService, canonicalPurl } from '../services/catalog.ts';
+import type { Caller } from '../domain/caller.ts';
+import { isUuid } from '../domain/identifiers.ts';
+import { UsagePolicyBodies, VulnerabilityBodies } from '../schemas/catalog.ts';
 
 /** Where a load file goes. */
 export interface LoadTarget {
   readonly identity: IdentityStore;
   readonly requests: RequestStore;
+  readonly catalog: CatalogStore;
+  readonly productPackages: ProductPackageStore;
 }
 
 export interface LoadOptions {
@@ -69,6 +78,19 @@ export const LoadFileSchema = z.strictObject({
     )
     .default([]),
   priorities: z.array(z.strictObject({ label: NAME, dataspace: NAME })).default([]),
+  usage_policies: z
+    .array(
+      z.strictObject({
+        label: NAME,
+        dataspace: NAME,
+        content_type: z.enum(POLICY_CONTENT_TYPES),
+        compliance_alert: z.enum(COMPLIANCE_ALERTS).default(''),
+        description: z.string().max(10_000).default(''),
+      }),
+    )
+    .default([]),
+  /** As a vulnerability feed would send them; the API's own rules apply (VulnerabilityBodies). */
+  vulnerabilities: z.array(z.looseObject({ dataspace: NAME, vulnerability_id: z.string() })).default([]),
 });
 
 export type LoadFile = z.infer<typeof LoadFileSchema>;
@@ -165,13 +187,59 @@ export async function validateLoadFile(raw: unknown, target: LoadTarget): Promis
       problems.push(`$.priorities[${i}].dataspace: dataspace "${priority.dataspace}" does not exist`);
     }
   }
+  const policies = new Set<string>();
+  for (const [i, policy] of file.usage_policies.entries()) {
+    const id = `${policy.dataspace}/${policy.label}`;
+    if (policies.has(id)) problems.push(`$.usage_policies[${i}].label: "${policy.label}" of "${policy.dataspace}" is listed twice`);
+    policies.add(id);
+    if (!(await dataspaceExists(policy.dataspace))) problems.push(`$.usage_policies[${i}].dataspace: dataspace "${policy.dataspace}" does not exist`);
+  }
+  const vulnerabilities = new Set<string>();
+  for (const [i, entry] of file.vulnerabilities.entries()) {
+    const at = `$.vulnerabilities[${i}]`;
+    const { dataspace, ...body } = entry;
+    const parsed = VulnerabilityBodies.create.safeParse(body);
+    if (!parsed.success) {
+      problems.push(...parsed.error.issues.map((issue) => `${jsonPath([...(['vulnerabilities', i] as PropertyKey[]), ...issue.path])}: ${issue.message}`));
+      continue;
+    }
+    const id = `${dataspace}/${parsed.data.vulnerability_id}`;
+    if (vulnerabilities.has(id)) problems.push(`${at}.vulnerability_id: "${parsed.data.vulnerability_id}" is listed twice`);
+    vulnerabilities.add(id);
+    if (!(await dataspaceExists(dataspace))) problems.push(`${at}.dataspace: dataspace "${dataspace}" does not exist`);
+    for (const [j, affected] of parsed.data.affected_packages.entries()) {
+      if (!(await packageExists(target.catalog, dataspace, affected.package))) {
+        problems.push(`${at}.affected_packages[${j}].package: no package "${affected.package}" in dataspace "${dataspace}"`);
+      }
+    }
+  }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, file };
 }
 
+async function packageExists(catalog: CatalogStore, dataspace: string, reference: string): Promise<boolean> {
+  if (isUuid(reference)) return (await catalog.packages.get(reference.toLowerCase()))?.dataspace === dataspace;
+  const purl = canonicalPurl(reference);
+  return purl !== undefined && (await catalog.packages.getByUnique(dataspace, [purl])).has(purl);
+}
+
+/** The catalog service acting for the load, as a superuser of the dataspace. */
+function loader(dataspace: string): Caller {
+  return { username: 'admin-load', email: '', dataspace, isSuperuser: true, groups: [] };
+}
+
 export interface LoadReport {
-  readonly created: { dataspaces: number; groups: number; users: number; request_templates: number; priorities: number };
+  readonly created: {
+    dataspaces: number;
+    groups: number;
+    users: number;
+    request_templates: number;
+    priorities: number;
+    usage_policies: number;
+    vulnerabilities: number;
+  };
   readonly updatedUsers: number;
   readonly updatedTemplates: number;
+  readonly updatedCatalog: number;
   /** Keys generated for users who had none: shown once, never stored in clear. */
   readonly generatedKeys: { username: string; apiKey: string }[];
 }
@@ -179,9 +247,10 @@ export interface LoadReport {
 export async function applyLoadFile(file: LoadFile, target: LoadTarget, { now, generateKey, newUuid }: LoadOptions): Promise<LoadReport> {
   const store = target.identity;
   const report = {
-    created: { dataspaces: 0, groups: 0, users: 0, request_templates: 0, priorities: 0 },
+    created: { dataspaces: 0, groups: 0, users: 0, request_templates: 0, priorities: 0, usage_policies: 0, vulnerabilities: 0 },
     updatedUsers: 0,
     updatedTemplates: 0,
+    updatedCatalog: 0,
     generatedKeys: [] as { username: string; apiKey: string }[],
   };
   for (const dataspace of file.dataspaces) {
@@ -234,6 +303,31 @@ export async function applyLoadFile(file: LoadFile, target: LoadTarget, { now, g
   }
   for (const priority of file.priorities) {
     if (await target.requests.createPriority(priority)) report.created.priorities++;
+  }
+  // Catalog objects go through the catalog service, so the API's rules apply; unchanged ones are left alone.
+  const catalog = new CatalogService({ catalog: target.catalog, productPackages: target.productPackages, now: () => now, newUuid });
+  const here = 'https://admin.load';
+  for (const { dataspace, ...entry } of file.usage_policies) {
+    const existing = (await target.catalog.usagePolicies.getByUnique(dataspace, [entry.label])).get(entry.label);
+    const body = UsagePolicyBodies.create.parse(entry);
+    const unchanged =
+      existing?.contentType === body.content_type && existing.complianceAlert === body.compliance_alert && existing.description === body.description;
+    if (unchanged) continue;
+    await catalog.saveUsagePolicy(loader(dataspace), existing?.uuid, () => body, here);
+    if (existing) report.updatedCatalog++;
+    else report.created.usage_policies++;
+  }
+  for (const { dataspace, ...entry } of file.vulnerabilities) {
+    const body = VulnerabilityBodies.create.parse(entry);
+    const existing = (await target.catalog.vulnerabilities.getByUnique(dataspace, [body.vulnerability_id])).get(body.vulnerability_id);
+    if (existing) {
+      const before = await catalog.retrieveVulnerability(loader(dataspace), existing.uuid, here);
+      const after = await catalog.saveVulnerability(loader(dataspace), existing.uuid, () => body, here, { dryRun: true });
+      if (JSON.stringify(before) === JSON.stringify(after)) continue;
+    }
+    await catalog.saveVulnerability(loader(dataspace), existing?.uuid, () => body, here);
+    if (existing) report.updatedCatalog++;
+    else report.created.vulnerabilities++;
   }
   return report;
 }

@@ -294,7 +294,8 @@ export class CatalogService {
     return view!;
   }
 
-  async saveVulnerability(caller: Caller, uuid: string | undefined, readBody: () => Body, baseUrl: string) {
+  /** With `dryRun`, answers what the vulnerability would become, writing nothing (the admin load's change check). */
+  async saveVulnerability(caller: Caller, uuid: string | undefined, readBody: () => Body, baseUrl: string, { dryRun = false } = {}) {
     if (!uuid) this.requireSuperuser(caller);
     const saved = await retryOnConflict(async () => {
       const before = uuid ? await this.find(this.store.vulnerabilities, caller, uuid, true) : undefined;
@@ -316,9 +317,10 @@ export class CatalogService {
       if (before && after.vulnerabilityId !== before.vulnerabilityId && before.affectedPackages.length > 0) {
         throw new ValidationError({ vulnerability_id: ['The id of a vulnerability that affects packages cannot be changed.'] });
       }
-      await this.store.writeVulnerability(before, after);
+      if (!dryRun) await this.store.writeVulnerability(before, after);
       return after;
     }, isCatalogRace);
+    if (dryRun) return (await this.vulnerabilityViews([saved], baseUrl))[0]!;
     return this.retrieveVulnerability(caller, saved.uuid, baseUrl);
   }
 

@@ -36,7 +36,7 @@ async function loadOk(file: unknown) {
 describe('admin load', () => {
   it('creates dataspaces, groups, users with memberships and keys', async () => {
     const report = await loadOk(sample());
-    expect(report.created).toEqual({ dataspaces: 1, groups: 1, users: 2, request_templates: 0, priorities: 0 });
+    expect(report.created).toEqual({ dataspaces: 1, groups: 1, users: 2, request_templates: 0, priorities: 0, usage_policies: 0, vulnerabilities: 0 });
     expect(report.generatedKeys.map((k) => k.username)).toEqual(['root']);
     expect(await env.identity.listMembers('acme', 'legal')).toEqual(['alice']);
     expect((await env.identity.listUsers('acme')).map((u) => [u.username, u.isSuperuser])).toEqual([
@@ -54,9 +54,10 @@ describe('admin load', () => {
     const before = await allItems();
     const report = await loadOk(sample());
     expect(report).toEqual({
-      created: { dataspaces: 0, groups: 0, users: 0, request_templates: 0, priorities: 0 },
+      created: { dataspaces: 0, groups: 0, users: 0, request_templates: 0, priorities: 0, usage_policies: 0, vulnerabilities: 0 },
       updatedUsers: 0,
       updatedTemplates: 0,
+      updatedCatalog: 0,
       generatedKeys: [],
     });
     expect(await allItems()).toEqual(before);
@@ -113,5 +114,77 @@ describe('admin load', () => {
       '$.users[0].dataspace: user "alice" already belongs to dataspace "acme"',
       '$.users[1].api_key: this key cannot be used (its first 12 characters are taken); choose another',
     ]);
+  });
+});
+
+describe('admin load of the catalog', () => {
+  const base = () => ({
+    dataspaces: [{ name: 'acme' }],
+    usage_policies: [{ label: 'Prohibited', dataspace: 'acme', content_type: 'license', compliance_alert: 'error' }],
+  });
+
+  it('creates usage policies and vulnerabilities through the API rules, and changes nothing the second time', async () => {
+    await loadOk(base());
+    const pkg = await env.catalog.packages.write(undefined, {
+      uuid: randomUUID(),
+      dataspace: 'acme',
+      rev: 0,
+      type: 'npm',
+      namespace: '',
+      name: 'left-pad',
+      version: '1.3.0',
+      qualifiers: {},
+      subpath: '',
+      purl: 'pkg:npm/left-pad@1.3.0',
+      filename: '',
+      downloadUrl: '',
+      licenseExpression: '',
+      licenseKeys: [],
+      usagePolicy: null,
+      vulnerabilities: {},
+    });
+    expect(pkg).toBeUndefined();
+    const file = {
+      ...base(),
+      vulnerabilities: [
+        {
+          vulnerability_id: 'VCID-1',
+          dataspace: 'acme',
+          risk_score: 8.5,
+          affected_packages: [{ package: 'pkg:npm/left-pad@1.3.0', linked_date: '2025-01-01T00:00:00Z' }],
+        },
+      ],
+    };
+    const first = await loadOk(file);
+    expect(first.created).toMatchObject({ usage_policies: 0, vulnerabilities: 1 });
+    const stored = (await env.catalog.packages.getByUnique('acme', ['pkg:npm/left-pad@1.3.0'])).get('pkg:npm/left-pad@1.3.0')!;
+    expect(stored.vulnerabilities).toEqual({ 'VCID-1': { riskScore: 8.5, linkedDate: '2025-01-01T00:00:00.000+00:00' } });
+    const before = await allItems();
+    const second = await loadOk(file);
+    expect(second.created.vulnerabilities + second.updatedCatalog + second.created.usage_policies).toBe(0);
+    expect(await allItems()).toEqual(before);
+    const rescored = await loadOk({ ...file, vulnerabilities: [{ ...file.vulnerabilities[0]!, risk_score: 9.0 }] });
+    expect(rescored.updatedCatalog).toBe(1);
+  });
+
+  it('names the JSON path of catalog problems and writes nothing', async () => {
+    await loadOk({ dataspaces: [{ name: 'acme' }] });
+    const before = await allItems();
+    const validation = await validateLoadFile(
+      {
+        vulnerabilities: [
+          { vulnerability_id: 'VCID-2', dataspace: 'acme', risk_score: 11 },
+          { vulnerability_id: 'VCID-3', dataspace: 'acme', affected_packages: [{ package: 'pkg:npm/missing@1' }] },
+        ],
+      },
+      env,
+    );
+    expect(validation.ok ? [] : validation.problems).toEqual([
+      '$.vulnerabilities[0].risk_score: Ensure this value is between 0.0 and 10.0.',
+      '$.vulnerabilities[1].affected_packages[0].package: no package "pkg:npm/missing@1" in dataspace "acme"',
+    ]);
+    const policy = await validateLoadFile({ usage_policies: [{ label: 'X', dataspace: 'acme', content_type: 'component' }] }, env);
+    expect(policy.ok ? [] : policy.problems).toEqual(['$.usage_policies[0].content_type: Invalid option: expected one of "package"|"license"']);
+    expect(await allItems()).toEqual(before);
   });
 });

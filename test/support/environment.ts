@@ -8,6 +8,8 @@ import { createDocumentClient, createDynamoClient } from '../../shared/aws/clien
 import { ensureTable } from '../../bin/local/table-setup.ts';
 import { IdentityStore } from '../../shared/store/identity-store.ts';
 import { RequestStore } from '../../shared/store/request-store.ts';
+import { CatalogStore } from '../../shared/store/catalog-store.ts';
+import { ProductPackageStore } from '../../shared/store/product-package-store.ts';
 
 export async function useTestTable() {
   const tableName = `test-${randomUUID().slice(0, 8)}`;
@@ -24,5 +26,13 @@ export async function useTestTable() {
   const client = createDynamoClient({ region: 'us-east-1', endpoint });
   await ensureTable(client, tableName);
   const doc = createDocumentClient(client);
-  return { tableName, client, doc, identity: new IdentityStore(doc, tableName), requests: new RequestStore(doc, tableName) };
+  return {
+    tableName,
+    client,
+    doc,
+    identity: new IdentityStore(doc, tableName),
+    requests: new RequestStore(doc, tableName),
+    catalog: new CatalogStore(doc, tableName),
+    productPackages: new ProductPackageStore(doc, tableName),
+  };
 }
