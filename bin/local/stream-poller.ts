@@ -570,6 +570,8 @@ function lambdaAttributeValue(value: StreamAttributeValue): AttributeValue {
   if (value.NULL !== undefined) return { NULL: value.NULL };
   if (value.SS !== undefined) return { SS: value.SS };
   if (value.NS !== undefined) return { NS: value.NS };
+  // The Streams client deserialises an empty map ({"M": {}}) to an object with no member at all.
+  if (Object.keys(value).length === 0) return { M: {} };
   throw new Error(`Unknown attribute value type in stream record: ${JSON.stringify(value)}`);
 }
 

@@ -389,3 +389,34 @@ describe('startStreamPoller', () => {
     expect(second.batches().flat()).toEqual(['a', 'b']);
   });
 });
+
+describe('attribute values the Streams client decodes oddly', () => {
+  it('delivers an empty map as { M: {} } and an empty list as { L: [] }', async () => {
+    const tableName = `odd-${randomUUID().slice(0, 8)}`;
+    const client = createDynamoClient({ region: 'us-east-1', endpoint: inject('dynamodbEndpoint') });
+    await ensureTable(client, tableName);
+    const records: DynamoDBRecord[] = [];
+    const poller = startStreamPoller({
+      dynamodbEndpoint: inject('dynamodbEndpoint'),
+      region: 'us-east-1',
+      tableName,
+      startingPosition: 'TRIM_HORIZON',
+      batchSize: 10,
+      maxRetryAttempts: 0,
+      bisectBatchOnError: false,
+      pollIntervalMs: 20,
+      handler: async (event) => {
+        records.push(...event.Records);
+      },
+    });
+    try {
+      await client.send(new PutItemCommand({ TableName: tableName, Item: { PK: { S: 'a' }, SK: { S: 'b' }, empty: { M: {} }, none: { L: [] } } }));
+      const deadline = Date.now() + 10_000;
+      while (records.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(records[0]?.dynamodb?.NewImage).toMatchObject({ empty: { M: {} }, none: { L: [] } });
+    } finally {
+      await poller.stop();
+      client.destroy();
+    }
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * Which products a change of the table affects: the mapping from a change record of the table's
+ * stream (the outbox) to what the evaluation pipeline must re-evaluate. Pure: it reads the old and
+ * new images only; turning a package or a dataspace into its products is the resolver's job
+ * (shared/store/change-targets.ts), through indexes.
+ *
+ * | Change                                              | Affected                          |
+ * | --------------------------------------------------- | --------------------------------- |
+ * | product created, saved (name, version) or deleted   | that product                      |
+ * | package added to or removed from a product          | that product                      |
+ * | analysis created, changed or deleted                | its product                       |
+ * | package's license expression, usage policy, or its  | the products holding the package  |
+ * | vulnerabilities (linked, unlinked, re-scored)       |                                   |
+ * | license's usage policy changed, license deleted     | every product of the dataspace    |
+ * | usage policy's alert or content type changed, or    | every product of the dataspace    |
+ * | the policy deleted                                  |                                   |
+ *
+ * A vulnerability's own item maps to nothing: each package it affects carries the link and score,
+ * and those package records map. A grant changes a product's revision only, which maps to nothing.
+ */
+
+export type ChangeTarget =
+  | { readonly kind: 'product'; readonly dataspace: string; readonly uuid: string }
+  | { readonly kind: 'package'; readonly dataspace: string; readonly uuid: string }
+  | { readonly kind: 'dataspace'; readonly dataspace: string };
+
+type Image = Readonly<Record<string, unknown>>;
+
+export interface ChangeRecord {
+  readonly eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
+  readonly oldImage?: Image | undefined;
+  readonly newImage?: Image | undefined;
+}
+
+/** The entity types whose changes can affect an evaluation: the stream's filter criteria use these. */
+export const EVALUATED_ENTITIES = ['Product', 'ProductPackage', 'Analysis', 'Package', 'License', 'UsagePolicy'] as const;
+
+const changed = (change: ChangeRecord, ...attributes: string[]) =>
+  attributes.some((attribute) => JSON.stringify(change.oldImage?.[attribute] ?? null) !== JSON.stringify(change.newImage?.[attribute] ?? null));
+
+export function changeTargets(change: ChangeRecord): ChangeTarget[] {
+  const image = change.newImage ?? change.oldImage;
+  if (!image) return [];
+  const dataspace = String(image.dataspace);
+  switch (image.entity) {
+    case 'Product':
+      if (change.eventName === 'MODIFY' && !changed(change, 'name', 'version', 'lastModifiedDate')) return [];
+      return [{ kind: 'product', dataspace, uuid: String(image.uuid) }];
+    case 'ProductPackage':
+      return change.eventName === 'MODIFY' ? [] : [{ kind: 'product', dataspace, uuid: String(image.productUuid) }];
+    case 'Analysis':
+      return [{ kind: 'product', dataspace, uuid: String(image.productUuid) }];
+    case 'Package':
+      if (change.eventName !== 'MODIFY' || !changed(change, 'licenseExpression', 'usagePolicy', 'vulnerabilities')) return [];
+      return [{ kind: 'package', dataspace, uuid: String(image.uuid) }];
+    case 'License':
+      if (change.eventName === 'INSERT' || (change.eventName === 'MODIFY' && !changed(change, 'usagePolicy', 'key'))) return [];
+      return [{ kind: 'dataspace', dataspace }];
+    case 'UsagePolicy':
+      if (change.eventName === 'INSERT' || (change.eventName === 'MODIFY' && !changed(change, 'complianceAlert', 'contentType', 'label'))) return [];
+      return [{ kind: 'dataspace', dataspace }];
+    default:
+      return [];
+  }
+}
