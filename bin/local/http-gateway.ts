@@ -11,6 +11,8 @@ import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
 
 /** API Gateway's own payload limit for HTTP APIs. */
 const GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+/** Lambda's limit on a synchronous invocation's response. */
+const LAMBDA_MAX_RESPONSE_BYTES = 6 * 1024 * 1024;
 
 export type Invoke = (name: FunctionName, event: APIGatewayProxyEventV2) => Promise<unknown>;
 
@@ -80,6 +82,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, invoke: Invoke)
     writeJson(res, error instanceof FunctionTimeoutError ? 503 : 500, {
       message: error instanceof FunctionTimeoutError ? 'Service Unavailable' : 'Internal Server Error',
     });
+    return;
+  }
+  if (Buffer.byteLength(JSON.stringify(result ?? null)) > LAMBDA_MAX_RESPONSE_BYTES) {
+    // Lambda refuses such a response, and API Gateway answers 500.
+    console.error(`[gateway] ${functionName} answered more than ${LAMBDA_MAX_RESPONSE_BYTES} bytes on ${method} ${url.pathname}`);
+    writeJson(res, 500, { message: 'Internal Server Error' });
     return;
   }
   writeResult(res, result);

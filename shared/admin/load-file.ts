@@ -73,6 +73,7 @@ export const LoadFileSchema = z.strictObject({
               is_required: z.boolean().default(false),
             }),
           )
+          .max(50)
           .default([]),
       }),
     )

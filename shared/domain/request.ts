@@ -4,6 +4,7 @@
  * ordered, and which counters a request counts in.
  */
 import type { Caller } from './caller.ts';
+import { clipUtf8, compareCodePoints } from './text.ts';
 
 export const REQUEST_STATUSES = ['open', 'closed', 'draft'] as const;
 export type RequestStatus = (typeof REQUEST_STATUSES)[number];
@@ -189,8 +190,13 @@ const SEPARATOR = '\u0001';
 /** Sorts after every value: a missing priority or assignee comes last ascending, first descending. */
 const NONE = '\u0002';
 
-/** Text sorts case-insensitively, then by its exact form, so equal texts still have one order. */
-const text = (value: string) => `${value.toLowerCase()}${SEPARATOR}${value}`;
+/**
+ * Text sorts case-insensitively, then by its exact form, so equal texts still have one order. Each
+ * part is clipped to 200 bytes so a sort key stays far below DynamoDB's 1,024 bytes whatever the
+ * script: texts equal on their first 200 bytes sort by uuid, and equality filters check the field.
+ */
+const SORT_TEXT_BYTES = 200;
+const text = (value: string) => `${clipUtf8(value.toLowerCase(), SORT_TEXT_BYTES)}${SEPARATOR}${clipUtf8(value, SORT_TEXT_BYTES)}`;
 const optionalText = (value: string | null) => (value === null ? NONE : `${SEPARATOR}${text(value)}`);
 
 /**
@@ -222,7 +228,10 @@ export function sortKey(field: OrderingField, request: RequestRecord): string {
   return `${sortValue(field, request)}${SEPARATOR}${request.uuid}`;
 }
 
-/** The sort-key prefix shared by exactly the requests whose `field` equals `value` (a template by name). */
+/**
+ * The sort-key prefix shared by the requests whose `field` equals `value` (a template by name), and
+ * by any whose value agrees with it on the clipped bytes: callers still filter on the field itself.
+ */
 export function equalityPrefix(field: 'request_template' | 'status' | 'priority' | 'assignee' | 'requester', value: string): string {
   switch (field) {
     case 'status':
@@ -337,9 +346,6 @@ export function matchesFilter(entry: RequestEntry, filter: RequestFilter): boole
 
 export function compareEntries(ordering: Ordering): (a: RequestEntry, b: RequestEntry) => number {
   const direction = ordering.descending ? -1 : 1;
-  return (a, b) => {
-    const x = a.sortKeys[ordering.field];
-    const y = b.sortKeys[ordering.field];
-    return x < y ? -direction : x > y ? direction : 0;
-  };
+  // In DynamoDB's order, so a page read from memory continues a page walked from the index.
+  return (a, b) => direction * compareCodePoints(a.sortKeys[ordering.field], b.sortKeys[ordering.field]);
 }

@@ -87,19 +87,34 @@ function authenticate(authenticator: Authenticator): MiddlewareObj<Event, Result
 }
 
 function parseBody(event: Event): unknown {
-  if (event.body === undefined || event.body === '') return undefined;
+  if (event.body === undefined || event.body === '') return NO_BODY;
   const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
   if (raw.byteLength > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
   const contentType = (event.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (contentType !== 'application/json' && !contentType.endsWith('+json')) {
     throw new UnsupportedMediaTypeError(contentType || 'none');
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(raw.toString('utf8'));
+    parsed = JSON.parse(raw.toString('utf8'));
   } catch (error) {
     throw new ParseError(`JSON parse error - ${(error as Error).message}`);
   }
+  if (!wellFormed(parsed)) throw new ParseError('JSON parse error - a string holds an unpaired surrogate (\\ud800-\\udfff).');
+  return parsed;
 }
+
+/** True when every string and key of a parsed JSON value is well-formed Unicode. */
+function wellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return value.isWellFormed();
+  if (Array.isArray(value)) return value.every(wellFormed);
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).every(([key, inner]) => key.isWellFormed() && wellFormed(inner));
+  }
+  return true;
+}
+
+const NO_BODY = Symbol('no body');
 
 function validate<T>(schema: z.ZodType<T> | undefined, value: unknown, wrapErrors = false): T {
   if (!schema) return value as T;
@@ -122,7 +137,12 @@ function prepareRequest(): MiddlewareObj<Event, Result, Error, ApiContext> {
       request.context.apiRequest = {
         caller: (request.internal as { caller: Caller }).caller,
         get body() {
-          body ??= { value: route.body ? validate(route.body, parseBody(event) ?? {}, route.wrapErrors) : parseBody(event) };
+          if (!body) {
+            // An absent body is an empty object; a JSON null is refused by the schema, as DRF refuses it.
+            const parsed = parseBody(event);
+            const value = parsed === NO_BODY ? (route.body ? {} : undefined) : parsed;
+            body = { value: route.body ? validate(route.body, value, route.wrapErrors) : value };
+          }
           return body.value;
         },
         query: query as Record<string, string>,

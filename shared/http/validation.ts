@@ -6,7 +6,8 @@ import type { z } from 'zod';
 import type { FieldErrors } from '../domain/errors.ts';
 
 export function fieldErrorsFromZod(error: z.ZodError): FieldErrors {
-  const errors: FieldErrors = {};
+  // Field names come from the client: no prototype, so "constructor" or "__proto__" are plain keys.
+  const errors: FieldErrors = Object.create(null) as FieldErrors;
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) (errors[fieldOf([...issue.path, key])] ??= []).push('Unknown field.');

@@ -47,8 +47,8 @@ const codename = z.string().refine((value) => (PRODUCT_PERMISSIONS as readonly s
 
 export const PermissionChangeSchema = z
   .object({
-    user: z.string().min(1, 'This field may not be blank.').optional(),
-    group: z.string().min(1, 'This field may not be blank.').optional(),
+    user: z.string().min(1, 'This field may not be blank.').max(150, 'Ensure this field has no more than 150 characters.').optional(),
+    group: z.string().min(1, 'This field may not be blank.').max(150, 'Ensure this field has no more than 150 characters.').optional(),
     permissions: z
       .array(codename)
       .min(1, 'This list may not be empty.'),

@@ -36,7 +36,7 @@ const serializedData = z
 
 const FIELDS = {
   title,
-  request_template: z.string().trim().min(1, 'This field may not be blank.'),
+  request_template: z.string().trim().min(1, 'This field may not be blank.').max(300, 'Ensure this field has no more than 300 characters.'),
   status: z.enum(REQUEST_STATUSES, {
     error: (issue) => (issue.input === undefined ? 'This field is required.' : `"${String(issue.input)}" is not a valid choice.`),
   }),
@@ -44,8 +44,15 @@ const FIELDS = {
   priority: reference,
   product_context: reference,
   content_object: reference,
-  notes: z.string().max(100_000, 'Ensure this field has no more than 100000 characters.'),
-  serialized_data: serializedData,
+  // Bounded so a page of 100 requests stays well inside Lambda's 6 MB response.
+  notes: z
+    .string()
+    .max(10_000, 'Ensure this field has no more than 10000 characters.')
+    .refine(noControl, 'Control characters are not allowed (tabs and line breaks are).'),
+  serialized_data: serializedData.refine(
+    (data) => Buffer.byteLength(JSON.stringify(data)) <= 20_000,
+    'Ensure the answers take no more than 20000 bytes as JSON.',
+  ),
   is_private: z.boolean(),
   cc_emails: z.array(z.email({ error: (issue) => `Enter a valid email address: "${String(issue.input)}".` })).max(50),
 };
@@ -146,7 +153,8 @@ export const CommentCreateSchema = z
     text: z
       .string()
       .refine((value) => value.trim().length > 0, 'This field may not be blank.')
-      .refine((value) => value.length <= 100_000, 'Ensure this field has no more than 100000 characters.'),
+      .refine((value) => value.length <= 10_000, 'Ensure this field has no more than 10000 characters.')
+      .refine(noControl, 'Control characters are not allowed (tabs and line breaks are).'),
   })
   .catchall(z.never({ error: 'Unknown field.' }))
   .meta({ id: 'CommentCreate' });

@@ -359,10 +359,14 @@ export class CatalogService {
   }
 }
 
-/** The canonical form of a purl, or undefined when it does not parse. */
+/** A canonical purl is a key of its reservation item: it must leave room under DynamoDB's 2,048 bytes. */
+const MAX_PURL_BYTES = 1_500;
+
+/** The canonical form of a purl, or undefined when it does not parse (or is too long to be one). */
 export function canonicalPurl(purl: string): string | undefined {
   try {
-    return PackageURL.fromString(purl).toString();
+    const canonical = PackageURL.fromString(purl).toString();
+    return Buffer.byteLength(canonical) <= MAX_PURL_BYTES ? canonical : undefined;
   } catch {
     return undefined;
   }
@@ -397,6 +401,10 @@ function packageIdentity(before: Package | undefined, body: Body, errors: FieldE
     }
   } catch (error) {
     errors.purl = [`Not a valid package URL: ${(error as Error).message.replace(/^Invalid purl: /, '')}.`];
+    return undefined;
+  }
+  if (Buffer.byteLength(purl.toString()) > MAX_PURL_BYTES) {
+    errors.purl = [`The package URL is longer than ${MAX_PURL_BYTES} bytes once encoded.`];
     return undefined;
   }
   return {

@@ -19,7 +19,7 @@ import { isUuid } from '../domain/identifiers.ts';
 import { paginate } from './paginate.ts';
 import { isProductRace, type ProductStore } from '../store/product-store.ts';
 import type { IdentityStore } from '../store/identity-store.ts';
-import { retryOnConflict } from '../store/dynamo.ts';
+import { isTransactionConflict, retryOnConflict } from '../store/dynamo.ts';
 
 export interface ProductView {
   readonly uuid: string;
@@ -89,11 +89,15 @@ export class ProductService {
   }
 
   async list(caller: Caller, query: Record<string, string | undefined>, listUrl: URL, baseUrl: string): Promise<Page<ProductView>> {
-    const filters = { name: query.name, version: query.version };
+    // An empty filter is no filter, as django-filter treats it.
+    const filters = { name: query.name || undefined, version: query.version || undefined };
+    // Longer than a name or version can be: nothing matches (and nothing that long reaches a key).
+    const impossible = (filters.name?.length ?? 0) > 70 || (filters.version?.length ?? 0) > 50;
     return paginate(
       query,
       listUrl,
       async (offset, limit) => {
+        if (impossible) return { count: 0, items: [] };
         const { count, products } = caller.isSuperuser
           ? await this.deps.products.listDataspace(caller.dataspace, filters, offset, limit)
           : await this.deps.products.listViewable(caller.dataspace, principalsOf(caller), filters, offset, limit);
@@ -120,10 +124,15 @@ export class ProductService {
       lastModifiedDate: now,
       rev: 0,
     };
-    await this.deps.products.create(product, {
-      principal: { type: 'user', name: caller.username },
-      permissions: sortedPermissions(['view_product', 'change_product', 'delete_product']),
-    });
+    // Creates in one dataspace share its count item: a lost transaction race is simply run again.
+    await retryOnConflict(
+      () =>
+        this.deps.products.create(product, {
+          principal: { type: 'user', name: caller.username },
+          permissions: sortedPermissions(['view_product', 'change_product', 'delete_product']),
+        }),
+      isTransactionConflict,
+    );
     return productView({ ...product, rev: 1 }, baseUrl);
   }
 

@@ -297,12 +297,9 @@ export class RequestService {
     const request = isUuid(uuid) ? await this.deps.requests.get(uuid.toLowerCase()) : undefined;
     if (!request || !canSee(caller, request)) throw new NotFoundError();
     const text = readText();
-    await this.deps.requests.addComment(request.uuid, {
-      uuid: this.deps.newUuid(),
-      username: caller.username,
-      text,
-      createdDate: isoWithOffset(this.deps.now()),
-    });
+    const comment = { uuid: this.deps.newUuid(), username: caller.username, text, createdDate: isoWithOffset(this.deps.now()) };
+    // The request check conflicts with a concurrent update of the request: run it again.
+    await retryOnConflict(() => this.deps.requests.addComment(request.uuid, comment), isTransactionConflict);
   }
 
   // --- the list ------------------------------------------------------------------------------
@@ -340,8 +337,7 @@ export class RequestService {
           : totals.public + (await store.count(dataspace, privateCounterKey(filter.visibleTo, key))).total;
       const onOwnField = single?.index?.field === ordering.field;
       const range: IndexRange = onOwnField ? { prefix: single!.index!.prefix } : {};
-      const rest = onOwnField ? withoutEquality(filter, single!.counted) : filter;
-      fetch = (offset) => store.page(dataspace, ordering.field, ordering.descending, range, rest, offset, request.pageSize);
+      fetch = (offset) => store.page(dataspace, ordering.field, ordering.descending, range, filter, offset, request.pageSize);
     } else {
       // Read the smallest filtered range whole, finish filtering and sorting in memory.
       const entries = await this.smallestRange(dataspace, equalities, filter);
@@ -384,6 +380,12 @@ export class RequestService {
       errors[field] = [`Select a valid choice. ${value} is not one of the available choices.`];
     };
     const given = (name: string) => (query[name] !== undefined && query[name] !== '' ? query[name] : undefined);
+    // No name, label or username is this long: refuse before it reaches a key.
+    for (const name of ['request_template', 'requester', 'assignee', 'priority', 'content_type', 'status'] as const) {
+      const value = given(name);
+      if (value !== undefined && value.length > 255) choice(name, `${value.slice(0, 20)}…`);
+    }
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
     const status = given('status');
     if (status !== undefined) {
@@ -437,12 +439,6 @@ export class RequestService {
     if (!caller.isSuperuser) filter.visibleTo = caller.username;
     return { equalities, filter: filter as RequestFilter };
   }
-}
-
-function withoutEquality(filter: RequestFilter, counted: CountedFilter): RequestFilter {
-  const field = ({ status: 'status', requester: 'requester', assignee: 'assignee', priority: 'priority', template: 'templateUuid', content_type: 'contentType' } as const)[counted];
-  const { [field]: _removed, ...rest } = filter;
-  return rest;
 }
 
 /** YYYY-MM-DD (the start of that day, UTC) or an ISO 8601 timestamp with a time zone. */

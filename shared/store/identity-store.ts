@@ -241,8 +241,9 @@ export class IdentityStore {
     }
   }
 
+  /** Strongly consistent: a replaced key or a deactivated user stops on the very next request. */
   private async get(key: { PK: string; SK: string }): Promise<Item | undefined> {
-    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: key }));
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
     return result.Item;
   }
 

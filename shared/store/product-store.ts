@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys.ts';
 import { ConflictError } from '../domain/errors.ts';
+import { compareCodePoints } from '../domain/text.ts';
 import type { Grant, Principal, Product, ProductPermission } from '../domain/product.ts';
 import {
   batchGet,
@@ -53,17 +54,20 @@ export class ProductStore {
 
   /** The product and the grants of the given principals, in one BatchGetItem. */
   async getWithGrants(uuid: string, principals: readonly Principal[]): Promise<{ product: Product; grants: Grant[] } | undefined> {
-    const items = await batchGet(this.doc, this.tableName, [
-      keys.product(uuid),
-      ...principals.map((principal) => keys.grant(uuid, principal)),
-    ]);
+    // Strongly consistent: a grant or revocation applies to the very next request.
+    const items = await batchGet(
+      this.doc,
+      this.tableName,
+      [keys.product(uuid), ...principals.map((principal) => keys.grant(uuid, principal))],
+      true,
+    );
     const productItem = items.find((item) => item.entity === 'Product');
     if (!productItem) return undefined;
     return { product: toProduct(productItem), grants: items.filter((item) => item.entity === 'ProductGrant').map(toGrant) };
   }
 
   async get(uuid: string): Promise<Product | undefined> {
-    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.product(uuid) }));
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.product(uuid), ConsistentRead: true }));
     return result.Item ? toProduct(result.Item) : undefined;
   }
 
@@ -105,33 +109,51 @@ export class ProductStore {
   async update(before: Product, after: Product, grants: readonly Grant[]): Promise<void> {
     const sortKey = keys.productSortKey(after.name, after.version, after.uuid);
     const renamed = before.name !== after.name || before.version !== after.version;
-    const items: TransactItem[] = [
-      {
-        Put: {
-          TableName: this.tableName,
-          Item: productItem(after, sortKey),
-          ConditionExpression: '#rev = :rev',
-          ExpressionAttributeNames: { '#rev': 'rev' },
-          ExpressionAttributeValues: { ':rev': before.rev },
-        },
-      },
-    ];
-    if (renamed) {
-      items.push(
-        { Delete: { TableName: this.tableName, Key: keys.productName(before.dataspace, before.name, before.version) } },
-        this.putName(after),
-      );
-      for (const grant of grants) {
-        if (grant.permissions.includes('view_product')) {
-          items.push({ Put: { TableName: this.tableName, Item: grantItem(after, grant, sortKey) } });
+    const rewrites: TransactItem[] = renamed
+      ? grants
+          .filter((grant) => grant.permissions.includes('view_product'))
+          .map((grant) => ({ Put: { TableName: this.tableName, Item: grantItem(after, grant, sortKey) } }))
+      : [];
+    let current = before;
+    try {
+      if (rewrites.length > GRANTS_PER_TRANSACTION) {
+        // Too many viewers for one transaction: reserve the new name first (so a taken name changes
+        // nothing), then move the viewers' index entries in revision-checked batches, then rename.
+        try {
+          await this.transact([bumpRevision(this.tableName, current), this.putName(after)]);
+        } catch (error) {
+          if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw nameTaken();
+          throw error;
+        }
+        current = { ...current, rev: current.rev + 1 };
+        while (rewrites.length > GRANTS_PER_TRANSACTION) {
+          await this.transact([bumpRevision(this.tableName, current), ...rewrites.splice(0, GRANTS_PER_TRANSACTION)]);
+          current = { ...current, rev: current.rev + 1 };
         }
       }
-    }
-    try {
-      await this.transact(items);
+      const reserved = current !== before;
+      await this.transact([
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: productItem({ ...after, rev: current.rev }, sortKey),
+            ConditionExpression: '#rev = :rev',
+            ExpressionAttributeNames: { '#rev': 'rev' },
+            ExpressionAttributeValues: { ':rev': current.rev },
+          },
+        },
+        ...(renamed
+          ? [
+              { Delete: { TableName: this.tableName, Key: keys.productName(before.dataspace, before.name, before.version) } },
+              ...(reserved ? [] : [this.putName(after)]),
+            ]
+          : []),
+        ...rewrites,
+      ]);
     } catch (error) {
+      if (error instanceof ConflictError) throw error;
       if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(before.uuid);
-      if (renamed && cancellationCode(error, 2) === 'ConditionalCheckFailed') throw nameTaken();
+      if (renamed && current === before && cancellationCode(error, 2) === 'ConditionalCheckFailed') throw nameTaken();
       throw error;
     }
   }
@@ -246,7 +268,8 @@ export class ProductStore {
     for (const item of entries.flat()) sortKeys.add(String(item.GSI1SK));
     let visible = [...sortKeys].map(parseSortKey);
     if (filters.version !== undefined) visible = visible.filter((entry) => entry.version === filters.version);
-    visible.sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
+    // DynamoDB's order (code points), the order a superuser's list comes in.
+    visible.sort((a, b) => compareCodePoints(a.sortKey, b.sortKey));
     const pageEntries = visible.slice(offset, offset + limit);
     const items = await batchGet(this.doc, this.tableName, pageEntries.map((entry) => keys.product(entry.uuid)));
     const byUuid = new Map(items.map((item) => [String(item.uuid), toProduct(item)]));
@@ -279,7 +302,9 @@ export class ProductStore {
           entity: 'ProductName',
           productUuid: product.uuid,
         },
-        ConditionExpression: 'attribute_not_exists(PK)',
+        // A retried rename finds its own reservation: only another product's holds the name.
+        ConditionExpression: 'attribute_not_exists(PK) OR productUuid = :uuid',
+        ExpressionAttributeValues: { ':uuid': product.uuid },
       },
     };
   }
