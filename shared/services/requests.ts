@@ -380,10 +380,11 @@ export class RequestService {
       errors[field] = [`Select a valid choice. ${value} is not one of the available choices.`];
     };
     const given = (name: string) => (query[name] !== undefined && query[name] !== '' ? query[name] : undefined);
-    // No name, label or username is this long: refuse before it reaches a key.
+    // No name, label or username is this long (at most 150 characters of up to 4 bytes): refuse it
+    // before it reaches a key.
     for (const name of ['request_template', 'requester', 'assignee', 'priority', 'content_type', 'status'] as const) {
       const value = given(name);
-      if (value !== undefined && value.length > 255) choice(name, `${value.slice(0, 20)}…`);
+      if (value !== undefined && Buffer.byteLength(value) > 800) choice(name, `${value.slice(0, 20)}…`);
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 

@@ -84,10 +84,8 @@ describe('the API root and schema', () => {
     const response = await api.call('GET', '/api/v2/', { token: apiKey });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
-    const expected = Object.fromEntries(
-      ROUTES.filter((route) => route.listName && route.method === 'GET').map((route) => [route.listName, `${api.url}${route.path}`]),
-    );
-    expect(response.json).toEqual(expected);
+    const lists = ['products', 'request_templates', 'requests', 'usage_policies', 'licenses', 'packages', 'vulnerabilities', 'product_packages', 'vulnerability_analyses'];
+    expect(response.json).toEqual(Object.fromEntries(lists.map((name) => [name, `${api.url}/api/v2/${name}/`])));
   });
 
   it('GET /api/v2/schema/ answers the OpenAPI 3.1 document with this server', async () => {

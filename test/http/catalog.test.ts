@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { useTestTable } from '../support/environment.ts';
+import { tableSnapshot } from '../support/snapshot.ts';
 import { startTestGateway } from '../support/gateway.ts';
 import { aTeam, type Team } from '../support/factories.ts';
 
@@ -11,10 +11,7 @@ let team: Team;
 const call = (username: string, method: string, path: string, body?: unknown) =>
   api.call(method, path, { token: team.keys[username], ...(body !== undefined ? { body } : {}) });
 
-async function snapshot() {
-  const result = await env.doc.send(new ScanCommand({ TableName: env.tableName, ConsistentRead: true }));
-  return JSON.stringify((result.Items ?? []).sort((a, b) => `${a.PK}${a.SK}`.localeCompare(`${b.PK}${b.SK}`)));
-}
+const snapshot = () => tableSnapshot(env);
 
 beforeAll(async () => {
   env = await useTestTable();

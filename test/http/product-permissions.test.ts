@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { useTestTable } from '../support/environment.ts';
+import { tableSnapshot } from '../support/snapshot.ts';
 import { startTestGateway } from '../support/gateway.ts';
 import { aTeam, load, type Team } from '../support/factories.ts';
 
@@ -45,10 +45,7 @@ async function aProduct(owner = 'alice') {
   };
 }
 
-async function snapshot() {
-  const result = await env.doc.send(new ScanCommand({ TableName: env.tableName, ConsistentRead: true }));
-  return JSON.stringify((result.Items ?? []).sort((a, b) => `${a.PK}${a.SK}`.localeCompare(`${b.PK}${b.SK}`)));
-}
+const snapshot = () => tableSnapshot(env);
 
 const ALL = ['change_product', 'delete_product', 'view_product'];
 

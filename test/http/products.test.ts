@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { useTestTable } from '../support/environment.ts';
+import { tableSnapshot } from '../support/snapshot.ts';
 import { startTestGateway } from '../support/gateway.ts';
 import { aTeam, load, type Team } from '../support/factories.ts';
 
@@ -47,10 +47,7 @@ async function aProduct(owner = 'alice', overrides: { name?: string; version?: s
 const grant = (productUuid: string, body: unknown, by = 'alice') =>
   as(by).post(`/api/v2/products/${productUuid}/permissions/`, body);
 
-async function snapshot() {
-  const result = await env.doc.send(new ScanCommand({ TableName: env.tableName, ConsistentRead: true }));
-  return JSON.stringify((result.Items ?? []).sort((a, b) => `${a.PK}${a.SK}`.localeCompare(`${b.PK}${b.SK}`)));
-}
+const snapshot = () => tableSnapshot(env);
 
 describe('POST /api/v2/products/', () => {
   it('creates the product and answers it whole, with the creator and UTC-offset timestamps', async () => {

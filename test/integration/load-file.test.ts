@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { useTestTable } from '../support/environment.ts';
+import { tableItems } from '../support/snapshot.ts';
 import { applyLoadFile, validateLoadFile } from '../../shared/admin/load-file.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
 import { randomUUID } from 'node:crypto';
@@ -11,11 +11,7 @@ beforeEach(async () => {
   env = await useTestTable();
 });
 
-/** Every item of the test table (a Scan is fine in a test; no request path scans). */
-async function allItems() {
-  const result = await env.doc.send(new ScanCommand({ TableName: env.tableName, ConsistentRead: true }));
-  return (result.Items ?? []).sort((a, b) => `${a.PK}|${a.SK}`.localeCompare(`${b.PK}|${b.SK}`));
-}
+const allItems = () => tableItems(env);
 
 const aliceKey = generateApiKey();
 const sample = (): { dataspaces: { name: string }[]; groups: { name: string; dataspace: string }[]; users: Record<string, unknown>[] } => ({

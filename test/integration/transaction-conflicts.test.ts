@@ -1,0 +1,108 @@
+/**
+ * DynamoDB Local serialises transactions, so it never cancels one for a TransactionConflict as
+ * DynamoDB does under concurrency. Here a client that cancels the first transactions does, and every
+ * write that can race must retry and succeed (and give up after a bounded number of tries).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { useTestTable } from '../support/environment.ts';
+import { aTeam, load } from '../support/factories.ts';
+import { ProductStore } from '../../shared/store/product-store.ts';
+import { RequestStore } from '../../shared/store/request-store.ts';
+import { ProductService } from '../../shared/services/products.ts';
+import { RequestService } from '../../shared/services/requests.ts';
+import type { Caller } from '../../shared/domain/caller.ts';
+
+/** Cancels the next `count` transactions with TransactionConflict, then behaves. */
+function conflicting(inner: DynamoDBDocumentClient) {
+  const control = { left: 0, cancelled: 0 };
+  const client = {
+    send: async (command: unknown) => {
+      if (command instanceof TransactWriteCommand && control.left > 0) {
+        control.left--;
+        control.cancelled++;
+        throw new TransactionCanceledException({
+          message: 'Transaction cancelled',
+          $metadata: {},
+          CancellationReasons: command.input.TransactItems!.map(() => ({ Code: 'TransactionConflict' })),
+        });
+      }
+      return inner.send(command as never);
+    },
+  } as unknown as DynamoDBDocumentClient;
+  return { client, control };
+}
+
+let env: Awaited<ReturnType<typeof useTestTable>>;
+let products: ProductService;
+let requests: RequestService;
+let control: { left: number; cancelled: number };
+const alice: Caller = { username: 'alice', email: 'alice@example.com', dataspace: 'acme', isSuperuser: false, groups: [] };
+
+beforeAll(async () => {
+  env = await useTestTable();
+  await aTeam(env, { acme: { users: { alice: {}, bob: {} } } });
+  await load(env, { request_templates: [{ name: 'Review', dataspace: 'acme', content_type: 'product' }] });
+  const wrapped = conflicting(env.doc);
+  control = wrapped.control;
+  const productStore = new ProductStore(wrapped.client, env.tableName);
+  products = new ProductService({ products: productStore, identity: env.identity, now: () => new Date(), newUuid: randomUUID });
+  requests = new RequestService({
+    requests: new RequestStore(wrapped.client, env.tableName),
+    identity: env.identity,
+    products,
+    now: () => new Date(),
+    newUuid: randomUUID,
+  });
+});
+
+describe('writes that lose a transaction race run again', () => {
+  it('creating a product', async () => {
+    control.left = 2;
+    const product = await products.create(alice, { name: 'Raced', version: '' }, 'https://x');
+    expect(control.cancelled).toBeGreaterThanOrEqual(2);
+    expect(await products.retrieve(alice, product.uuid, 'https://x')).toMatchObject({ name: 'Raced' });
+  });
+
+  it('updating a product and changing its permissions', async () => {
+    const product = await products.create(alice, { name: 'Raced too', version: '' }, 'https://x');
+    control.left = 2;
+    await products.update(alice, product.uuid, () => ({ version: '2' }), 'https://x');
+    control.left = 2;
+    await products.changePermissions(alice, product.uuid, () => ({ user: 'bob', permissions: ['view_product'] }), 'assign');
+    expect((await products.permissions(alice, product.uuid)).users.map((u) => u.username)).toEqual(['alice', 'bob']);
+  });
+
+  it('creating a request and commenting on it', async () => {
+    control.left = 2;
+    const request = await requests.create(
+      alice,
+      {
+        title: 'Raced',
+        request_template: 'Review',
+        status: 'open',
+        assignee: null,
+        priority: null,
+        product_context: null,
+        content_object: null,
+        notes: '',
+        serialized_data: {},
+        is_private: false,
+        cc_emails: [],
+      },
+      'https://x',
+    );
+    control.left = 2;
+    await requests.addComment(alice, request.uuid, () => 'after two conflicts');
+    expect((await requests.retrieve(alice, request.uuid, 'https://x')).comments.map((c) => c.text)).toEqual(['after two conflicts']);
+  });
+
+  it('gives up after a bounded number of tries', async () => {
+    control.left = 100;
+    await expect(products.create(alice, { name: 'Never', version: '' }, 'https://x')).rejects.toBeInstanceOf(TransactionCanceledException);
+    expect(control.left).toBeGreaterThan(80);
+    control.left = 0;
+  });
+});

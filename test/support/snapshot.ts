@@ -1,0 +1,17 @@
+/** The whole test table as text, every page of it: "changes nothing" means the snapshot is equal. */
+import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+export async function tableItems(env: { doc: DynamoDBDocumentClient; tableName: string }): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await env.doc.send(new ScanCommand({ TableName: env.tableName, ConsistentRead: true, ExclusiveStartKey: startKey }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items.sort((a, b) => `${a.PK}|${a.SK}`.localeCompare(`${b.PK}|${b.SK}`));
+}
+
+export async function tableSnapshot(env: { doc: DynamoDBDocumentClient; tableName: string }): Promise<string> {
+  return JSON.stringify(await tableItems(env));
+}
