@@ -69,6 +69,10 @@ export class ComplianceStack extends Stack {
       ...(props.apiThrottle ? { throttle: props.apiThrottle } : {}),
     });
 
+    // The evaluator names products by their API URL in events. (The API's own functions take it from
+    // each request: giving it to them would make the API and its integrations depend on each other.)
+    this.functions.evaluator.function.addEnvironment('PUBLIC_BASE_URL', this.httpApi.api.apiEndpoint);
+
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName });

@@ -13,6 +13,10 @@ const ConfigSchema = z.object({
   SQS_ENDPOINT: z.url().optional(),
   EVENT_BUS_NAME: z.string().min(1).default('compliance-events'),
   EVALUATION_QUEUE_URL: z.string().optional(),
+  /** How long an evaluation request waits in the queue, so a burst of changes becomes one evaluation. */
+  EVALUATION_DELAY_SECONDS: z.coerce.number().int().min(0).max(900).default(2),
+  /** The API's public base URL (scheme and host), for the product URLs in events. */
+  PUBLIC_BASE_URL: z.string().default('http://127.0.0.1:8000'),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
 });
 

@@ -38,6 +38,10 @@
  *                                                              and vulnerability; read with the product's packages)
  *                GSI1PK=DS#<ds>#ANALYSES  GSI1SK=<created>␁<uuid>  list a dataspace's
  *   Pointer      PK=PRODUCTPACKAGE#<uuid> | ANALYSIS#<uuid>  SK=POINTER   find a product package or analysis by uuid
+ *   Policy config PK=DS#<ds>              SK=POLICYCONFIG       the dataspace's policy rule configuration
+ *   Violation    PK=PRODUCT#<uuid>        SK=VIOLATION#<rule type>   one per product and rule (read with the product)
+ *   Policy state PK=PRODUCT#<uuid>        SK=POLICYSTATE        the product's evaluation version and time
+ *   Outbox event PK=OUTBOX#<event id>     SK=EVENT              an event to publish: the stream carries it to the bus
  *
  * Usernames are global, as in DejaCode (one user belongs to exactly one dataspace); group names are
  * unique within their dataspace. Names never contain '#': the load file and the services reject it.
@@ -155,6 +159,11 @@ export const keys = {
   /** Everything a product holds: itself, its grants, packages and analyses, in one partition. */
   productPartition: (productUuid: string) => ({ PK: `PRODUCT#${productUuid}` }),
 
+  policyConfig: (dataspace: string): Key => ({ PK: `DS#${dataspace}`, SK: 'POLICYCONFIG' }),
+  violation: (productUuid: string, ruleType: string): Key => ({ PK: `PRODUCT#${productUuid}`, SK: `VIOLATION#${ruleType}` }),
+  policyState: (productUuid: string): Key => ({ PK: `PRODUCT#${productUuid}`, SK: 'POLICYSTATE' }),
+  outboxEvent: (eventId: string): Key => ({ PK: `OUTBOX#${eventId}`, SK: 'EVENT' }),
+
   viewablePartition: (dataspace: string, principal: { type: 'user' | 'group'; name: string }) => ({
     index: 'GSI1' as const,
     indexPK: `DS#${dataspace}#VIEWER#${principal.type.toUpperCase()}#${principal.name}`,
@@ -185,4 +194,8 @@ export type EntityType =
   | 'CatalogUnique'
   | 'ProductPackage'
   | 'Analysis'
-  | 'Pointer';
+  | 'Pointer'
+  | 'PolicyConfig'
+  | 'Violation'
+  | 'PolicyState'
+  | 'OutboxEvent';

@@ -3,6 +3,7 @@
  * lib/compliance-stack.ts turns them into AWS resources; bin/local/ creates the same queues (with the
  * same redrive settings) on the SQS emulator and runs the same mappings with its pollers.
  */
+import { EVALUATED_ENTITIES } from './domain/change-records.ts';
 
 export interface QueueDefinition {
   /** Queue name on the local emulator; on AWS CloudFormation names it. */
@@ -65,4 +66,29 @@ export type EventSourceDefinition =
       readonly maxBatchingWindowSeconds?: number;
     };
 
-export const EVENT_SOURCES: readonly EventSourceDefinition[] = [];
+const entityFilter = (entities: readonly string[]) => [
+  { dynamodb: { NewImage: { entity: { S: [...entities] } } } },
+  // A REMOVE has no new image.
+  { dynamodb: { OldImage: { entity: { S: [...entities] } } } },
+];
+
+export const EVENT_SOURCES: readonly EventSourceDefinition[] = [
+  {
+    kind: 'table-stream',
+    function: 'stream-router',
+    batchSize: 100,
+    maxRetryAttempts: 5,
+    bisectBatchOnError: true,
+    // The entities whose changes can change an evaluation (shared/domain/change-records.ts).
+    filterPatterns: entityFilter(EVALUATED_ENTITIES),
+  },
+  {
+    kind: 'table-stream',
+    function: 'outbox-publisher',
+    batchSize: 10,
+    maxRetryAttempts: 10,
+    bisectBatchOnError: true,
+    filterPatterns: [{ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['OutboxEvent'] } } } }],
+  },
+  { kind: 'queue', queue: 'evaluation', function: 'evaluator', batchSize: 10, maxBatchingWindowSeconds: 1 },
+];

@@ -16,9 +16,23 @@ import { CatalogStore } from './store/catalog-store.ts';
 import { ProductPackageStore } from './store/product-package-store.ts';
 import { CatalogService } from './services/catalog.ts';
 import { ProductPackageService } from './services/product-packages.ts';
+import { PolicyStore } from './store/policy-store.ts';
+import { EvaluationService } from './services/evaluation.ts';
+import { PolicyService } from './services/policy.ts';
+import { SqsEvaluationQueue, type EvaluationQueue } from './aws/evaluation-queue.ts';
+import { getSqsClient } from './aws/clients.ts';
+import { ChangeTargetResolver } from './store/change-targets.ts';
 
 let stores:
-  | { identity: IdentityStore; products: ProductStore; requests: RequestStore; catalog: CatalogStore; productPackages: ProductPackageStore }
+  | {
+      identity: IdentityStore;
+      products: ProductStore;
+      requests: RequestStore;
+      catalog: CatalogStore;
+      productPackages: ProductPackageStore;
+      policy: PolicyStore;
+      targets: ChangeTargetResolver;
+    }
   | undefined;
 
 function getStores() {
@@ -31,6 +45,8 @@ function getStores() {
       requests: new RequestStore(doc, config.TABLE_NAME),
       catalog: new CatalogStore(doc, config.TABLE_NAME),
       productPackages: new ProductPackageStore(doc, config.TABLE_NAME),
+      policy: new PolicyStore(doc, config.TABLE_NAME),
+      targets: new ChangeTargetResolver(doc, config.TABLE_NAME),
     };
   }
   return stores;
@@ -85,4 +101,48 @@ export function getProductPackageService(): ProductPackageService {
     newUuid: randomUUID,
   });
   return productPackageService;
+}
+
+let evaluationService: EvaluationService | undefined;
+
+export function getEvaluationService(): EvaluationService {
+  const { policy, catalog } = getStores();
+  evaluationService ??= new EvaluationService({
+    policy,
+    catalog,
+    now: () => new Date(),
+    newUuid: randomUUID,
+    baseUrl: getConfig().PUBLIC_BASE_URL,
+  });
+  return evaluationService;
+}
+
+let evaluationQueue: EvaluationQueue | undefined;
+
+export function getEvaluationQueue(): EvaluationQueue {
+  if (!evaluationQueue) {
+    const config = getConfig();
+    if (!config.EVALUATION_QUEUE_URL) throw new Error('EVALUATION_QUEUE_URL is not set');
+    evaluationQueue = new SqsEvaluationQueue(getSqsClient(config), config.EVALUATION_QUEUE_URL, config.EVALUATION_DELAY_SECONDS);
+  }
+  return evaluationQueue;
+}
+
+let policyService: PolicyService | undefined;
+
+export function getPolicyService(): PolicyService {
+  const { policy } = getStores();
+  policyService ??= new PolicyService({
+    policy,
+    products: getProductService(),
+    evaluation: getEvaluationService(),
+    // The queue is resolved when first used, so a function without the queue still starts.
+    queue: { send: (requests) => getEvaluationQueue().send(requests) },
+    now: () => new Date(),
+  });
+  return policyService;
+}
+
+export function getChangeTargets(): ChangeTargetResolver {
+  return getStores().targets;
 }

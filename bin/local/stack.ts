@@ -82,6 +82,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       DYNAMODB_ENDPOINT: dynamo.endpoint,
       SQS_ENDPOINT: sqsEndpoint,
       EVENT_BUS_NAME: EVENT_BUS.localName,
+      EVALUATION_DELAY_SECONDS: process.env.EVALUATION_DELAY_SECONDS ?? '1',
       AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
       AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
     });
@@ -91,6 +92,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const bus = new InProcessEventBus({ region: options.region });
     setPublisher(bus);
+
+    const gateway: HttpGateway = await startHttpGateway({
+      host: options.host,
+      port: options.port,
+      invoke: async (name, event) =>
+        (await loadHandler(name))(event, lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000)),
+      onError: (error) => options.log(`[gateway] ${String(error)}`),
+    });
+    stoppers.push(() => gateway.stop());
+    // Events name products by their API URL: the gateway's, now that it listens.
+    process.env.PUBLIC_BASE_URL = gateway.url;
 
     for (const source of EVENT_SOURCES) {
       const name = functionName(source.function);
@@ -127,14 +139,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       }
     }
 
-    const gateway: HttpGateway = await startHttpGateway({
-      host: options.host,
-      port: options.port,
-      invoke: async (name, event) =>
-        (await loadHandler(name))(event, lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000)),
-      onError: (error) => options.log(`[gateway] ${String(error)}`),
-    });
-    stoppers.push(() => gateway.stop());
+
 
     writeStackFile(dataDir, {
       pid: process.pid,

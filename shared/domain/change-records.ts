@@ -14,6 +14,7 @@
  * | license's usage policy changed, license deleted     | every product of the dataspace    |
  * | usage policy's alert or content type changed, or    | every product of the dataspace    |
  * | the policy deleted                                  |                                   |
+ * | the dataspace's policy rule configuration saved     | every product of the dataspace    |
  *
  * A vulnerability's own item maps to nothing: each package it affects carries the link and score,
  * and those package records map. A grant changes a product's revision only, which maps to nothing.
@@ -33,7 +34,7 @@ export interface ChangeRecord {
 }
 
 /** The entity types whose changes can affect an evaluation: the stream's filter criteria use these. */
-export const EVALUATED_ENTITIES = ['Product', 'ProductPackage', 'Analysis', 'Package', 'License', 'UsagePolicy'] as const;
+export const EVALUATED_ENTITIES = ['Product', 'ProductPackage', 'Analysis', 'Package', 'License', 'UsagePolicy', 'PolicyConfig'] as const;
 
 const changed = (change: ChangeRecord, ...attributes: string[]) =>
   attributes.some((attribute) => JSON.stringify(change.oldImage?.[attribute] ?? null) !== JSON.stringify(change.newImage?.[attribute] ?? null));
@@ -59,6 +60,8 @@ export function changeTargets(change: ChangeRecord): ChangeTarget[] {
     case 'UsagePolicy':
       if (change.eventName === 'INSERT' || (change.eventName === 'MODIFY' && !changed(change, 'complianceAlert', 'contentType', 'label'))) return [];
       return [{ kind: 'dataspace', dataspace }];
+    case 'PolicyConfig':
+      return change.eventName === 'MODIFY' && !changed(change, 'rules') ? [] : [{ kind: 'dataspace', dataspace }];
     default:
       return [];
   }

@@ -8,7 +8,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '../../shared/functions.ts';
-import { EVENT_BUS, QUEUES, type QueueName } from '../../shared/resources.ts';
+import { EVENT_BUS, EVENT_SOURCES, QUEUES, type QueueName } from '../../shared/resources.ts';
 import { DEFAULT_ROUTE_FUNCTION, ROUTES, routeKey } from '../../shared/routes/index.ts';
 import { TABLE, keyAttributes } from '../../shared/table.ts';
 import { acknowledgments, actionsOf, logicalId, nagFindings, roleStatements, synthesize, type Synthesized } from './helpers.ts';
@@ -149,9 +149,14 @@ describe('the functions', () => {
       return synth.template.toJSON().Resources[id].Properties.Environment.Variables as Record<string, unknown>;
     };
 
+    /** A table-stream consumer also reads the stream and may send to its on-failure queue. */
+    const readsStream = EVENT_SOURCES.some((source) => source.kind === 'table-stream' && source.function === name);
+    const STREAM_ACTIONS = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'];
+
     it(`has exactly the table access of the catalog (${definition.table})`, () => {
       const actions = actionsOf(roleStatements(synth, synth.stack.functions[name]));
-      const dynamo = [...actions].filter((action) => action.startsWith('dynamodb:'));
+      const dynamo = [...actions].filter((action) => action.startsWith('dynamodb:') && !(readsStream && STREAM_ACTIONS.includes(action)));
+      if (readsStream) expect([...actions]).toEqual(expect.arrayContaining(STREAM_ACTIONS));
       if (definition.table === 'none') expect(dynamo).toEqual([]);
       else expect(dynamo).toEqual(expect.arrayContaining(READ_ACTIONS));
       const writes = WRITE_ACTIONS.filter((action) => actions.has(action));
@@ -162,10 +167,13 @@ describe('the functions', () => {
 
     it('may send to exactly the queues it lists, with their URLs in the environment', () => {
       const statements = roleStatements(synth, synth.stack.functions[name]).filter((s) => actionsOf([s]).has('sqs:SendMessage'));
-      const targets = statements.map((s) => JSON.stringify(s.Resource));
+      const targets = statements.map((s) => JSON.stringify(s.Resource)).filter((target) => !target.includes('StreamFailures'));
       expect(targets.sort()).toEqual(
         definition.sendsTo.map((queue) => JSON.stringify({ 'Fn::GetAtt': [logicalId(synth.stack, synth.stack.queues[queue].queue), 'Arn'] })).sort(),
       );
+      // Its stream's on-failure queue, and only that one, besides the catalog's.
+      const failureTargets = statements.map((s) => JSON.stringify(s.Resource)).filter((target) => target.includes('StreamFailures'));
+      expect(failureTargets.length).toBe(readsStream ? 1 : 0);
       for (const [queueName, queue] of queueEntries) {
         expect(queue.urlEnvVar in environment()).toBe((definition.sendsTo as readonly string[]).includes(queueName));
       }
@@ -259,5 +267,46 @@ describe('cdk-nag AWS Solutions', () => {
       expect(ack.id, ack.path).toMatch(/^AwsSolutions-[A-Z]+\d+(\[.+\])?$/);
       expect(ack.reason.length, `${ack.id} at ${ack.path}`).toBeGreaterThan(40);
     }
+  });
+});
+
+describe('the evaluation pipeline', () => {
+  type Mapping = { Properties: Record<string, any> & { FunctionName: { Ref: string } } };
+  const mappings = () => Object.values(synth.template.findResources('AWS::Lambda::EventSourceMapping')) as Mapping[];
+  const functionOf = (mapping: Mapping) => mapping.Properties.FunctionName.Ref;
+  const idOf = (name: FunctionName) => logicalId(synth.stack, synth.stack.functions[name].function);
+
+  it('feeds the table stream to the router with filter criteria on the evaluated entities, bisect, retries and a DLQ', () => {
+    const router = mappings().find((m) => functionOf(m) === idOf('stream-router'))!;
+    expect(router.Properties).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 5,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: { OnFailure: { Destination: expect.anything() } },
+    });
+    const patterns = (router.Properties.FilterCriteria.Filters as { Pattern: string }[]).map((f) => JSON.parse(f.Pattern));
+    expect(patterns).toContainEqual({ dynamodb: { NewImage: { entity: { S: expect.arrayContaining(['Product', 'ProductPackage', 'Package', 'PolicyConfig']) } } } });
+    expect(patterns).toContainEqual({ dynamodb: { OldImage: { entity: { S: expect.arrayContaining(['Product', 'ProductPackage']) } } } });
+  });
+
+  it('feeds only inserted outbox events to the publisher, which may put events on the bus', () => {
+    const publisher = mappings().find((m) => functionOf(m) === idOf('outbox-publisher'))!;
+    const patterns = (publisher.Properties.FilterCriteria.Filters as { Pattern: string }[]).map((f) => JSON.parse(f.Pattern));
+    expect(patterns).toEqual([{ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['OutboxEvent'] } } } }]);
+    const actions = actionsOf(roleStatements(synth, synth.stack.functions['outbox-publisher']));
+    expect(actions.has('events:PutEvents')).toBe(true);
+  });
+
+  it('feeds the evaluation queue to the evaluator, reporting partial batch failures', () => {
+    const evaluator = mappings().find((m) => functionOf(m) === idOf('evaluator'))!;
+    expect(evaluator.Properties).toMatchObject({ BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    expect(JSON.stringify(evaluator.Properties.EventSourceArn)).toContain(logicalId(synth.stack, synth.stack.queues.evaluation.queue));
+  });
+
+  it('gives the functions that build event URLs the public API URL', () => {
+    const id = idOf('evaluator');
+    const variables = synth.template.toJSON().Resources[id].Properties.Environment.Variables as Record<string, unknown>;
+    expect(variables.PUBLIC_BASE_URL).toBeDefined();
   });
 });

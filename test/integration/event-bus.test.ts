@@ -290,6 +290,8 @@ describe('getEventPublisher', () => {
     TABLE_NAME: 'test-table',
     AWS_REGION: 'us-east-1',
     EVENT_BUS_NAME: 'compliance-events',
+    EVALUATION_DELAY_SECONDS: 2,
+    PUBLIC_BASE_URL: 'https://api.example.com',
     LOG_LEVEL: 'INFO',
   };
 

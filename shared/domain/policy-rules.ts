@@ -1,0 +1,314 @@
+/**
+ * The policy rules engine, pure: the eight built-in rule types, their per-dataspace configuration
+ * (validated strictly), their evaluation over a product's packages at a given `now`, and the
+ * violation lifecycle (detected, active, resolved, re-activated). No I/O, no clock.
+ */
+import { isCompleteAnalysis, type AnalysisState, type ComplianceAlert } from './catalog.ts';
+
+export const RULE_TYPES = [
+  'usage_policy_error',
+  'usage_policy_warning',
+  'license_policy_error',
+  'license_policy_warning',
+  'license_coverage_gap',
+  'vulnerability_detected',
+  'vulnerability_unresolved',
+  'vulnerability_stale',
+] as const;
+export type RuleType = (typeof RULE_TYPES)[number];
+export type Severity = 'error' | 'warning';
+
+type ParameterSpec = { readonly type: 'score' | 'days'; readonly default?: number };
+
+export interface RuleDefinition {
+  readonly type: RuleType;
+  readonly label: string;
+  readonly description: string;
+  readonly severity: Severity;
+  readonly parameters: Readonly<Record<string, ParameterSpec>>;
+}
+
+export const RULES: Readonly<Record<RuleType, RuleDefinition>> = {
+  usage_policy_error: {
+    type: 'usage_policy_error',
+    label: 'Usage Policy Error',
+    description: 'Packages assigned a usage policy flagged with an error compliance alert.',
+    severity: 'error',
+    parameters: {},
+  },
+  usage_policy_warning: {
+    type: 'usage_policy_warning',
+    label: 'Usage Policy Warning',
+    description: 'Packages assigned a usage policy flagged with a warning compliance alert.',
+    severity: 'warning',
+    parameters: {},
+  },
+  license_policy_error: {
+    type: 'license_policy_error',
+    label: 'License Policy Error',
+    description: 'Packages whose licenses are assigned a usage policy flagged with an error compliance alert.',
+    severity: 'error',
+    parameters: {},
+  },
+  license_policy_warning: {
+    type: 'license_policy_warning',
+    label: 'License Policy Warning',
+    description: 'Packages whose licenses are assigned a usage policy flagged with a warning compliance alert.',
+    severity: 'warning',
+    parameters: {},
+  },
+  license_coverage_gap: {
+    type: 'license_coverage_gap',
+    label: 'License Coverage Gap',
+    description: 'Packages with no license expression.',
+    severity: 'warning',
+    parameters: {},
+  },
+  vulnerability_detected: {
+    type: 'vulnerability_detected',
+    label: 'Vulnerability Detected',
+    description: 'Packages with at least one known vulnerability.',
+    severity: 'error',
+    parameters: { min_risk_score: { type: 'score' } },
+  },
+  vulnerability_unresolved: {
+    type: 'vulnerability_unresolved',
+    label: 'Vulnerability Unresolved',
+    description: 'Packages with known vulnerabilities that have no completed triage analysis.',
+    severity: 'warning',
+    parameters: {},
+  },
+  vulnerability_stale: {
+    type: 'vulnerability_stale',
+    label: 'Vulnerability Stale',
+    description: 'Packages with high-risk vulnerabilities unaddressed for more than a configurable number of days.',
+    severity: 'error',
+    parameters: { max_days: { type: 'days', default: 30 }, min_risk_score: { type: 'score', default: 8.0 } },
+  },
+};
+
+export interface RuleConfig {
+  readonly is_active: boolean;
+  readonly threshold: number;
+  readonly parameters: Readonly<Record<string, number>>;
+}
+
+export type PolicyConfig = Readonly<Partial<Record<RuleType, RuleConfig>>>;
+
+/** A rule's configuration with the defaults of section 2.7 filled in. */
+export function effectiveConfig(config: PolicyConfig, type: RuleType): RuleConfig {
+  const given = config[type];
+  const parameters: Record<string, number> = {};
+  for (const [name, spec] of Object.entries(RULES[type].parameters)) {
+    const value = given?.parameters[name] ?? spec.default;
+    if (value !== undefined) parameters[name] = value;
+  }
+  return { is_active: given?.is_active === true, threshold: given?.threshold ?? 0, parameters };
+}
+
+export type ConfigCheck = { readonly ok: true; readonly config: PolicyConfig } | { readonly ok: false; readonly errors: Record<string, string[]> };
+
+const isScore = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 10;
+
+/**
+ * Validates a configuration object of section 2.7 (rule type → options). Every problem is named by
+ * its key path (`vulnerability_stale.parameters.max_days`); nothing of an invalid object is kept.
+ */
+export function checkConfig(raw: unknown): ConfigCheck {
+  const errors: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
+  const problem = (key: string, message: string) => (errors[key] ??= []).push(message);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return { ok: false, errors: { non_field_errors: ['Expected an object: rule type → options.'] } };
+  }
+  const config: Partial<Record<RuleType, RuleConfig>> = {};
+  for (const [type, options] of Object.entries(raw)) {
+    if (!(RULE_TYPES as readonly string[]).includes(type)) {
+      problem(type, `Unknown rule type; choose from ${RULE_TYPES.join(', ')}.`);
+      continue;
+    }
+    const rule = RULES[type as RuleType];
+    if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+      problem(type, 'Expected an object with is_active, threshold and parameters.');
+      continue;
+    }
+    const { is_active: isActive = false, threshold = 0, parameters = {}, ...unknown } = options as Record<string, unknown>;
+    for (const key of Object.keys(unknown)) problem(`${type}.${key}`, 'Unknown option; use is_active, threshold or parameters.');
+    if (typeof isActive !== 'boolean') problem(`${type}.is_active`, 'Must be true or false.');
+    if (typeof threshold !== 'number' || !Number.isInteger(threshold) || threshold < 0) {
+      problem(`${type}.threshold`, 'Must be a non-negative integer.');
+    }
+    const checked: Record<string, number> = {};
+    if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
+      problem(`${type}.parameters`, 'Must be an object.');
+    } else {
+      for (const [name, value] of Object.entries(parameters)) {
+        const spec = rule.parameters[name];
+        const at = `${type}.parameters.${name}`;
+        if (!spec) {
+          const known = Object.keys(rule.parameters);
+          problem(at, known.length > 0 ? `Unknown parameter; ${type} takes ${known.join(', ')}.` : `Unknown parameter; ${type} takes none.`);
+        } else if (spec.type === 'score' && !isScore(value)) {
+          problem(at, 'Must be a number from 0.0 to 10.0.');
+        } else if (spec.type === 'days' && (typeof value !== 'number' || !Number.isInteger(value) || value < 1)) {
+          problem(at, 'Must be a whole number of days, at least 1.');
+        } else {
+          checked[name] = value as number;
+        }
+      }
+    }
+    config[type as RuleType] = { is_active: isActive === true, threshold: typeof threshold === 'number' ? threshold : 0, parameters: checked };
+  }
+  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, config };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evaluation
+
+/** What the rules know of one package of the product. */
+export interface PackageFacts {
+  readonly uuid: string;
+  readonly purl: string;
+  readonly hasLicenseExpression: boolean;
+  /** The package's own usage policy alert ('' when none). */
+  readonly usagePolicyAlert: ComplianceAlert;
+  /** Each license key of its expression, with its usage policy's alert ('' when none). */
+  readonly licenses: readonly { readonly key: string; readonly alert: ComplianceAlert }[];
+  readonly vulnerabilities: readonly {
+    readonly id: string;
+    readonly riskScore: number | null;
+    readonly linkedDate: string;
+    /** The product's analysis of this vulnerability for this package, if any. */
+    readonly analysisState: AnalysisState | null;
+  }[];
+}
+
+/** Why a package is in violation: the license keys or vulnerability ids that put it there. */
+export interface Offender {
+  readonly uuid: string;
+  readonly purl: string;
+  readonly reasons: readonly string[];
+}
+
+export interface RuleResult {
+  readonly type: RuleType;
+  /** Distinct packages in violation. */
+  readonly count: number;
+  readonly offenders: readonly Offender[];
+  /** count > threshold: a violation is recorded. */
+  readonly triggered: boolean;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The reasons a package breaks a rule (empty when it does not). */
+function reasons(type: RuleType, pkg: PackageFacts, parameters: Readonly<Record<string, number>>, now: Date): string[] {
+  const unresolved = (v: PackageFacts['vulnerabilities'][number]) => !(v.analysisState !== null && isCompleteAnalysis({ state: v.analysisState }));
+  switch (type) {
+    case 'usage_policy_error':
+      return pkg.usagePolicyAlert === 'error' ? ['usage policy'] : [];
+    case 'usage_policy_warning':
+      return pkg.usagePolicyAlert === 'warning' ? ['usage policy'] : [];
+    case 'license_policy_error':
+      return pkg.licenses.filter((license) => license.alert === 'error').map((license) => license.key);
+    case 'license_policy_warning':
+      return pkg.licenses.filter((license) => license.alert === 'warning').map((license) => license.key);
+    case 'license_coverage_gap':
+      return pkg.hasLicenseExpression ? [] : ['no license expression'];
+    case 'vulnerability_detected': {
+      const minimum = parameters.min_risk_score;
+      return pkg.vulnerabilities
+        .filter((v) => minimum === undefined || (v.riskScore !== null && v.riskScore >= minimum))
+        .map((v) => v.id);
+    }
+    case 'vulnerability_unresolved':
+      return pkg.vulnerabilities.filter(unresolved).map((v) => v.id);
+    case 'vulnerability_stale': {
+      const minimum = parameters.min_risk_score ?? 8.0;
+      const maxDays = parameters.max_days ?? 30;
+      return pkg.vulnerabilities
+        .filter((v) => v.riskScore !== null && v.riskScore >= minimum)
+        .filter((v) => now.getTime() - Date.parse(v.linkedDate) > maxDays * DAY_MS)
+        .filter(unresolved)
+        .map((v) => v.id);
+    }
+  }
+}
+
+/** Runs every active rule over the product's packages. */
+export function evaluateRules(config: PolicyConfig, packages: readonly PackageFacts[], now: Date): RuleResult[] {
+  const results: RuleResult[] = [];
+  for (const type of RULE_TYPES) {
+    const rule = effectiveConfig(config, type);
+    if (!rule.is_active) continue;
+    const offenders: Offender[] = [];
+    for (const pkg of packages) {
+      const why = reasons(type, pkg, rule.parameters, now);
+      if (why.length > 0) offenders.push({ uuid: pkg.uuid, purl: pkg.purl, reasons: [...new Set(why)].sort() });
+    }
+    results.push({ type, count: offenders.length, offenders, triggered: offenders.length > rule.threshold });
+  }
+  return results;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lifecycle
+
+export interface Violation {
+  readonly ruleType: RuleType;
+  readonly count: number;
+  /** When first recorded; never changes. */
+  readonly detectedDate: string;
+  /** Set while resolved; null while active. */
+  readonly resolvedDate: string | null;
+  readonly lastEvaluatedAt: string;
+}
+
+export interface Reconciliation {
+  /** The violation records to write (new, changed, resolved, re-activated). */
+  readonly writes: readonly Violation[];
+  /** Violations active after this run that were not active before it. */
+  readonly detected: readonly { readonly violation: Violation; readonly reactivated: boolean }[];
+  readonly resolved: readonly Violation[];
+}
+
+/**
+ * Section 3.2: a triggered rule creates its violation (detected) or keeps it (active, count
+ * updated) or re-activates it in place (the original detected date kept); an active violation whose
+ * rule no longer triggers, or is off, is resolved.
+ */
+export function reconcile(existing: readonly Violation[], results: readonly RuleResult[], now: Date): Reconciliation {
+  const at = now.toISOString().replace('Z', '+00:00');
+  const byType = new Map(existing.map((violation) => [violation.ruleType, violation]));
+  const triggered = new Map(results.filter((result) => result.triggered).map((result) => [result.type, result]));
+  const writes: Violation[] = [];
+  const detected: { violation: Violation; reactivated: boolean }[] = [];
+  const resolved: Violation[] = [];
+  for (const [type, result] of triggered) {
+    const before = byType.get(type);
+    if (!before) {
+      const violation: Violation = { ruleType: type, count: result.count, detectedDate: at, resolvedDate: null, lastEvaluatedAt: at };
+      writes.push(violation);
+      detected.push({ violation, reactivated: false });
+    } else if (before.resolvedDate !== null) {
+      const violation: Violation = { ...before, count: result.count, resolvedDate: null, lastEvaluatedAt: at };
+      writes.push(violation);
+      detected.push({ violation, reactivated: true });
+    } else if (before.count !== result.count) {
+      writes.push({ ...before, count: result.count, lastEvaluatedAt: at });
+    }
+  }
+  for (const before of existing) {
+    if (before.resolvedDate === null && !triggered.has(before.ruleType)) {
+      const violation: Violation = { ...before, resolvedDate: at, lastEvaluatedAt: at };
+      writes.push(violation);
+      resolved.push(violation);
+    }
+  }
+  return { writes, detected, resolved };
+}
+
+/** Errors first, then warnings; by label within a severity. */
+export function compareViolations(a: Pick<Violation, 'ruleType'>, b: Pick<Violation, 'ruleType'>): number {
+  const rank = (type: RuleType) => (RULES[type].severity === 'error' ? 0 : 1);
+  return rank(a.ruleType) - rank(b.ruleType) || RULES[a.ruleType].label.localeCompare(RULES[b.ruleType].label);
+}

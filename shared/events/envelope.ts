@@ -1,0 +1,26 @@
+/**
+ * The one envelope of every event the service publishes: a stable id (the same on every retry and
+ * redelivery, so consumers deduplicate on it), the type, when it happened, the dataspace, the data.
+ */
+import * as z from 'zod';
+
+export const EVENT_SOURCE = 'compliance-service';
+
+export const EnvelopeSchema = <T extends z.ZodType>(type: string, data: T) =>
+  z.object({
+    id: z.uuid().describe('Unique and stable across retries: deduplicate on it'),
+    type: z.literal(type),
+    version: z.literal(1).describe('Version of the data schema of this type'),
+    timestamp: z.iso.datetime({ offset: true }),
+    dataspace: z.string(),
+    data,
+  });
+
+export interface Envelope<T = Record<string, unknown>> {
+  readonly id: string;
+  readonly type: string;
+  readonly version: 1;
+  readonly timestamp: string;
+  readonly dataspace: string;
+  readonly data: T;
+}

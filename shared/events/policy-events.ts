@@ -1,0 +1,106 @@
+/**
+ * The policy events, versioned contracts: policy.violation_detected and policy.violation_resolved,
+ * with their zod schemas (docs/events/*.schema.json are generated from these) and builders.
+ */
+import * as z from 'zod';
+import { RULES, RULE_TYPES, type RuleType } from '../domain/policy-rules.ts';
+import { EnvelopeSchema, type Envelope } from './envelope.ts';
+
+const ProductRef = z.object({ uuid: z.uuid(), name: z.string(), version: z.string(), api_url: z.url() });
+const ViolationSummary = z.object({
+  rule_type: z.enum(RULE_TYPES),
+  rule_label: z.string(),
+  rule_severity: z.enum(['error', 'warning']),
+  violation_count: z.int().nonnegative(),
+});
+
+export const VIOLATION_DETECTED = 'policy.violation_detected';
+export const VIOLATION_RESOLVED = 'policy.violation_resolved';
+
+export const ViolationDetectedData = z.object({
+  product: ProductRef,
+  dataspace: z.string(),
+  violations: z.array(ViolationSummary.extend({ reactivated: z.boolean().describe('It had been resolved and recurs') })),
+  count: z.int().positive().describe('Violations detected in this run'),
+  evaluated_at: z.iso.datetime({ offset: true }),
+  text: z.string().describe('A Slack-friendly summary'),
+});
+
+export const ViolationResolvedData = z.object({
+  product: ProductRef,
+  dataspace: z.string(),
+  violations: z.array(ViolationSummary),
+  resolved_count: z.int().positive(),
+  evaluated_at: z.iso.datetime({ offset: true }),
+  text: z.string(),
+});
+
+export const ViolationDetectedEvent = EnvelopeSchema(VIOLATION_DETECTED, ViolationDetectedData).meta({ id: 'PolicyViolationDetected' });
+export const ViolationResolvedEvent = EnvelopeSchema(VIOLATION_RESOLVED, ViolationResolvedData).meta({ id: 'PolicyViolationResolved' });
+
+export interface ProductOfEvent {
+  readonly uuid: string;
+  readonly name: string;
+  readonly version: string;
+  readonly api_url: string;
+}
+
+const productName = (product: ProductOfEvent) => (product.version ? `${product.name} ${product.version}` : product.name);
+const line = (type: RuleType, count: number) => `• ${RULES[type].label}: ${count} package${count === 1 ? '' : 's'}`;
+const summary = (type: RuleType, count: number) => ({
+  rule_type: type,
+  rule_label: RULES[type].label,
+  rule_severity: RULES[type].severity,
+  violation_count: count,
+});
+
+export function violationDetected(
+  id: string,
+  at: string,
+  product: ProductOfEvent,
+  dataspace: string,
+  violations: readonly { ruleType: RuleType; count: number; reactivated: boolean }[],
+): Envelope<z.infer<typeof ViolationDetectedData>> {
+  return {
+    id,
+    type: VIOLATION_DETECTED,
+    version: 1,
+    timestamp: at,
+    dataspace,
+    data: {
+      product,
+      dataspace,
+      violations: violations.map((v) => ({ ...summary(v.ruleType, v.count), reactivated: v.reactivated })),
+      count: violations.length,
+      evaluated_at: at,
+      text: [`Policy violations detected for ${productName(product)}`, ...violations.map((v) => line(v.ruleType, v.count))].join('\n'),
+    },
+  };
+}
+
+export function violationResolved(
+  id: string,
+  at: string,
+  product: ProductOfEvent,
+  dataspace: string,
+  violations: readonly { ruleType: RuleType; count: number }[],
+): Envelope<z.infer<typeof ViolationResolvedData>> {
+  return {
+    id,
+    type: VIOLATION_RESOLVED,
+    version: 1,
+    timestamp: at,
+    dataspace,
+    data: {
+      product,
+      dataspace,
+      violations: violations.map((v) => summary(v.ruleType, v.count)),
+      resolved_count: violations.length,
+      evaluated_at: at,
+      text: [
+        `Policy violations resolved for ${productName(product)}`,
+        ...violations.map((v) => `• ${RULES[v.ruleType].label}`),
+      ].join('\n'),
+    },
+  };
+}

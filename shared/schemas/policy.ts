@@ -1,0 +1,51 @@
+/** zod schemas of the policy endpoints, for OpenAPI (the configuration itself is checked by the domain). */
+import * as z from 'zod';
+import { RULE_TYPES } from '../domain/policy-rules.ts';
+
+/** Section 2.7: rule type → options. Validated by checkConfig, which names every bad key. */
+export const PolicyConfigSchema = z
+  .record(z.string(), z.unknown())
+  .meta({ id: 'PolicyRulesConfiguration', description: 'Rule type → {is_active, threshold, parameters}', example: { vulnerability_stale: { is_active: true, threshold: 0, parameters: { max_days: 30, min_risk_score: 8 } } } });
+
+export const PolicyRuleSchema = z
+  .object({
+    rule_type: z.enum(RULE_TYPES),
+    label: z.string(),
+    description: z.string(),
+    severity: z.enum(['error', 'warning']),
+    is_active: z.boolean(),
+    threshold: z.int().nonnegative(),
+    parameters: z.record(z.string(), z.number()),
+  })
+  .meta({ id: 'PolicyRule' });
+
+export const PolicyViolationSchema = z
+  .object({
+    rule_type: z.enum(RULE_TYPES),
+    rule_label: z.string(),
+    rule_description: z.string(),
+    rule_severity: z.enum(['error', 'warning']),
+    violation_count: z.int().positive(),
+    detected_date: z.string(),
+  })
+  .meta({ id: 'PolicyViolation' });
+
+export const ViolationPackageSchema = z
+  .object({ uuid: z.uuid(), api_url: z.url(), purl: z.string(), reasons: z.array(z.string()).describe('License keys or vulnerability ids') })
+  .meta({ id: 'ViolationPackage' });
+
+export const PolicyStatusSchema = z
+  .object({
+    status: z.enum(['fail', 'warn', 'pass']),
+    errors: z.int().nonnegative(),
+    warnings: z.int().nonnegative(),
+    evaluated_at: z.string().nullable(),
+  })
+  .meta({ id: 'PolicyStatus' });
+
+export const BulkEvaluationSchema = z
+  .object({ products: z.array(z.string().max(100)).min(1, 'This list may not be empty.').max(1000, 'Ensure this list has no more than 1000 items.') })
+  .catchall(z.never({ error: 'Unknown field.' }))
+  .meta({ id: 'BulkEvaluation' });
+
+export const EvaluateQuery = z.object({ wait: z.string().optional().describe('true: evaluate now and answer the violations') });

@@ -1,0 +1,129 @@
+/**
+ * The evaluator: reads a product with everything its rules need (pages of data, never one call per
+ * package), runs the rules at `now`, reconciles the violations (section 3.2) and commits them with
+ * their events in one transaction, retrying from a fresh read when another evaluation of the same
+ * product won the race. A request older than the last evaluation's read is already answered.
+ */
+import type { ComplianceAlert, Package } from '../domain/catalog.ts';
+import { evaluateRules, reconcile, type PackageFacts, type PolicyConfig, type RuleResult, type RuleType, type Violation } from '../domain/policy-rules.ts';
+import { isTransactionConflict, retryOnConflict } from '../store/dynamo.ts';
+import type { CatalogStore } from '../store/catalog-store.ts';
+import { ProductGoneError, StaleEvaluationError, type PolicyStore, type ProductData } from '../store/policy-store.ts';
+import { violationDetected, violationResolved, type ProductOfEvent } from '../events/policy-events.ts';
+import type { Envelope } from '../events/envelope.ts';
+import { isoWithOffset, productUrl } from './products.ts';
+
+export interface EvaluationDeps {
+  readonly policy: PolicyStore;
+  readonly catalog: CatalogStore;
+  readonly now: () => Date;
+  readonly newUuid: () => string;
+  /** Base URL of the public API, for the product URLs in events. */
+  readonly baseUrl: string;
+}
+
+export type EvaluationOutcome =
+  | { readonly outcome: 'evaluated'; readonly violations: readonly Violation[]; readonly events: readonly Envelope[]; readonly evaluatedAt: string }
+  | { readonly outcome: 'skipped'; readonly reason: 'gone' | 'up to date' };
+
+const isRace = (error: unknown) => error instanceof StaleEvaluationError || isTransactionConflict(error);
+
+export class EvaluationService {
+  constructor(private readonly deps: EvaluationDeps) {}
+
+  /**
+   * Evaluates the product. With `requestedAt` (when a change was seen), an evaluation that already
+   * started reading after it makes this one unnecessary: bursts of changes coalesce.
+   */
+  async evaluate(productUuid: string, options: { requestedAt?: string; baseUrl?: string } = {}): Promise<EvaluationOutcome> {
+    try {
+      return await retryOnConflict(() => this.once(productUuid, options.requestedAt, options.baseUrl ?? this.deps.baseUrl), isRace, 8);
+    } catch (error) {
+      if (error instanceof ProductGoneError) return { outcome: 'skipped', reason: 'gone' };
+      throw error;
+    }
+  }
+
+  private async once(productUuid: string, requestedAt: string | undefined, baseUrl: string): Promise<EvaluationOutcome> {
+    const started = this.deps.now();
+    const evaluatedAt = isoWithOffset(started);
+    const data = await this.deps.policy.readProduct(productUuid);
+    if (!data) return { outcome: 'skipped', reason: 'gone' };
+    if (requestedAt !== undefined && data.state.evaluatedAt !== null && data.state.evaluatedAt >= requestedAt) {
+      return { outcome: 'skipped', reason: 'up to date' };
+    }
+    const { config } = await this.deps.policy.getConfig(data.product.dataspace);
+    const results = await this.results(data, config, started);
+    const { writes, detected, resolved } = reconcile(data.violations, results, started);
+    const product: ProductOfEvent = {
+      uuid: data.product.uuid,
+      name: data.product.name,
+      version: data.product.version,
+      api_url: productUrl(baseUrl, data.product.uuid),
+    };
+    const events: Envelope[] = [];
+    if (detected.length > 0) {
+      events.push(
+        violationDetected(
+          this.deps.newUuid(),
+          evaluatedAt,
+          product,
+          data.product.dataspace,
+          detected.map(({ violation, reactivated }) => ({ ruleType: violation.ruleType, count: violation.count, reactivated })),
+        ),
+      );
+    }
+    if (resolved.length > 0) {
+      events.push(violationResolved(this.deps.newUuid(), evaluatedAt, product, data.product.dataspace, resolved));
+    }
+    await this.deps.policy.commitEvaluation(data.product, data.state, evaluatedAt, writes, events, started);
+    const byType = new Map(data.violations.map((violation) => [violation.ruleType, violation]));
+    for (const violation of writes) byType.set(violation.ruleType, violation);
+    return { outcome: 'evaluated', violations: [...byType.values()], events, evaluatedAt };
+  }
+
+  /** The rules' results for the product as it is now (for the drill-down; writes nothing). */
+  async currentResults(productUuid: string, now: Date): Promise<RuleResult[] | undefined> {
+    const data = await this.deps.policy.readProduct(productUuid);
+    if (!data) return undefined;
+    const { config } = await this.deps.policy.getConfig(data.product.dataspace);
+    return this.results(data, config, now);
+  }
+
+  private async results(data: ProductData, config: PolicyConfig, now: Date): Promise<RuleResult[]> {
+    if (!Object.values(config).some((rule) => rule?.is_active)) return [];
+    return evaluateRules(config, await this.facts(data), now);
+  }
+
+  /** What the rules know of each package: packages, their licenses and policies, read in batches. */
+  async facts(data: ProductData): Promise<PackageFacts[]> {
+    const { catalog } = this.deps;
+    const dataspace = data.product.dataspace;
+    const packages: Package[] = await catalog.packages.getMany(data.productPackages.map((pp) => pp.packageUuid));
+    const licenses = await catalog.licenses.getByUnique(dataspace, [...new Set(packages.flatMap((pkg) => pkg.licenseKeys))]);
+    const labels = new Set<string>();
+    for (const pkg of packages) if (pkg.usagePolicy) labels.add(pkg.usagePolicy);
+    for (const license of licenses.values()) if (license.usagePolicy) labels.add(license.usagePolicy);
+    const policies = await catalog.usagePolicies.getByUnique(dataspace, [...labels]);
+    const alert = (label: string | null, contentType: 'package' | 'license'): ComplianceAlert => {
+      const policy = label === null ? undefined : policies.get(label);
+      return policy?.contentType === contentType ? policy.complianceAlert : '';
+    };
+    const analysis = new Map(data.analyses.map((a) => [`${a.packageUuid}|${a.vulnerabilityId}`, a.state]));
+    return packages.map((pkg) => ({
+      uuid: pkg.uuid,
+      purl: pkg.purl,
+      hasLicenseExpression: pkg.licenseExpression !== '',
+      usagePolicyAlert: alert(pkg.usagePolicy, 'package'),
+      licenses: pkg.licenseKeys.map((key) => ({ key, alert: alert(licenses.get(key)?.usagePolicy ?? null, 'license') })),
+      vulnerabilities: Object.entries(pkg.vulnerabilities).map(([id, link]) => ({
+        id,
+        riskScore: link.riskScore,
+        linkedDate: link.linkedDate,
+        analysisState: analysis.get(`${pkg.uuid}|${id}`) ?? null,
+      })),
+    }));
+  }
+}
+
+export type { RuleType };

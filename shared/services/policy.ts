@@ -1,0 +1,161 @@
+/**
+ * The policy API: the dataspace's rule configuration (superusers), a product's violations, the
+ * packages behind one, its pass/warn/fail status, and evaluations on demand.
+ */
+import type { Caller } from '../domain/caller.ts';
+import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.ts';
+import {
+  RULES,
+  RULE_TYPES,
+  checkConfig,
+  compareViolations,
+  effectiveConfig,
+  type PolicyConfig,
+  type RuleType,
+  type Violation,
+} from '../domain/policy-rules.ts';
+import { isUuid } from '../domain/identifiers.ts';
+import { retryOnConflict } from '../store/dynamo.ts';
+import type { PolicyStore } from '../store/policy-store.ts';
+import type { EvaluationQueue } from '../aws/evaluation-queue.ts';
+import type { EvaluationService } from './evaluation.ts';
+import { catalogUrl } from './catalog.ts';
+import { isoWithOffset, type ProductService } from './products.ts';
+import { paginate } from './paginate.ts';
+
+export interface PolicyServiceDeps {
+  readonly policy: PolicyStore;
+  readonly products: ProductService;
+  readonly evaluation: EvaluationService;
+  readonly queue: EvaluationQueue;
+  readonly now: () => Date;
+}
+
+class ConfigRaceError extends Error {}
+
+export function violationView(violation: Violation) {
+  const rule = RULES[violation.ruleType];
+  return {
+    rule_type: violation.ruleType,
+    rule_label: rule.label,
+    rule_description: rule.description,
+    rule_severity: rule.severity,
+    violation_count: violation.count,
+    detected_date: violation.detectedDate,
+  };
+}
+
+export class PolicyService {
+  constructor(private readonly deps: PolicyServiceDeps) {}
+
+  private requireSuperuser(caller: Caller): void {
+    if (!caller.isSuperuser) throw new ForbiddenError();
+  }
+
+  private rulesView(config: PolicyConfig) {
+    return RULE_TYPES.map((type) => {
+      const rule = RULES[type];
+      const effective = effectiveConfig(config, type);
+      return {
+        rule_type: type,
+        label: rule.label,
+        description: rule.description,
+        severity: rule.severity,
+        is_active: effective.is_active,
+        threshold: effective.threshold,
+        parameters: effective.parameters,
+      };
+    });
+  }
+
+  async rules(caller: Caller) {
+    this.requireSuperuser(caller);
+    return this.rulesView((await this.deps.policy.getConfig(caller.dataspace)).config);
+  }
+
+  /** PUT replaces the configuration; PATCH merges it rule by rule. Saving re-evaluates every product (via the stream). */
+  async saveRules(caller: Caller, readBody: () => unknown, merge: boolean) {
+    this.requireSuperuser(caller);
+    const checked = checkConfig(readBody());
+    if (!checked.ok) throw new ValidationError(checked.errors);
+    const saved = await retryOnConflict(
+      async () => {
+        const { config, rev } = await this.deps.policy.getConfig(caller.dataspace);
+        const next: PolicyConfig = merge ? { ...config, ...checked.config } : checked.config;
+        if (!(await this.deps.policy.saveConfig(caller.dataspace, next, rev, isoWithOffset(this.deps.now())))) throw new ConfigRaceError();
+        return next;
+      },
+      (error) => error instanceof ConfigRaceError,
+    );
+    return this.rulesView(saved);
+  }
+
+  private async activeViolations(caller: Caller, productUuid: string) {
+    const product = await this.deps.products.authorize(caller, productUuid, 'view');
+    const data = await this.deps.policy.readProduct(product.uuid);
+    if (!data) throw new NotFoundError();
+    return { data, active: data.violations.filter((violation) => violation.resolvedDate === null).sort(compareViolations) };
+  }
+
+  async violations(caller: Caller, productUuid: string) {
+    return (await this.activeViolations(caller, productUuid)).active.map(violationView);
+  }
+
+  async status(caller: Caller, productUuid: string) {
+    const { data, active } = await this.activeViolations(caller, productUuid);
+    const errors = active.filter((v) => RULES[v.ruleType].severity === 'error').length;
+    const warnings = active.length - errors;
+    return { status: errors > 0 ? 'fail' : warnings > 0 ? 'warn' : 'pass', errors, warnings, evaluated_at: data.state.evaluatedAt };
+  }
+
+  /** The packages behind an active violation, with the license keys or vulnerability ids that put each there. */
+  async violationPackages(caller: Caller, productUuid: string, ruleType: string, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
+    if (!(RULE_TYPES as readonly string[]).includes(ruleType)) throw new NotFoundError();
+    const { active } = await this.activeViolations(caller, productUuid);
+    if (!active.some((violation) => violation.ruleType === ruleType)) throw new NotFoundError();
+    const results = await this.deps.evaluation.currentResults(productUuid.toLowerCase(), this.deps.now());
+    const offenders = results?.find((result) => result.type === (ruleType as RuleType))?.offenders ?? [];
+    return paginate(
+      query,
+      url,
+      async (offset, limit) => ({ count: offenders.length, items: offenders.slice(offset, offset + limit) }),
+      (offender) => ({ uuid: offender.uuid, api_url: catalogUrl(baseUrl, 'packages', offender.uuid), purl: offender.purl, reasons: offender.reasons }),
+    );
+  }
+
+  /** The re-evaluate button: queued (202), or with `wait` evaluated now and the active violations answered. */
+  async evaluateProduct(caller: Caller, productUuid: string, wait: boolean, baseUrl: string) {
+    const product = await this.deps.products.authorize(caller, productUuid, 'change');
+    if (!wait) {
+      await this.deps.queue.send([{ dataspace: product.dataspace, product: product.uuid, requestedAt: isoWithOffset(this.deps.now()) }]);
+      return { statusCode: 202, body: { status: 'evaluation queued' } };
+    }
+    const outcome = await this.deps.evaluation.evaluate(product.uuid, { baseUrl });
+    if (outcome.outcome === 'skipped') throw new NotFoundError();
+    return {
+      statusCode: 200,
+      body: outcome.violations.filter((v) => v.resolvedDate === null).sort(compareViolations).map(violationView),
+    };
+  }
+
+  /** The bulk action: superusers queue the evaluation of products of their dataspace. */
+  async evaluateProducts(caller: Caller, readBody: () => { products: string[] }) {
+    this.requireSuperuser(caller);
+    const { products } = readBody();
+    const unknown: string[] = [];
+    const found: string[] = [];
+    for (const uuid of new Set(products)) {
+      try {
+        if (!isUuid(uuid)) throw new NotFoundError();
+        found.push((await this.deps.products.authorize(caller, uuid, 'view')).uuid);
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+        unknown.push(uuid);
+      }
+    }
+    if (unknown.length > 0) throw new ValidationError({ products: [`No such product(s) in this dataspace: ${unknown.join(', ')}.`] });
+    const requestedAt = isoWithOffset(this.deps.now());
+    await this.deps.queue.send(found.map((product) => ({ dataspace: caller.dataspace, product, requestedAt })));
+    return { status: 'evaluation queued', products: found.length };
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * Persistence of the policy engine: the dataspace's rule configuration, a product's violations and
+ * evaluation state (in the product's partition, read with it in one Query), and the outbox events an
+ * evaluation writes in the same transaction as its violations.
+ */
+import { GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../keys.ts';
+import type { Analysis, ProductPackage } from '../domain/catalog.ts';
+import type { Product } from '../domain/product.ts';
+import type { PolicyConfig, RuleType, Violation } from '../domain/policy-rules.ts';
+import type { Envelope } from '../events/envelope.ts';
+import { cancellationCode, isConditionFailure, partitionQueryInput, queryAll, type Item } from './dynamo.ts';
+import { TABLE } from '../table.ts';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** How long a published outbox event stays in the table (the stream keeps records 24 hours). */
+const OUTBOX_TTL_SECONDS = 7 * 86_400;
+
+/** The product's evaluation state changed since it was read: another evaluation won the race. */
+export class StaleEvaluationError extends Error {}
+
+/** The product was deleted while it was evaluated: there is nothing to record. */
+export class ProductGoneError extends Error {}
+
+export interface EvaluationState {
+  /** Bumped by every evaluation that writes: the optimistic-concurrency token. */
+  readonly version: number;
+  /** When the last evaluation started reading: it saw every change committed before. */
+  readonly evaluatedAt: string | null;
+}
+
+/** A product with everything its evaluation reads from its partition. */
+export interface ProductData {
+  readonly product: Product;
+  readonly productPackages: readonly ProductPackage[];
+  readonly analyses: readonly Analysis[];
+  readonly violations: readonly Violation[];
+  readonly state: EvaluationState;
+}
+
+export class PolicyStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async getConfig(dataspace: string): Promise<{ config: PolicyConfig; rev: number }> {
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.policyConfig(dataspace), ConsistentRead: true }));
+    return { config: (result.Item?.rules as PolicyConfig | undefined) ?? {}, rev: Number(result.Item?.rev ?? 0) };
+  }
+
+  /** Saves the configuration if it is still at `rev`; false when another save came first. */
+  async saveConfig(dataspace: string, config: PolicyConfig, rev: number, now: string): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...keys.policyConfig(dataspace), entity: 'PolicyConfig', dataspace, rules: config, rev: rev + 1, lastModifiedDate: now },
+          ConditionExpression: 'attribute_not_exists(PK) OR #rev = :rev',
+          ExpressionAttributeNames: { '#rev': 'rev' },
+          ExpressionAttributeValues: { ':rev': rev },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** The product and its packages, analyses, violations and state: one (paged) Query of its partition. */
+  async readProduct(productUuid: string): Promise<ProductData | undefined> {
+    const items = await queryAll(this.doc, { ...partitionQueryInput(this.tableName, keys.productPartition(productUuid)), ConsistentRead: true });
+    const product = items.find((item) => item.entity === 'Product');
+    if (!product) return undefined;
+    const state = items.find((item) => item.entity === 'PolicyState');
+    return {
+      product: {
+        uuid: String(product.uuid),
+        dataspace: String(product.dataspace),
+        name: String(product.name),
+        version: String(product.version ?? ''),
+        createdBy: String(product.createdBy),
+        createdDate: String(product.createdDate),
+        lastModifiedDate: String(product.lastModifiedDate),
+        rev: Number(product.rev ?? 0),
+      },
+      productPackages: items
+        .filter((item) => item.entity === 'ProductPackage')
+        .map((item) => ({
+          uuid: String(item.uuid),
+          dataspace: String(item.dataspace),
+          productUuid: String(item.productUuid),
+          packageUuid: String(item.packageUuid),
+          createdDate: String(item.createdDate),
+        })),
+      analyses: items
+        .filter((item) => item.entity === 'Analysis')
+        .map((item) => ({
+          uuid: String(item.uuid),
+          dataspace: String(item.dataspace),
+          rev: Number(item.rev ?? 0),
+          productUuid: String(item.productUuid),
+          productPackageUuid: String(item.productPackageUuid),
+          packageUuid: String(item.packageUuid),
+          vulnerabilityId: String(item.vulnerabilityId),
+          state: (item.state as Analysis['state']) ?? null,
+          justification: (item.justification as Analysis['justification']) ?? null,
+          responses: (item.responses as Analysis['responses']) ?? [],
+          detail: String(item.detail ?? ''),
+          createdDate: String(item.createdDate),
+          lastModifiedDate: String(item.lastModifiedDate),
+        })),
+      violations: items.filter((item) => item.entity === 'Violation').map(toViolation),
+      state: { version: Number(state?.version ?? 0), evaluatedAt: (state?.evaluatedAt as string | undefined) ?? null },
+    };
+  }
+
+  /**
+   * Commits an evaluation: its state (if still at the version read), its violation changes and its
+   * events, all or nothing. The events are outbox items: the table's stream carries them to the bus,
+   * so an evaluation that committed never loses its events and one that did not never sends any.
+   */
+  async commitEvaluation(
+    product: Product,
+    before: EvaluationState,
+    evaluatedAt: string,
+    violations: readonly Violation[],
+    events: readonly Envelope[],
+    now: Date,
+  ): Promise<void> {
+    const items: TransactItem[] = [
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: { ...keys.policyState(product.uuid), entity: 'PolicyState', dataspace: product.dataspace, productUuid: product.uuid, version: before.version + 1, evaluatedAt },
+          ConditionExpression: before.version === 0 ? 'attribute_not_exists(PK)' : '#version = :version',
+          ...(before.version === 0 ? {} : { ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': before.version } }),
+        },
+      },
+      // The product must still exist (a deletion removes its whole partition).
+      { ConditionCheck: { TableName: this.tableName, Key: keys.product(product.uuid), ConditionExpression: 'attribute_exists(PK)' } },
+      ...violations.map(
+        (violation): TransactItem => ({
+          Put: {
+            TableName: this.tableName,
+            Item: {
+              ...keys.violation(product.uuid, violation.ruleType),
+              entity: 'Violation',
+              dataspace: product.dataspace,
+              productUuid: product.uuid,
+              ruleType: violation.ruleType,
+              count: violation.count,
+              detectedDate: violation.detectedDate,
+              resolvedDate: violation.resolvedDate,
+              lastEvaluatedAt: violation.lastEvaluatedAt,
+            },
+          },
+        }),
+      ),
+      ...events.map(
+        (event): TransactItem => ({
+          Put: {
+            TableName: this.tableName,
+            Item: {
+              ...keys.outboxEvent(event.id),
+              entity: 'OutboxEvent',
+              dataspace: event.dataspace,
+              eventType: event.type,
+              envelope: event,
+              [TABLE.ttlAttribute]: Math.floor(now.getTime() / 1000) + OUTBOX_TTL_SECONDS,
+            },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        }),
+      ),
+    ];
+    try {
+      await this.doc.send(new TransactWriteCommand({ TransactItems: items }));
+    } catch (error) {
+      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleEvaluationError();
+      if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw new ProductGoneError();
+      throw error;
+    }
+  }
+}
+
+function toViolation(item: Item): Violation {
+  return {
+    ruleType: item.ruleType as RuleType,
+    count: Number(item.count),
+    detectedDate: String(item.detectedDate),
+    resolvedDate: (item.resolvedDate as string | null | undefined) ?? null,
+    lastEvaluatedAt: String(item.lastEvaluatedAt),
+  };
+}

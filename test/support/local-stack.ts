@@ -1,0 +1,61 @@
+/**
+ * The whole local stack for pipeline tests: its own DynamoDB Local, SQS emulator, pollers, event bus
+ * and gateway (bin/local/stack.ts), as `npm start` runs it, in this test process. Stop it after.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { startLocalStack } from '../../bin/local/stack.ts';
+import { readRunningStack } from '../../bin/local/stack-file.ts';
+import { createDocumentClient, createDynamoClient } from '../../shared/aws/clients.ts';
+import { IdentityStore } from '../../shared/store/identity-store.ts';
+import { RequestStore } from '../../shared/store/request-store.ts';
+import { CatalogStore } from '../../shared/store/catalog-store.ts';
+import { ProductPackageStore } from '../../shared/store/product-package-store.ts';
+
+export async function startTestStack() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cms-pipeline-'));
+  process.env.EVALUATION_DELAY_SECONDS = '0';
+  process.env.POWERTOOLS_LOG_LEVEL = 'CRITICAL';
+  const stack = await startLocalStack({
+    port: 0,
+    host: '127.0.0.1',
+    dataDir,
+    tableName: `pipeline-${randomUUID().slice(0, 8)}`,
+    region: 'us-east-1',
+    log: () => undefined,
+  });
+  const running = readRunningStack(dataDir)!;
+  const doc = createDocumentClient(createDynamoClient({ region: running.region, endpoint: running.dynamodbEndpoint }));
+  const env = {
+    doc,
+    tableName: running.tableName,
+    identity: new IdentityStore(doc, running.tableName),
+    requests: new RequestStore(doc, running.tableName),
+    catalog: new CatalogStore(doc, running.tableName),
+    productPackages: new ProductPackageStore(doc, running.tableName),
+  };
+  return {
+    ...stack,
+    env,
+    dataDir,
+    async stop() {
+      doc.destroy();
+      await stack.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `probe` until it returns a value that `done` accepts, or fails after `timeoutMs`. */
+export async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T;
+  for (;;) {
+    last = await probe();
+    if (done(last)) return last;
+    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
