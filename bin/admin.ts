@@ -11,6 +11,7 @@ import { IdentityStore } from '../shared/store/identity-store.ts';
 import { RequestStore } from '../shared/store/request-store.ts';
 import { CatalogStore } from '../shared/store/catalog-store.ts';
 import { ProductPackageStore } from '../shared/store/product-package-store.ts';
+import { PolicyStore } from '../shared/store/policy-store.ts';
 import type { LoadTarget } from '../shared/admin/load-file.ts';
 import { applyLoadFile, validateLoadFile } from '../shared/admin/load-file.ts';
 import { generateApiKey } from '../shared/auth/api-key.ts';
@@ -46,6 +47,7 @@ function connection(doc: DynamoDBDocumentClient, tableName: string, target: stri
     requests: new RequestStore(doc, tableName),
     catalog: new CatalogStore(doc, tableName),
     productPackages: new ProductPackageStore(doc, tableName),
+    policy: new PolicyStore(doc, tableName),
   };
   return { store, load, target };
 }

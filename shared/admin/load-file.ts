@@ -12,6 +12,8 @@ import { CONTENT_TYPES, INPUT_TYPES, type RequestTemplate } from '../domain/requ
 import { COMPLIANCE_ALERTS, POLICY_CONTENT_TYPES } from '../domain/catalog.ts';
 import type { CatalogStore } from '../store/catalog-store.ts';
 import type { ProductPackageStore } from '../store/product-package-store.ts';
+import type { PolicyStore } from '../store/policy-store.ts';
+import { checkConfig, sameConfig } from '../domain/policy-rules.ts';
 import { CatalogService, canonicalPurl } from '../services/catalog.ts';
 import type { Caller } from '../domain/caller.ts';
 import { isUuid } from '../domain/identifiers.ts';
@@ -23,6 +25,7 @@ export interface LoadTarget {
   readonly requests: RequestStore;
   readonly catalog: CatalogStore;
   readonly productPackages: ProductPackageStore;
+  readonly policy: PolicyStore;
 }
 
 export interface LoadOptions {
@@ -39,7 +42,15 @@ const USERNAME = z
 const NAME = z.string().regex(NAME_PATTERN, NAME_RULE);
 
 export const LoadFileSchema = z.strictObject({
-  dataspaces: z.array(z.strictObject({ name: NAME })).default([]),
+  dataspaces: z
+    .array(
+      z.strictObject({
+        name: NAME,
+        /** Section 2.7's configuration object; checked by the policy domain, which names every bad key. */
+        policy_rules: z.record(z.string(), z.unknown()).optional(),
+      }),
+    )
+    .default([]),
   groups: z.array(z.strictObject({ name: NAME, dataspace: NAME })).default([]),
   users: z
     .array(
@@ -118,6 +129,14 @@ export async function validateLoadFile(raw: unknown, target: LoadTarget): Promis
   for (const [i, dataspace] of file.dataspaces.entries()) {
     if (dataspaces.has(dataspace.name)) problems.push(`$.dataspaces[${i}].name: "${dataspace.name}" is listed twice`);
     dataspaces.add(dataspace.name);
+    if (dataspace.policy_rules !== undefined) {
+      const checked = checkConfig(dataspace.policy_rules);
+      if (!checked.ok) {
+        for (const [key, messages] of Object.entries(checked.errors)) {
+          problems.push(`$.dataspaces[${i}].policy_rules.${key}: ${messages.join(' ')}`);
+        }
+      }
+    }
   }
   const knownDataspaces = new Map<string, boolean>();
   const dataspaceExists = async (name: string) => {
@@ -256,6 +275,15 @@ export async function applyLoadFile(file: LoadFile, target: LoadTarget, { now, g
   };
   for (const dataspace of file.dataspaces) {
     if (await store.createDataspace(dataspace.name, now)) report.created.dataspaces++;
+    if (dataspace.policy_rules !== undefined) {
+      // Validated above; saving re-evaluates the dataspace's products (through the stream), so only a change is saved.
+      const checked = checkConfig(dataspace.policy_rules);
+      const current = await target.policy.getConfig(dataspace.name);
+      if (checked.ok && !sameConfig(current.config, checked.config)) {
+        await target.policy.saveConfig(dataspace.name, checked.config, current.rev, now.toISOString().replace('Z', '+00:00'));
+        report.updatedCatalog++;
+      }
+    }
   }
   for (const group of file.groups) {
     if (await store.createGroup(group, now)) report.created.groups++;

@@ -106,6 +106,16 @@ export function effectiveConfig(config: PolicyConfig, type: RuleType): RuleConfi
   return { is_active: given?.is_active === true, threshold: given?.threshold ?? 0, parameters };
 }
 
+/** Whether two configurations say the same (whatever the order of their keys). */
+export function sameConfig(a: PolicyConfig, b: PolicyConfig): boolean {
+  return RULE_TYPES.every((type) => {
+    const [x, y] = [a[type], b[type]];
+    if (!x || !y) return x === y;
+    const parameters = new Set([...Object.keys(x.parameters), ...Object.keys(y.parameters)]);
+    return x.is_active === y.is_active && x.threshold === y.threshold && [...parameters].every((name) => x.parameters[name] === y.parameters[name]);
+  });
+}
+
 export type ConfigCheck = { readonly ok: true; readonly config: PolicyConfig } | { readonly ok: false; readonly errors: Record<string, string[]> };
 
 const isScore = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 10;

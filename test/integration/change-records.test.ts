@@ -160,6 +160,11 @@ describe('change records map to the products they affect', () => {
     expect(await affectedBy(() => call('PATCH', `/api/v2/usage_policies/${policy.uuid}/`, { description: 'words' }))).toEqual([]);
   });
 
+  it('the policy rule configuration saved: every product of that dataspace', async () => {
+    const all = (await call('GET', '/api/v2/products/?page_size=100')).results.map((p: { uuid: string }) => p.uuid).sort();
+    expect(await affectedBy(() => call('PATCH', '/api/v2/policy_rules/', { license_coverage_gap: { is_active: true } }))).toEqual(all);
+  });
+
   it('changes of things no evaluation reads map to nothing', async () => {
     expect(await affectedBy(() => call('POST', '/api/v2/packages/', { purl: 'pkg:npm/unused@1.0.0' }))).toEqual([]);
     expect(await affectedBy(() => call('POST', '/api/v2/usage_policies/', { label: 'New', content_type: 'package' }))).toEqual([]);

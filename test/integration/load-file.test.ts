@@ -113,6 +113,20 @@ describe('admin load', () => {
   });
 });
 
+describe('admin load of policy rules', () => {
+  it('saves a dataspace policy_rules once, and names the key of a bad one', async () => {
+    const file = { dataspaces: [{ name: 'acme', policy_rules: { vulnerability_stale: { is_active: true, parameters: { max_days: 14 } } } }] };
+    const first = await loadOk(file);
+    expect(first.updatedCatalog).toBe(1);
+    expect((await env.policy.getConfig('acme')).config).toEqual({ vulnerability_stale: { is_active: true, threshold: 0, parameters: { max_days: 14 } } });
+    const before = await allItems();
+    expect((await loadOk(file)).updatedCatalog).toBe(0);
+    expect(await allItems()).toEqual(before);
+    const bad = await validateLoadFile({ dataspaces: [{ name: 'acme', policy_rules: { vulnerability_stale: { parameters: { max_days: 0 } } } }] }, env);
+    expect(bad.ok ? [] : bad.problems).toEqual(['$.dataspaces[0].policy_rules.vulnerability_stale.parameters.max_days: Must be a whole number of days, at least 1.']);
+  });
+});
+
 describe('admin load of the catalog', () => {
   const base = () => ({
     dataspaces: [{ name: 'acme' }],

@@ -10,6 +10,7 @@ import { IdentityStore } from '../../shared/store/identity-store.ts';
 import { RequestStore } from '../../shared/store/request-store.ts';
 import { CatalogStore } from '../../shared/store/catalog-store.ts';
 import { ProductPackageStore } from '../../shared/store/product-package-store.ts';
+import { PolicyStore } from '../../shared/store/policy-store.ts';
 
 export async function useTestTable() {
   const tableName = `test-${randomUUID().slice(0, 8)}`;
@@ -34,5 +35,6 @@ export async function useTestTable() {
     requests: new RequestStore(doc, tableName),
     catalog: new CatalogStore(doc, tableName),
     productPackages: new ProductPackageStore(doc, tableName),
+    policy: new PolicyStore(doc, tableName),
   };
 }

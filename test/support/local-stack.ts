@@ -13,10 +13,11 @@ import { IdentityStore } from '../../shared/store/identity-store.ts';
 import { RequestStore } from '../../shared/store/request-store.ts';
 import { CatalogStore } from '../../shared/store/catalog-store.ts';
 import { ProductPackageStore } from '../../shared/store/product-package-store.ts';
+import { PolicyStore } from '../../shared/store/policy-store.ts';
 
-export async function startTestStack() {
+export async function startTestStack({ evaluationDelaySeconds = 0 } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-pipeline-'));
-  process.env.EVALUATION_DELAY_SECONDS = '0';
+  process.env.EVALUATION_DELAY_SECONDS = String(evaluationDelaySeconds);
   process.env.POWERTOOLS_LOG_LEVEL = 'CRITICAL';
   const stack = await startLocalStack({
     port: 0,
@@ -35,6 +36,7 @@ export async function startTestStack() {
     requests: new RequestStore(doc, running.tableName),
     catalog: new CatalogStore(doc, running.tableName),
     productPackages: new ProductPackageStore(doc, running.tableName),
+    policy: new PolicyStore(doc, running.tableName),
   };
   return {
     ...stack,

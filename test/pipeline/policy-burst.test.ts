@@ -1,0 +1,63 @@
+/**
+ * Coalescing: a burst of changes to one product (packages added in a loop) settles to the right
+ * violation with a single detected event, after few evaluations, through the real pipeline.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { eventually, startTestStack } from '../support/local-stack.ts';
+import { aTeam, type Team } from '../support/factories.ts';
+import { keys } from '../../shared/keys.ts';
+
+const BURST = 200;
+let stack: Awaited<ReturnType<typeof startTestStack>>;
+let team: Team;
+
+const call = async (method: string, path: string, body?: unknown) => {
+  const response = await fetch(`${stack.apiUrl}${path}`, {
+    method,
+    headers: { Authorization: `Token ${team.keys.root}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  expect(response.status, `${method} ${path}`).toBeLessThan(300);
+  return (await response.json()) as any;
+};
+
+beforeAll(async () => {
+  stack = await startTestStack({ evaluationDelaySeconds: 1 });
+  team = await aTeam(stack.env, { acme: { users: { root: { superuser: true } } } });
+}, 120_000);
+afterAll(async () => {
+  await stack?.stop();
+});
+
+it(`a burst of ${BURST} packages added to one product settles after few evaluations, with one detected event`, async () => {
+  await call('PUT', '/api/v2/policy_rules/', { license_coverage_gap: { is_active: true } });
+  const product = (await call('POST', '/api/v2/products/', { name: 'Bursty' })).uuid as string;
+  const packages: string[] = [];
+  for (let i = 0; i < BURST; i++) packages.push((await call('POST', '/api/v2/packages/', { purl: `pkg:npm/burst-${i}@1.0.0` })).uuid);
+  for (const pkg of packages) await call('POST', '/api/v2/product_packages/', { product, package: pkg });
+
+  const version = async () =>
+    Number(
+      (await stack.env.doc.send(new GetCommand({ TableName: stack.env.tableName, Key: keys.policyState(product), ConsistentRead: true }))).Item?.version ?? 0,
+    );
+  await eventually(
+    () => call('GET', `/api/v2/products/${product}/policy_violations/`),
+    (list) => list.length === 1 && list[0].violation_count === BURST,
+    60_000,
+  );
+  // Quiet: no evaluation for two seconds.
+  let settled = await version();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const now = await version();
+    if (now === settled) break;
+    settled = now;
+  }
+  expect(settled).toBeGreaterThan(0);
+  expect(settled).toBeLessThanOrEqual(BURST / 5);
+  const detected = stack.bus
+    .recentEvents()
+    .filter((e) => e['detail-type'] === 'policy.violation_detected' && (e.detail as { data: { product: { uuid: string } } }).data.product.uuid === product);
+  expect(detected).toHaveLength(1);
+}, 120_000);
