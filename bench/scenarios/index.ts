@@ -5,6 +5,16 @@
 import type { Scenario } from '../lib/scenario.ts';
 import { coldStart } from './cold-start.ts';
 import { permissionFilteredList } from './permission-filtered-list.ts';
+import { policyBurst } from './policy-burst.ts';
+import { policyEvaluation } from './policy-evaluation.ts';
+import { policyRules } from './policy-rules.ts';
 import { requestListScaling } from './request-list-scaling.ts';
 
-export const SCENARIOS: readonly Scenario[] = [permissionFilteredList, requestListScaling, coldStart];
+export const SCENARIOS: readonly Scenario[] = [
+  permissionFilteredList,
+  requestListScaling,
+  coldStart,
+  policyRules,
+  policyEvaluation,
+  policyBurst,
+];

@@ -1,0 +1,20 @@
+/**
+ * The event catalog: every event type the service publishes, with its zod schema. docs/events/ holds
+ * the JSON Schema of each, generated from here by `npm run docs:events` (a test keeps them in step).
+ */
+import * as z from 'zod';
+import { ViolationDetectedEvent, ViolationResolvedEvent, VIOLATION_DETECTED, VIOLATION_RESOLVED } from './policy-events.ts';
+
+export const EVENT_TYPES = {
+  [VIOLATION_DETECTED]: ViolationDetectedEvent,
+  [VIOLATION_RESOLVED]: ViolationResolvedEvent,
+} as const satisfies Record<string, z.ZodType>;
+
+export type EventType = keyof typeof EVENT_TYPES;
+
+/** The JSON Schema (draft 2020-12) of an event's envelope, as docs/events/<type>.schema.json holds it. */
+export function eventJsonSchema(type: EventType): string {
+  const schema = z.toJSONSchema(EVENT_TYPES[type], { target: 'draft-2020-12', io: 'output' }) as Record<string, unknown>;
+  const titled = { $schema: schema.$schema, $id: `https://compliance-service/events/${type}.schema.json`, title: type, ...schema };
+  return `${JSON.stringify(titled, null, 2)}\n`;
+}
