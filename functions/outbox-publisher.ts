@@ -1,30 +1,75 @@
 /**
- * The outbox: an event an evaluation committed (an OutboxEvent item, selected by filter criteria)
- * is put on the event bus with its envelope, whose id stays the same on every retry. A record that
- * fails is reported (partial batch failure) and retried; consumers deduplicate on the id.
+ * The outbox: the table's stream → the event bus. Two kinds of records reach it (filter criteria):
+ * events an evaluation committed (OutboxEvent items), and requests and comments written by the API,
+ * which become request.added, request.updated and request_comment.added. Every event keeps its id
+ * on every retry (an outbox item's own, or one derived from the stream record), so consumers
+ * deduplicate on it. A record that fails is reported (partial batch failure) and retried.
  */
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { getEventPublisher } from '../shared/events/eventbridge-publisher.ts';
 import { EVENT_SOURCE, type Envelope } from '../shared/events/envelope.ts';
+import { REQUEST_ADDED, REQUEST_COMMENT_ADDED, REQUEST_UPDATED, requestEvent } from '../shared/events/request-events.ts';
+import { stableUuid } from '../shared/domain/identifiers.ts';
 import { getConfig } from '../shared/config.ts';
+import { getRequestStore } from '../shared/runtime.ts';
+import { commentView, requestView } from '../shared/services/requests.ts';
+import { isoWithOffset } from '../shared/services/products.ts';
 import { logger } from '../shared/logger.ts';
 
 const config = getConfig();
+const requests = getRequestStore();
+
+/** The event a stream record stands for, or undefined when it stands for none. */
+async function eventOf(record: DynamoDBRecord): Promise<Envelope | undefined> {
+  if (!record.dynamodb?.NewImage) return undefined;
+  const item = unmarshall(record.dynamodb.NewImage as Record<string, AttributeValue>);
+  // Derived from the stream record: the same record always makes the same event id.
+  const id = stableUuid(`${record.eventSourceARN}|${record.eventID}`);
+  const at = isoWithOffset(new Date((record.dynamodb.ApproximateCreationDateTime ?? Date.now() / 1000) * 1000));
+  switch (item.entity) {
+    case 'OutboxEvent':
+      return record.eventName === 'INSERT' ? (item.envelope as Envelope) : undefined;
+    case 'Request': {
+      const found = await requests.getWithComments(String(item.uuid));
+      if (!found) return undefined;
+      const type = record.eventName === 'INSERT' ? REQUEST_ADDED : REQUEST_UPDATED;
+      return requestEvent(type, id, String(item.lastModifiedDate ?? at), String(item.dataspace), {
+        request: requestView(found.request, found.comments, config.PUBLIC_BASE_URL),
+      });
+    }
+    case 'RequestComment': {
+      if (record.eventName !== 'INSERT') return undefined;
+      const found = await requests.getWithComments(String(item.requestUuid));
+      if (!found) return undefined;
+      const comment = found.comments.find((c) => c.uuid === item.uuid) ?? {
+        uuid: String(item.uuid),
+        username: String(item.username),
+        text: String(item.text),
+        createdDate: String(item.createdDate),
+      };
+      return requestEvent(REQUEST_COMMENT_ADDED, id, comment.createdDate, found.request.dataspace, {
+        request: requestView(found.request, found.comments, config.PUBLIC_BASE_URL),
+        comment: commentView(comment),
+      });
+    }
+    default:
+      return undefined;
+  }
+}
 
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const publisher = getEventPublisher(config);
   for (const record of event.Records) {
-    if (record.eventName !== 'INSERT' || !record.dynamodb?.NewImage) continue;
-    const item = unmarshall(record.dynamodb.NewImage as Record<string, AttributeValue>);
-    const envelope = item.envelope as Envelope;
     try {
+      const envelope = await eventOf(record);
+      if (!envelope) continue;
       await publisher.publish([{ source: EVENT_SOURCE, detailType: envelope.type, detail: { ...envelope }, time: new Date(envelope.timestamp) }]);
     } catch (error) {
-      logger.error('Could not publish an event', { eventId: envelope.id, error: error as Error });
+      logger.error('Could not publish an event', { eventID: record.eventID, error: error as Error });
       // Stream batches are ordered: Lambda retries from this record (those before it were published).
-      return { batchItemFailures: [{ itemIdentifier: record.dynamodb.SequenceNumber! }] };
+      return { batchItemFailures: [{ itemIdentifier: record.dynamodb!.SequenceNumber! }] };
     }
   }
   return { batchItemFailures: [] };

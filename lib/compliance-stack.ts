@@ -9,13 +9,22 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
+import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { FUNCTIONS, type FunctionName } from '../shared/functions.ts';
-import { EVENT_BUS, EVENT_SOURCES, QUEUES, type EventSourceDefinition, type QueueName } from '../shared/resources.ts';
+import {
+  EVENT_BUS,
+  EVENT_RULES,
+  EVENT_SOURCES,
+  QUEUES,
+  type EventRuleDefinition,
+  type EventSourceDefinition,
+  type QueueName,
+} from '../shared/resources.ts';
 import { TABLE } from '../shared/table.ts';
 import { ServiceHttpApi, type ThrottleProps } from './constructs/http-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
@@ -64,6 +73,7 @@ export class ComplianceStack extends Stack {
     this.eventBus = new events.EventBus(this, 'EventBus', { eventBusName: `${this.stackName}-${EVENT_BUS.localName}` });
     this.functions = this.createFunctions();
     for (const source of props.eventSources ?? EVENT_SOURCES) this.addEventSource(source);
+    for (const rule of EVENT_RULES) this.addEventRule(rule);
     this.httpApi = new ServiceHttpApi(this, 'HttpApi', {
       functions: mapValues(this.functions, (fn) => fn.function),
       ...(props.apiThrottle ? { throttle: props.apiThrottle } : {}),
@@ -80,6 +90,18 @@ export class ComplianceStack extends Stack {
       new CfnOutput(this, `${pascalCase(name)}QueueUrl`, { value: queue.queueUrl });
       new CfnOutput(this, `${pascalCase(name)}DlqUrl`, { value: deadLetterQueue.queueUrl });
     }
+  }
+
+  /** A rule of the bus whose target is one of the stack's queues, with retries and the queue's DLQ. */
+  private addEventRule(definition: EventRuleDefinition): events.Rule {
+    const { queue, deadLetterQueue } = this.queues[definition.queue];
+    const { 'detail-type': detailType, ...rest } = definition.pattern as Record<string, unknown>;
+    return new events.Rule(this, `${pascalCase(definition.name)}Rule`, {
+      eventBus: this.eventBus,
+      description: definition.description,
+      eventPattern: { ...(rest as events.EventPattern), ...(detailType ? { detailType: detailType as string[] } : {}) },
+      targets: [new eventTargets.SqsQueue(queue, { deadLetterQueue, retryAttempts: 185, maxEventAge: Duration.hours(24) })],
+    });
   }
 
   private createTable(): dynamodb.Table {

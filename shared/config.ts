@@ -17,6 +17,17 @@ const ConfigSchema = z.object({
   EVALUATION_DELAY_SECONDS: z.coerce.number().int().min(0).max(900).default(2),
   /** The API's public base URL (scheme and host), for the product URLs in events. */
   PUBLIC_BASE_URL: z.string().default('http://127.0.0.1:8000'),
+  /** Lifts the private-address rule for webhook targets and allows http: the local stack and tests only. */
+  ALLOW_PRIVATE_WEBHOOK_TARGETS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
+  WEBHOOK_DELIVERIES_QUEUE_URL: z.string().optional(),
+  /** The retry schedule of webhook deliveries (defaults: about 24 hours, as on AWS). */
+  WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().positive().default(60),
+  WEBHOOK_RETRY_MAX_DELAY_SECONDS: z.coerce.number().positive().default(4 * 3600),
+  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(14),
+  WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().positive().default(24 * 3600),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
 });
 

@@ -10,7 +10,7 @@ export interface FunctionDefinition {
   readonly memoryMb: number;
   readonly timeoutSeconds: number;
   readonly table: 'none' | 'read' | 'read-write';
-  readonly sendsTo: readonly ('evaluation')[];
+  readonly sendsTo: readonly ('evaluation' | 'webhookDeliveries')[];
   readonly publishesEvents: boolean;
 }
 
@@ -116,12 +116,39 @@ export const FUNCTIONS = {
   },
   'outbox-publisher': {
     entry: 'functions/outbox-publisher.ts',
-    description: 'Table stream: the events evaluations committed, onto the event bus',
+    description: 'Table stream: the events evaluations committed, and request events, onto the event bus',
     memoryMb: 256,
     timeoutSeconds: 30,
-    table: 'none',
+    table: 'read',
     sendsTo: [],
     publishesEvents: true,
+  },
+  webhooks: {
+    entry: 'functions/webhooks.ts',
+    description: 'Webhook subscriptions, delivery log, redelivery and ping',
+    memoryMb: 512,
+    timeoutSeconds: 20,
+    table: 'read-write',
+    sendsTo: ['webhookDeliveries'],
+    publishesEvents: false,
+  },
+  'webhook-fanout': {
+    entry: 'functions/webhook-fanout.ts',
+    description: 'Events from the bus: one delivery per active subscription',
+    memoryMb: 512,
+    timeoutSeconds: 30,
+    table: 'read-write',
+    sendsTo: ['webhookDeliveries'],
+    publishesEvents: false,
+  },
+  'webhook-delivery': {
+    entry: 'functions/webhook-delivery.ts',
+    description: 'One signed delivery attempt per message, retried with backoff, then the DLQ',
+    memoryMb: 512,
+    timeoutSeconds: 30,
+    table: 'read-write',
+    sendsTo: ['webhookDeliveries'],
+    publishesEvents: false,
   },
   'not-found': {
     entry: 'functions/not-found.ts',

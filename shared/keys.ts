@@ -42,6 +42,10 @@
  *   Violation    PK=PRODUCT#<uuid>        SK=VIOLATION#<rule type>   one per product and rule (read with the product)
  *   Policy state PK=PRODUCT#<uuid>        SK=POLICYSTATE        the product's evaluation version and time
  *   Outbox event PK=OUTBOX#<event id>     SK=EVENT              an event to publish: the stream carries it to the bus
+ *   Webhook      PK=WEBHOOK#<uuid>        SK=WEBHOOK            a subscription
+ *                GSI1PK=DS#<ds>#WEBHOOKS  GSI1SK=<created>␁<uuid>   list a dataspace's subscriptions
+ *   Delivery     PK=WEBHOOK#<uuid>        SK=DELIVERY#<delivery id>   an event to deliver to it (for redelivery)
+ *   Attempt      PK=WEBHOOK#<uuid>        SK=ATTEMPT#<time>#<id>      its delivery log, newest first (TTL 30 days)
  *
  * Usernames are global, as in DejaCode (one user belongs to exactly one dataspace); group names are
  * unique within their dataspace. Names never contain '#': the load file and the services reject it.
@@ -164,6 +168,16 @@ export const keys = {
   policyState: (productUuid: string): Key => ({ PK: `PRODUCT#${productUuid}`, SK: 'POLICYSTATE' }),
   outboxEvent: (eventId: string): Key => ({ PK: `OUTBOX#${eventId}`, SK: 'EVENT' }),
 
+  webhook: (uuid: string): Key => ({ PK: `WEBHOOK#${uuid}`, SK: 'WEBHOOK' }),
+  webhookInDataspace: (dataspace: string, createdDate: string, uuid: string) => ({
+    GSI1PK: `DS#${dataspace}#WEBHOOKS`,
+    GSI1SK: `${createdDate}\u0001${uuid}`,
+  }),
+  webhooksOfDataspace: (dataspace: string) => ({ index: 'GSI1' as const, indexPK: `DS#${dataspace}#WEBHOOKS` }),
+  delivery: (webhookUuid: string, deliveryId: string): Key => ({ PK: `WEBHOOK#${webhookUuid}`, SK: `DELIVERY#${deliveryId}` }),
+  attempt: (webhookUuid: string, at: string, id: string): Key => ({ PK: `WEBHOOK#${webhookUuid}`, SK: `ATTEMPT#${at}#${id}` }),
+  attemptsOf: (webhookUuid: string) => ({ PK: `WEBHOOK#${webhookUuid}`, skPrefix: 'ATTEMPT#' }),
+
   viewablePartition: (dataspace: string, principal: { type: 'user' | 'group'; name: string }) => ({
     index: 'GSI1' as const,
     indexPK: `DS#${dataspace}#VIEWER#${principal.type.toUpperCase()}#${principal.name}`,
@@ -198,4 +212,7 @@ export type EntityType =
   | 'PolicyConfig'
   | 'Violation'
   | 'PolicyState'
-  | 'OutboxEvent';
+  | 'OutboxEvent'
+  | 'Webhook'
+  | 'WebhookDelivery'
+  | 'WebhookAttempt';

@@ -28,6 +28,27 @@ export const QUEUES = {
     retentionDays: 4,
     deadLetterRetentionDays: 14,
   },
+  /** Events from the bus's webhook rule, to fan out to subscriptions. */
+  webhookEvents: {
+    localName: 'webhook-events',
+    urlEnvVar: 'WEBHOOK_EVENTS_QUEUE_URL',
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    retentionDays: 4,
+    deadLetterRetentionDays: 14,
+  },
+  /**
+   * One message per webhook delivery. A failed attempt puts its message back with a backoff; after
+   * maxReceiveCount receives (the schedule's attempts: about 24 hours) it moves to the DLQ.
+   */
+  webhookDeliveries: {
+    localName: 'webhook-deliveries',
+    urlEnvVar: 'WEBHOOK_DELIVERIES_QUEUE_URL',
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 14,
+    retentionDays: 2,
+    deadLetterRetentionDays: 14,
+  },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueName = keyof typeof QUEUES;
@@ -88,7 +109,30 @@ export const EVENT_SOURCES: readonly EventSourceDefinition[] = [
     batchSize: 10,
     maxRetryAttempts: 10,
     bisectBatchOnError: true,
-    filterPatterns: [{ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['OutboxEvent'] } } } }],
+    filterPatterns: [
+      { eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['OutboxEvent', 'RequestComment'] } } } },
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['Request'] } } } },
+    ],
   },
   { kind: 'queue', queue: 'evaluation', function: 'evaluator', batchSize: 10, maxBatchingWindowSeconds: 1 },
+  { kind: 'queue', queue: 'webhookEvents', function: 'webhook-fanout', batchSize: 10 },
+  // One message per invocation: a slow subscriber never holds up another one's delivery.
+  { kind: 'queue', queue: 'webhookDeliveries', function: 'webhook-delivery', batchSize: 1 },
+];
+
+/** A rule of the event bus: events matching the pattern go to the queue (EventBridge → SQS). */
+export interface EventRuleDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly pattern: Readonly<Record<string, unknown>>;
+  readonly queue: QueueName;
+}
+
+export const EVENT_RULES: readonly EventRuleDefinition[] = [
+  {
+    name: 'webhooks',
+    description: "The service's events, to deliver to webhook subscriptions",
+    pattern: { source: [EVENT_BUS.source] },
+    queue: 'webhookEvents',
+  },
 ];

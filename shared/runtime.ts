@@ -22,6 +22,9 @@ import { PolicyService } from './services/policy.ts';
 import { SqsEvaluationQueue, type EvaluationQueue } from './aws/evaluation-queue.ts';
 import { getSqsClient } from './aws/clients.ts';
 import { ChangeTargetResolver } from './store/change-targets.ts';
+import { WebhookStore } from './store/webhook-store.ts';
+import { WebhookService } from './services/webhooks.ts';
+import { SqsDeliveryQueue } from './aws/delivery-queue.ts';
 
 let stores:
   | {
@@ -145,4 +148,41 @@ export function getPolicyService(): PolicyService {
 
 export function getChangeTargets(): ChangeTargetResolver {
   return getStores().targets;
+}
+
+let deliveryQueue: SqsDeliveryQueue | undefined;
+
+export function getDeliveryQueue(): SqsDeliveryQueue {
+  if (!deliveryQueue) {
+    const config = getConfig();
+    if (!config.WEBHOOK_DELIVERIES_QUEUE_URL) throw new Error('WEBHOOK_DELIVERIES_QUEUE_URL is not set');
+    deliveryQueue = new SqsDeliveryQueue(getSqsClient(config), config.WEBHOOK_DELIVERIES_QUEUE_URL);
+  }
+  return deliveryQueue;
+}
+
+let webhookService: WebhookService | undefined;
+
+export function getWebhookService(): WebhookService {
+  if (!webhookService) {
+    const config = getConfig();
+    webhookService = new WebhookService({
+      store: new WebhookStore(getDocumentClient(config), config.TABLE_NAME),
+      queue: { send: (messages) => getDeliveryQueue().send(messages) },
+      schedule: {
+        baseSeconds: config.WEBHOOK_RETRY_BASE_SECONDS,
+        maxDelaySeconds: config.WEBHOOK_RETRY_MAX_DELAY_SECONDS,
+        maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
+        disableAfterSeconds: config.WEBHOOK_DISABLE_AFTER_SECONDS,
+      },
+      allowPrivateTargets: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
+      now: () => new Date(),
+      random: Math.random,
+    });
+  }
+  return webhookService;
+}
+
+export function getRequestStore(): RequestStore {
+  return getStores().requests;
 }

@@ -19,7 +19,8 @@ import { loadHandler } from './functions.ts';
 import { freePort } from './ports.ts';
 import { readRunningStack, removeStackFile, writeStackFile } from './stack-file.ts';
 import { createDynamoClient, createSqsClient } from '../../shared/aws/clients.ts';
-import { EVENT_BUS, EVENT_SOURCES, QUEUES, type QueueName } from '../../shared/resources.ts';
+import { EVENT_BUS, EVENT_RULES, EVENT_SOURCES, QUEUES, type QueueDefinition, type QueueName } from '../../shared/resources.ts';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
 import { setPublisher } from '../../shared/events/publisher.ts';
 
@@ -73,7 +74,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await ensureTable(dynamoClient, options.tableName);
     const sqs = createSqsClient({ region: options.region, endpoint: sqsEndpoint });
     stoppers.push(async () => sqs.destroy());
-    const queues = await ensureQueues(sqs);
+    // The retry schedule of webhook deliveries is configurable locally, so tests run in seconds: the
+    // deliveries queue's receive limit follows its number of attempts, as on AWS.
+    const maxAttempts = Number(process.env.WEBHOOK_MAX_ATTEMPTS ?? QUEUES.webhookDeliveries.maxReceiveCount);
+    const queues = await ensureQueues(sqs, {
+      ...QUEUES,
+      webhookDeliveries: { ...QUEUES.webhookDeliveries, maxReceiveCount: maxAttempts },
+    } as Record<QueueName, QueueDefinition>);
 
     // The functions read their configuration from the environment, as on Lambda.
     Object.assign(process.env, {
@@ -83,6 +90,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       SQS_ENDPOINT: sqsEndpoint,
       EVENT_BUS_NAME: EVENT_BUS.localName,
       EVALUATION_DELAY_SECONDS: process.env.EVALUATION_DELAY_SECONDS ?? '1',
+      // Local receivers live on 127.0.0.1: allowed unless the caller says otherwise (never on AWS).
+      ALLOW_PRIVATE_WEBHOOK_TARGETS: process.env.ALLOW_PRIVATE_WEBHOOK_TARGETS ?? 'true',
+      WEBHOOK_MAX_ATTEMPTS: String(maxAttempts),
       AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
       AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
     });
@@ -92,6 +102,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const bus = new InProcessEventBus({ region: options.region });
     setPublisher(bus);
+    // The bus's rules, as EventBridge's SQS targets: the whole event as the message body.
+    for (const rule of EVENT_RULES) {
+      bus.addRule({
+        name: rule.name,
+        pattern: rule.pattern,
+        target: async (event) => {
+          await sqs.send(new SendMessageCommand({ QueueUrl: queues[rule.queue].url, MessageBody: JSON.stringify(event) }));
+        },
+      });
+    }
 
     const gateway: HttpGateway = await startHttpGateway({
       host: options.host,

@@ -4,10 +4,21 @@
  */
 import * as z from 'zod';
 import { ViolationDetectedEvent, ViolationResolvedEvent, VIOLATION_DETECTED, VIOLATION_RESOLVED } from './policy-events.ts';
+import {
+  REQUEST_ADDED,
+  REQUEST_COMMENT_ADDED,
+  REQUEST_UPDATED,
+  RequestAddedEvent,
+  RequestCommentAddedEvent,
+  RequestUpdatedEvent,
+} from './request-events.ts';
 
 export const EVENT_TYPES = {
   [VIOLATION_DETECTED]: ViolationDetectedEvent,
   [VIOLATION_RESOLVED]: ViolationResolvedEvent,
+  [REQUEST_ADDED]: RequestAddedEvent,
+  [REQUEST_UPDATED]: RequestUpdatedEvent,
+  [REQUEST_COMMENT_ADDED]: RequestCommentAddedEvent,
 } as const satisfies Record<string, z.ZodType>;
 
 export type EventType = keyof typeof EVENT_TYPES;

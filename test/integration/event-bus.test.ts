@@ -292,6 +292,11 @@ describe('getEventPublisher', () => {
     EVENT_BUS_NAME: 'compliance-events',
     EVALUATION_DELAY_SECONDS: 2,
     PUBLIC_BASE_URL: 'https://api.example.com',
+    ALLOW_PRIVATE_WEBHOOK_TARGETS: false,
+    WEBHOOK_RETRY_BASE_SECONDS: 60,
+    WEBHOOK_RETRY_MAX_DELAY_SECONDS: 14400,
+    WEBHOOK_MAX_ATTEMPTS: 14,
+    WEBHOOK_DISABLE_AFTER_SECONDS: 86400,
     LOG_LEVEL: 'INFO',
   };
 

@@ -1,0 +1,256 @@
+/**
+ * Webhooks: the subscriptions API (superusers of the dataspace), and delivery. An event fans out to
+ * one delivery per active subscription (a stable id per event and subscription, so a duplicated event
+ * is delivered once); each delivery is attempted on its own, logged, retried with backoff until its
+ * queue gives up (DLQ), and a subscription failing for the configured time is switched off.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Caller } from '../domain/caller.ts';
+import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.ts';
+import { isUuid, stableUuid } from '../domain/identifiers.ts';
+import {
+  PING_EVENT,
+  WEBHOOK_EVENT_TYPES,
+  retryDelaySeconds,
+  shouldDisable,
+  type RetrySchedule,
+  type Subscription,
+  type WebhookEventType,
+} from '../domain/webhooks.ts';
+import type { Envelope } from '../events/envelope.ts';
+import { retryOnConflict } from '../store/dynamo.ts';
+import { StaleWebhookError, type Attempt, type WebhookStore } from '../store/webhook-store.ts';
+import { deliver, targetProblem, type DeliveryResult } from '../webhooks/sender.ts';
+import { isoWithOffset } from './products.ts';
+import { paginate } from './paginate.ts';
+
+export interface DeliveryQueue {
+  send(messages: readonly DeliveryMessage[]): Promise<void>;
+}
+
+export interface DeliveryMessage {
+  readonly webhookUuid: string;
+  readonly deliveryId: string;
+  /** A redelivery asked for by a person: sent even if the delivery succeeded before. */
+  readonly force?: boolean;
+}
+
+export interface WebhookServiceDeps {
+  readonly store: WebhookStore;
+  readonly queue: DeliveryQueue;
+  readonly schedule: RetrySchedule;
+  readonly allowPrivateTargets: boolean;
+  readonly now: () => Date;
+  readonly random: () => number;
+}
+
+/** A failed attempt that should be tried again after `delaySeconds`. */
+export class RetryLaterError extends Error {
+  constructor(readonly delaySeconds: number) {
+    super(`Retry in ${delaySeconds} s`);
+  }
+}
+
+export function webhookView(subscription: Subscription, baseUrl: string, withSecret = false) {
+  return {
+    uuid: subscription.uuid,
+    api_url: `${baseUrl}/api/v2/webhooks/${subscription.uuid}/`,
+    target_url: subscription.targetUrl,
+    events: subscription.events,
+    is_active: subscription.isActive,
+    description: subscription.description,
+    created_date: subscription.createdDate,
+    ...(withSecret ? { secret: subscription.secret } : {}),
+  };
+}
+
+function attemptView(attempt: Attempt) {
+  return {
+    id: attempt.deliveryId,
+    event_id: attempt.eventId,
+    event_type: attempt.eventType,
+    attempt: attempt.attempt,
+    attempted_at: attempt.at,
+    outcome: attempt.outcome,
+    response_status: attempt.status,
+    duration_ms: attempt.durationMs,
+    response: attempt.excerpt,
+  };
+}
+
+const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+
+export class WebhookService {
+  constructor(private readonly deps: WebhookServiceDeps) {}
+
+  // --- subscriptions -------------------------------------------------------------------------
+
+  private async find(caller: Caller, uuid: string): Promise<Subscription> {
+    if (!caller.isSuperuser) throw new ForbiddenError();
+    const subscription = isUuid(uuid) ? await this.deps.store.get(uuid.toLowerCase()) : undefined;
+    if (!subscription || subscription.dataspace !== caller.dataspace) throw new NotFoundError();
+    return subscription;
+  }
+
+  private async checkTarget(url: string): Promise<void> {
+    const problem = await targetProblem(url, { allowPrivate: this.deps.allowPrivateTargets });
+    if (problem) throw new ValidationError({ target_url: [problem] });
+  }
+
+  async list(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
+    if (!caller.isSuperuser) throw new ForbiddenError();
+    return paginate(query, url, (offset, limit) => this.deps.store.list(caller.dataspace, offset, limit), (s) => webhookView(s, baseUrl));
+  }
+
+  async retrieve(caller: Caller, uuid: string, baseUrl: string) {
+    return webhookView(await this.find(caller, uuid), baseUrl);
+  }
+
+  async create(caller: Caller, readBody: () => { target_url: string; events: WebhookEventType[]; is_active: boolean; description: string }, baseUrl: string) {
+    if (!caller.isSuperuser) throw new ForbiddenError();
+    const body = readBody();
+    await this.checkTarget(body.target_url);
+    const subscription: Subscription = {
+      uuid: randomUUID(),
+      dataspace: caller.dataspace,
+      targetUrl: body.target_url,
+      events: [...new Set(body.events)],
+      isActive: body.is_active,
+      description: body.description,
+      secret: newSecret(),
+      createdDate: isoWithOffset(this.deps.now()),
+      failingSince: null,
+      rev: 0,
+    };
+    await this.deps.store.save(subscription, undefined);
+    return webhookView(subscription, baseUrl, true);
+  }
+
+  async update(caller: Caller, uuid: string, readBody: () => Partial<{ target_url: string; events: WebhookEventType[]; is_active: boolean; description: string }>, baseUrl: string) {
+    const saved = await retryOnConflict(async () => {
+      const before = await this.find(caller, uuid);
+      const body = readBody();
+      if (body.target_url !== undefined) await this.checkTarget(body.target_url);
+      const after: Subscription = {
+        ...before,
+        targetUrl: body.target_url ?? before.targetUrl,
+        events: body.events ? [...new Set(body.events)] : before.events,
+        isActive: body.is_active ?? before.isActive,
+        description: body.description ?? before.description,
+        // Switching a subscription back on forgives its past failures.
+        failingSince: body.is_active === true ? null : before.failingSince,
+      };
+      await this.deps.store.save(after, before);
+      return after;
+    }, (error) => error instanceof StaleWebhookError);
+    return webhookView(saved, baseUrl);
+  }
+
+  async delete(caller: Caller, uuid: string): Promise<void> {
+    await this.deps.store.delete(await this.find(caller, uuid));
+  }
+
+  async rotateSecret(caller: Caller, uuid: string, baseUrl: string) {
+    const saved = await retryOnConflict(async () => {
+      const before = await this.find(caller, uuid);
+      const after = { ...before, secret: newSecret() };
+      await this.deps.store.save(after, before);
+      return after;
+    }, (error) => error instanceof StaleWebhookError);
+    return webhookView(saved, baseUrl, true);
+  }
+
+  /** Sends a test event now and answers how it went (it is logged like any attempt). */
+  async ping(caller: Caller, uuid: string) {
+    const subscription = await this.find(caller, uuid);
+    const at = this.deps.now();
+    const envelope: Envelope = {
+      id: randomUUID(),
+      type: PING_EVENT,
+      version: 1,
+      timestamp: isoWithOffset(at),
+      dataspace: subscription.dataspace,
+      data: { webhook: subscription.uuid, message: 'Test event from the compliance service.' },
+    };
+    const result = await deliver(subscription.targetUrl, envelope, subscription.secret, { allowPrivate: this.deps.allowPrivateTargets });
+    await this.log(subscription, envelope.id, envelope, 1, result, result.ok ? 'delivered' : 'failed');
+    return { event_id: envelope.id, delivered: result.ok, response_status: result.status, duration_ms: result.durationMs, response: result.excerpt };
+  }
+
+  async deliveries(caller: Caller, uuid: string, query: Record<string, string | undefined>, url: URL) {
+    const subscription = await this.find(caller, uuid);
+    return paginate(query, url, (offset, limit) => this.deps.store.attempts(subscription.uuid, offset, limit), attemptView);
+  }
+
+  async redeliver(caller: Caller, uuid: string, deliveryId: string) {
+    const subscription = await this.find(caller, uuid);
+    const delivery = isUuid(deliveryId) ? await this.deps.store.getDelivery(subscription.uuid, deliveryId.toLowerCase()) : undefined;
+    if (!delivery) throw new NotFoundError();
+    await this.deps.queue.send([{ webhookUuid: subscription.uuid, deliveryId: delivery.deliveryId, force: true }]);
+    return { status: 'redelivery queued', id: delivery.deliveryId };
+  }
+
+  // --- delivery ------------------------------------------------------------------------------
+
+  /** An event from the bus: one delivery per active subscription of its dataspace to its type. */
+  async fanOut(envelope: Envelope): Promise<number> {
+    if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(envelope.type)) return 0;
+    const subscriptions = await this.deps.store.subscribers(envelope.dataspace, envelope.type);
+    const messages: DeliveryMessage[] = [];
+    for (const subscription of subscriptions) {
+      // The same event (a duplicate from the bus or a retry) makes the same delivery.
+      const deliveryId = stableUuid(`${envelope.id}|${subscription.uuid}`);
+      await this.deps.store.recordDelivery({ deliveryId, webhookUuid: subscription.uuid, envelope }, this.deps.now());
+      messages.push({ webhookUuid: subscription.uuid, deliveryId });
+    }
+    await this.deps.queue.send(messages);
+    return messages.length;
+  }
+
+  /**
+   * One attempt of a delivery. Throws RetryLaterError when it failed and should be tried again;
+   * the queue's redrive policy ends it in the DLQ after the last attempt.
+   */
+  async attempt(message: DeliveryMessage, receiveCount: number): Promise<'delivered' | 'skipped'> {
+    const subscription = await this.deps.store.get(message.webhookUuid);
+    const delivery = await this.deps.store.getDelivery(message.webhookUuid, message.deliveryId);
+    if (!subscription || !delivery) return 'skipped';
+    if (!subscription.isActive && !message.force) return 'skipped';
+    if (delivery.deliveredAt && !message.force) return 'skipped';
+    const attempt = (await this.deps.store.attemptCount(subscription.uuid, delivery.deliveryId)) + 1;
+    const result = await deliver(subscription.targetUrl, delivery.envelope, subscription.secret, { allowPrivate: this.deps.allowPrivateTargets });
+    const now = this.deps.now();
+    if (result.ok) {
+      await this.log(subscription, delivery.deliveryId, delivery.envelope, attempt, result, 'delivered');
+      await this.deps.store.markDelivered(subscription.uuid, delivery.deliveryId, isoWithOffset(now));
+      if (subscription.failingSince !== null) await this.deps.store.setFailingSince(subscription.uuid, null, false);
+      return 'delivered';
+    }
+    const failingSince = subscription.failingSince ?? isoWithOffset(now);
+    const disable = shouldDisable(this.deps.schedule, failingSince, now);
+    await this.log(subscription, delivery.deliveryId, delivery.envelope, attempt, result, disable ? 'disabled' : 'failed');
+    await this.deps.store.setFailingSince(subscription.uuid, failingSince, disable);
+    if (disable) return 'skipped';
+    throw new RetryLaterError(retryDelaySeconds(this.deps.schedule, Math.max(attempt, receiveCount), this.deps.random()));
+  }
+
+  private async log(subscription: Subscription, deliveryId: string, envelope: Envelope, attempt: number, result: DeliveryResult, outcome: Attempt['outcome']) {
+    const now = this.deps.now();
+    await this.deps.store.logAttempt(
+      subscription.uuid,
+      {
+        id: randomUUID(),
+        deliveryId,
+        eventId: envelope.id,
+        eventType: envelope.type,
+        attempt,
+        at: isoWithOffset(now),
+        status: result.status,
+        durationMs: result.durationMs,
+        excerpt: outcome === 'disabled' ? `${result.excerpt}\n[subscription switched off after failing since ${subscription.failingSince ?? 'now'}]` : result.excerpt,
+        outcome,
+      },
+      now,
+    );
+  }
+}
