@@ -95,16 +95,20 @@ export class EvaluationService {
     return evaluateRules(config, await this.facts(data), now);
   }
 
-  /** What the rules know of each package: packages, their licenses and policies, read in batches. */
+  /**
+   * What the rules know of each package: packages, their licenses and policies, read in batches and
+   * strongly consistent: an evaluation that started after a change must see it (requests older than
+   * its start are skipped as answered).
+   */
   async facts(data: ProductData): Promise<PackageFacts[]> {
     const { catalog } = this.deps;
     const dataspace = data.product.dataspace;
-    const packages: Package[] = await catalog.packages.getMany(data.productPackages.map((pp) => pp.packageUuid));
-    const licenses = await catalog.licenses.getByUnique(dataspace, [...new Set(packages.flatMap((pkg) => pkg.licenseKeys))]);
+    const packages: Package[] = await catalog.packages.getMany(data.productPackages.map((pp) => pp.packageUuid), true);
+    const licenses = await catalog.licenses.getByUnique(dataspace, [...new Set(packages.flatMap((pkg) => pkg.licenseKeys))], true);
     const labels = new Set<string>();
     for (const pkg of packages) if (pkg.usagePolicy) labels.add(pkg.usagePolicy);
     for (const license of licenses.values()) if (license.usagePolicy) labels.add(license.usagePolicy);
-    const policies = await catalog.usagePolicies.getByUnique(dataspace, [...labels]);
+    const policies = await catalog.usagePolicies.getByUnique(dataspace, [...labels], true);
     const alert = (label: string | null, contentType: 'package' | 'license'): ComplianceAlert => {
       const policy = label === null ? undefined : policies.get(label);
       return policy?.contentType === contentType ? policy.complianceAlert : '';

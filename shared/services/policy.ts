@@ -92,8 +92,7 @@ export class PolicyService {
 
   private async activeViolations(caller: Caller, productUuid: string) {
     const product = await this.deps.products.authorize(caller, productUuid, 'view');
-    const data = await this.deps.policy.readProduct(product.uuid);
-    if (!data) throw new NotFoundError();
+    const data = await this.deps.policy.readViolations(product.uuid);
     return { data, active: data.violations.filter((violation) => violation.resolvedDate === null).sort(compareViolations) };
   }
 

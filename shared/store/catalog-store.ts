@@ -69,23 +69,28 @@ export class Collection<T extends Stored> {
     return result.Item ? this.spec.fromItem(result.Item) : undefined;
   }
 
-  /** Objects by unique value (label, key, purl, id); those that do not exist are missing from the map. */
-  async getByUnique(dataspace: string, values: readonly string[]): Promise<Map<string, T>> {
+  /**
+   * Objects by unique value (label, key, purl, id); those that do not exist are missing from the map.
+   * `consistent` reads what was committed last (the evaluator's reads).
+   */
+  async getByUnique(dataspace: string, values: readonly string[], consistent = false): Promise<Map<string, T>> {
     const reservations = await batchGet(
       this.doc,
       this.tableName,
       [...new Set(values)].map((value) => keys.catalogUnique(this.spec.type, dataspace, value)),
+      consistent,
     );
     const objects = await batchGet(
       this.doc,
       this.tableName,
       reservations.map((item) => keys.catalogObject(this.spec.type, String(item.uuid))),
+      consistent,
     );
     return new Map(objects.map((item) => this.spec.fromItem(item)).map((object) => [this.spec.unique(object), object]));
   }
 
-  async getMany(uuids: readonly string[]): Promise<T[]> {
-    const items = await batchGet(this.doc, this.tableName, uuids.map((uuid) => keys.catalogObject(this.spec.type, uuid)));
+  async getMany(uuids: readonly string[], consistent = false): Promise<T[]> {
+    const items = await batchGet(this.doc, this.tableName, uuids.map((uuid) => keys.catalogObject(this.spec.type, uuid)), consistent);
     return items.map(this.spec.fromItem);
   }
 

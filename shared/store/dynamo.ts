@@ -101,25 +101,33 @@ export async function queryCount(doc: DynamoDBDocumentClient, input: QueryComman
   return count;
 }
 
-/** BatchGetItem of any number of keys (100 per call), retrying unprocessed keys; order not kept. */
+/** Chunks of 100 keys read at once by batchGet. */
+const BATCH_GET_CONCURRENCY = 4;
+
+/** BatchGetItem of any number of keys (100 per call, a few calls at once), retrying unprocessed keys; order not kept. */
 export async function batchGet(
   doc: DynamoDBDocumentClient,
   tableName: string,
   keys: readonly Record<string, unknown>[],
   consistentRead = false,
 ): Promise<Item[]> {
+  const chunks: Record<string, unknown>[][] = [];
+  for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100) as Record<string, unknown>[]);
   const items: Item[] = [];
-  for (let i = 0; i < keys.length; i += 100) {
-    let pending: Record<string, unknown>[] | undefined = keys.slice(i, i + 100) as Record<string, unknown>[];
-    for (let attempt = 0; pending && pending.length > 0; attempt++) {
-      if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
-      const result = await doc.send(
-        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistentRead } } }),
-      );
-      items.push(...(result.Responses?.[tableName] ?? []));
-      pending = result.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined;
+  const worker = async () => {
+    for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
+      let pending: Record<string, unknown>[] | undefined = chunk;
+      for (let attempt = 0; pending && pending.length > 0; attempt++) {
+        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
+        const result = await doc.send(
+          new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistentRead } } }),
+        );
+        items.push(...(result.Responses?.[tableName] ?? []));
+        pending = result.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined;
+      }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(BATCH_GET_CONCURRENCY, chunks.length) }, worker));
   return items;
 }
 

@@ -69,6 +69,21 @@ export class PolicyStore {
     }
   }
 
+  /** The product's violations and evaluation state only (what the violations and status endpoints answer). */
+  async readViolations(productUuid: string): Promise<{ violations: Violation[]; state: EvaluationState }> {
+    const [items, state] = await Promise.all([
+      queryAll(this.doc, {
+        ...partitionQueryInput(this.tableName, { PK: keys.productPartition(productUuid).PK, skPrefix: 'VIOLATION#' }),
+        ConsistentRead: true,
+      }),
+      this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.policyState(productUuid), ConsistentRead: true })),
+    ]);
+    return {
+      violations: items.map(toViolation),
+      state: { version: Number(state.Item?.version ?? 0), evaluatedAt: (state.Item?.evaluatedAt as string | undefined) ?? null },
+    };
+  }
+
   /** The product and its packages, analyses, violations and state: one (paged) Query of its partition. */
   async readProduct(productUuid: string): Promise<ProductData | undefined> {
     const items = await queryAll(this.doc, { ...partitionQueryInput(this.tableName, keys.productPartition(productUuid)), ConsistentRead: true });
