@@ -290,10 +290,13 @@ describe('the evaluation pipeline', () => {
     expect(patterns).toContainEqual({ dynamodb: { OldImage: { entity: { S: expect.arrayContaining(['Product', 'ProductPackage']) } } } });
   });
 
-  it('feeds only inserted outbox events to the publisher, which may put events on the bus', () => {
+  it('feeds only outbox events and request writes to the publisher, which may put events on the bus', () => {
     const publisher = mappings().find((m) => functionOf(m) === idOf('outbox-publisher'))!;
     const patterns = (publisher.Properties.FilterCriteria.Filters as { Pattern: string }[]).map((f) => JSON.parse(f.Pattern));
-    expect(patterns).toEqual([{ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['OutboxEvent'] } } } }]);
+    expect(patterns).toEqual([
+      { eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['OutboxEvent', 'RequestComment'] } } } },
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['Request'] } } } },
+    ]);
     const actions = actionsOf(roleStatements(synth, synth.stack.functions['outbox-publisher']));
     expect(actions.has('events:PutEvents')).toBe(true);
   });
@@ -308,5 +311,41 @@ describe('the evaluation pipeline', () => {
     const id = idOf('evaluator');
     const variables = synth.template.toJSON().Resources[id].Properties.Environment.Variables as Record<string, unknown>;
     expect(variables.PUBLIC_BASE_URL).toBeDefined();
+  });
+});
+
+describe('webhook delivery', () => {
+  it('routes the service events from the bus to the webhook events queue, with retries and a DLQ', () => {
+    const rules = Object.values(synth.template.findResources('AWS::Events::Rule'));
+    const webhooks = rules.find((rule) => JSON.stringify(rule.Properties.EventPattern) === JSON.stringify({ source: [EVENT_BUS.source] }))!;
+    expect(webhooks).toBeDefined();
+    expect(JSON.stringify(webhooks.Properties.EventBusName)).toContain(logicalId(synth.stack, synth.stack.eventBus));
+    const [target] = webhooks.Properties.Targets as Record<string, any>[];
+    expect(JSON.stringify(target!.Arn)).toContain(logicalId(synth.stack, synth.stack.queues.webhookEvents.queue));
+    expect(JSON.stringify(target!.DeadLetterConfig)).toContain(logicalId(synth.stack, synth.stack.queues.webhookEvents.deadLetterQueue));
+    expect(target!.RetryPolicy).toMatchObject({ MaximumEventAgeInSeconds: 86_400 });
+  });
+
+  it('delivers one message per invocation, gives up after the schedule into an alarmed DLQ', () => {
+    const deliveries = synth.stack.queues.webhookDeliveries;
+    synth.template.hasResourceProperties('AWS::SQS::Queue', {
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(synth.stack, deliveries.deadLetterQueue), 'Arn'] }, maxReceiveCount: QUEUES.webhookDeliveries.maxReceiveCount },
+    });
+    const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms.some((alarm) => JSON.stringify(alarm.Properties.Dimensions).includes(logicalId(synth.stack, deliveries.deadLetterQueue)))).toBe(true);
+    const mapping = Object.values(synth.template.findResources('AWS::Lambda::EventSourceMapping')).find(
+      (m) => m.Properties.FunctionName.Ref === logicalId(synth.stack, synth.stack.functions['webhook-delivery'].function),
+    )!;
+    expect(mapping.Properties).toMatchObject({ BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    // It may move its own messages back with a backoff.
+    const actions = actionsOf(roleStatements(synth, synth.stack.functions['webhook-delivery']));
+    expect(actions.has('sqs:ChangeMessageVisibility')).toBe(true);
+  });
+
+  it('never allows private webhook targets on AWS', () => {
+    const resources = synth.template.toJSON().Resources as Record<string, { Type: string; Properties: { Environment?: { Variables?: Record<string, unknown> } } }>;
+    for (const resource of Object.values(resources)) {
+      if (resource.Type === 'AWS::Lambda::Function') expect(resource.Properties.Environment?.Variables?.ALLOW_PRIVATE_WEBHOOK_TARGETS).toBeUndefined();
+    }
   });
 });
