@@ -6,11 +6,13 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ComplianceStack } from '../lib/compliance-stack.ts';
+import { webhookDestinations } from '../lib/webhook-destinations.ts';
 
 const app = new App();
 
 const stackName = contextString('stackName') ?? 'ComplianceService';
 const alarmTopicArn = contextString('alarmTopicArn');
+const destinations = webhookDestinations(app.node.tryGetContext('webhookDestinations'));
 const account = process.env.CDK_DEFAULT_ACCOUNT;
 const region = process.env.CDK_DEFAULT_REGION;
 
@@ -20,6 +22,7 @@ new ComplianceStack(app, stackName, {
   // Environment-agnostic unless the CLI knows an account and region (it does when credentials exist).
   ...(account && region ? { env: { account, region } } : {}),
   ...(alarmTopicArn ? { alarmTopicArn } : {}),
+  webhookDestinations: destinations,
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

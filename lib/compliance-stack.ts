@@ -4,7 +4,7 @@
  * Every part is built from the plain-data declarations in shared/ (table, resources, functions, routes),
  * the same ones the local runner reads.
  */
-import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, SecretValue, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -28,6 +28,7 @@ import {
 import { TABLE } from '../shared/table.ts';
 import { ServiceHttpApi, type ThrottleProps } from './constructs/http-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
+import type { WebhookDestination } from './webhook-destinations.ts';
 import { pascalCase } from './names.ts';
 
 /** POWERTOOLS_SERVICE_NAME of every function: the service's name, which is also its event source. */
@@ -47,6 +48,8 @@ export interface ComplianceStackProps extends StackProps {
   readonly eventSources?: readonly EventSourceDefinition[];
   /** Throttling of the API's default stage. @default rate 50, burst 100 */
   readonly apiThrottle?: ThrottleProps;
+  /** Static webhook destinations (context `webhookDestinations`): lib/webhook-destinations.ts. */
+  readonly webhookDestinations?: readonly WebhookDestination[];
 }
 
 export interface ServiceQueue {
@@ -74,6 +77,7 @@ export class ComplianceStack extends Stack {
     this.functions = this.createFunctions();
     for (const source of props.eventSources ?? EVENT_SOURCES) this.addEventSource(source);
     for (const rule of EVENT_RULES) this.addEventRule(rule);
+    for (const destination of props.webhookDestinations ?? []) this.addWebhookDestination(destination);
     this.httpApi = new ServiceHttpApi(this, 'HttpApi', {
       functions: mapValues(this.functions, (fn) => fn.function),
       ...(props.apiThrottle ? { throttle: props.apiThrottle } : {}),
@@ -101,6 +105,41 @@ export class ComplianceStack extends Stack {
       description: definition.description,
       eventPattern: { ...(rest as events.EventPattern), ...(detailType ? { detailType: detailType as string[] } : {}) },
       targets: [new eventTargets.SqsQueue(queue, { deadLetterQueue, retryAttempts: 185, maxEventAge: Duration.hours(24) })],
+    });
+  }
+
+  /** A fixed HTTPS endpoint for some event types, through an EventBridge API destination. */
+  private addWebhookDestination(destination: WebhookDestination): void {
+    const id = `Webhook${pascalCase(destination.name)}`;
+    const connection = new events.Connection(this, `${id}Connection`, {
+      description: `Auth header of the ${destination.name} webhook destination`,
+      authorization: events.Authorization.apiKey(destination.headerName, SecretValue.secretsManager(destination.secretName)),
+    });
+    const apiDestination = new events.ApiDestination(this, `${id}Destination`, {
+      connection,
+      endpoint: destination.endpoint,
+      httpMethod: events.HttpMethod.POST,
+      rateLimitPerSecond: destination.rateLimitPerSecond,
+    });
+    const deadLetterQueue = this.createQueue(`${id}Dlq`, { retentionPeriod: Duration.days(14) });
+    Validations.of(deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: `${id}Dlq is itself the dead-letter queue of the ${destination.name} webhook destination's rule.`,
+    });
+    this.alarmOnMessages(deadLetterQueue, `${id}DlqAlarm`, `Events could not be delivered to the ${destination.name} webhook destination`);
+    new events.Rule(this, `${id}Rule`, {
+      eventBus: this.eventBus,
+      description: `Events for the ${destination.name} webhook destination`,
+      eventPattern: { source: [EVENT_BUS.source], detailType: [...destination.events] },
+      targets: [
+        new eventTargets.ApiDestination(apiDestination, {
+          // The receiver gets the envelope, as subscriptions through the API do.
+          event: events.RuleTargetInput.fromEventPath('$.detail'),
+          deadLetterQueue,
+          retryAttempts: 185,
+          maxEventAge: Duration.hours(24),
+        }),
+      ],
     });
   }
 
