@@ -33,6 +33,7 @@ async function shutdown(signal: string, code: number) {
   stopping = true;
   console.log(`${signal}: stopping the local stack...`);
   await stack.stop();
+  console.log('Local stack stopped.');
   process.exit(code);
 }
 process.on('SIGINT', () => void shutdown('SIGINT', 0));

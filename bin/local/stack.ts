@@ -53,7 +53,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
 
   const stoppers: (() => Promise<void>)[] = [];
+  let stopping = false;
+  // While stopping, the emulators may go first (a Ctrl-C reaches Java too): pollers' errors are expected.
+  const log = (line: string) => {
+    if (!stopping) options.log(line);
+  };
   const stop = async () => {
+    stopping = true;
     removeStackFile(dataDir);
     setPublisher(undefined);
     for (const stopOne of stoppers.splice(0).reverse()) {
@@ -137,7 +143,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           batchSize: source.batchSize,
           maxBatchingWindowSeconds: source.maxBatchingWindowSeconds,
           handler: async (event) => (await loadHandler(name))(event, context()) as never,
-          onError: (error) => options.log(`[${name}] ${String(error)}`),
+          onError: (error) => log(`[${name}] ${String(error)}`),
         });
         stoppers.push(() => poller.stop());
       } else {
@@ -152,8 +158,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           bisectBatchOnError: source.bisectBatchOnError,
           filterPatterns: source.filterPatterns,
           handler: async (event) => (await loadHandler(name))(event, context()) as never,
-          onFailure: async (records, error) =>
-            options.log(`[${name}] gave up on ${records.length} stream record(s): ${String(error)}`),
+          onFailure: async (records, error) => log(`[${name}] gave up on ${records.length} stream record(s): ${String(error)}`),
+          onError: (error) => log(`[stream-poller ${name}] ${String(error)}`),
         });
         stoppers.push(() => poller.stop());
       }

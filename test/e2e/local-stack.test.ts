@@ -66,7 +66,7 @@ async function stopStack(stack: RunningStack): Promise<string> {
   stopGroup(stack.child, 'SIGTERM');
   await closed;
   // npm itself dies of the signal; the stack reports how its shutdown went before exiting 0.
-  return /SIGTERM: stopping the local stack\.\.\.\s*$/.test(stack.output()) ? 'stopped' : stack.output();
+  return /SIGTERM: stopping the local stack\.\.\.[\s\S]*Local stack stopped\.\s*$/.test(stack.output()) ? 'stopped' : stack.output();
 }
 
 function admin(dataDir: string, ...args: string[]) {
