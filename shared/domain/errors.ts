@@ -77,3 +77,17 @@ export class UnsupportedMediaTypeError extends DomainError {
     super(`Unsupported media type "${mediaType}" in request.`);
   }
 }
+
+/** Too many requests for the caller's key: try again after `retryAfterSeconds`. */
+export class ThrottledError extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(`Request was throttled. Expected available in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`);
+  }
+}
+
+/** A dependency (DynamoDB, SQS) is throttling or timing out after our retries: try again shortly. */
+export class ServiceUnavailableError extends DomainError {
+  constructor(readonly retryAfterSeconds = 1) {
+    super('The service is busy; try again shortly.');
+  }
+}

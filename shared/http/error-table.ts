@@ -10,6 +10,8 @@ import {
   NotFoundError,
   ParseError,
   PayloadTooLargeError,
+  ServiceUnavailableError,
+  ThrottledError,
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../domain/errors.ts';
@@ -49,11 +51,41 @@ const TABLE: readonly Mapper<never>[] = [
   })),
   entry(PayloadTooLargeError, (e) => ({ statusCode: 413, body: { detail: e.message } })),
   entry(UnsupportedMediaTypeError, (e) => ({ statusCode: 415, body: { detail: e.message } })),
+  entry(ThrottledError, (e) => ({ statusCode: 429, headers: { 'Retry-After': String(e.retryAfterSeconds) }, body: { detail: e.message } })),
+  entry(ServiceUnavailableError, (e) => ({ statusCode: 503, headers: { 'Retry-After': String(e.retryAfterSeconds) }, body: { detail: e.message } })),
 ] as unknown as readonly Mapper<never>[];
+
+/**
+ * AWS errors that mean "busy", left after the SDK's own retries: throttling, capacity, a transaction
+ * that kept conflicting, a timeout. The client is told to come back (503 with Retry-After), not that
+ * the service broke; transactions are all-or-nothing, so nothing was half-written.
+ */
+const BUSY = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'TransactionConflictException',
+  'TransactionInProgressException',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+]);
+
+export function isBusy(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (BUSY.has(error.name)) return true;
+  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+  return error.name === 'TransactionCanceledException' && (reasons ?? []).some((r) => r.Code === 'TransactionConflict' || r.Code === 'ThrottlingError');
+}
 
 export function errorResponse(error: unknown): ErrorResponse {
   for (const [type, map] of TABLE) {
     if (error instanceof type) return { ...map(error as never), expected: true };
   }
+  if (isBusy(error)) return { ...TABLE_BUSY, expected: true };
   return { statusCode: 500, body: { detail: 'A server error occurred.' }, expected: false };
 }
+
+const TABLE_BUSY = { statusCode: 503, headers: { 'Retry-After': '1' }, body: { detail: new ServiceUnavailableError().message } };

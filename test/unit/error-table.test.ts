@@ -10,6 +10,7 @@ import {
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
   ValidationError,
+  ThrottledError,
 } from '../../shared/domain/errors.ts';
 
 describe('the error table', () => {
@@ -39,6 +40,23 @@ describe('the error table', () => {
     expect(errorResponse(new AuthenticationError()).headers).toEqual({ 'WWW-Authenticate': 'Token' });
     expect(errorResponse(new MethodNotAllowedError('PUT', ['GET', 'OPTIONS'])).headers).toEqual({ Allow: 'GET, OPTIONS' });
   });
+
+  it('answers throttling with 429 and Retry-After, as DRF words it', () => {
+    expect(errorResponse(new ThrottledError(3))).toEqual({
+      statusCode: 429,
+      headers: { 'Retry-After': '3' },
+      body: { detail: 'Request was throttled. Expected available in 3 seconds.' },
+      expected: true,
+    });
+  });
+
+  it.each(['ThrottlingException', 'ProvisionedThroughputExceededException', 'TimeoutError', 'RequestLimitExceeded'])(
+    'answers an AWS %s left after retries with 503 and Retry-After',
+    (name) => {
+      const error = Object.assign(new Error('busy'), { name });
+      expect(errorResponse(error)).toMatchObject({ statusCode: 503, headers: { 'Retry-After': '1' }, expected: true });
+    },
+  );
 
   it('answers anything else as a 500 that reveals nothing', () => {
     const mapped = errorResponse(new Error('connection string with password=secret'));
