@@ -11,6 +11,8 @@ import type { PolicyConfig, RuleType, Violation } from '../domain/policy-rules.t
 import type { Envelope } from '../events/envelope.ts';
 import { cancellationCode, isConditionFailure, partitionQueryInput, queryAll, type Item } from './dynamo.ts';
 import { TABLE } from '../table.ts';
+import { toProduct } from './product-store.ts';
+import { toAnalysis, toProductPackage } from './product-package-store.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -91,42 +93,9 @@ export class PolicyStore {
     if (!product) return undefined;
     const state = items.find((item) => item.entity === 'PolicyState');
     return {
-      product: {
-        uuid: String(product.uuid),
-        dataspace: String(product.dataspace),
-        name: String(product.name),
-        version: String(product.version ?? ''),
-        createdBy: String(product.createdBy),
-        createdDate: String(product.createdDate),
-        lastModifiedDate: String(product.lastModifiedDate),
-        rev: Number(product.rev ?? 0),
-      },
-      productPackages: items
-        .filter((item) => item.entity === 'ProductPackage')
-        .map((item) => ({
-          uuid: String(item.uuid),
-          dataspace: String(item.dataspace),
-          productUuid: String(item.productUuid),
-          packageUuid: String(item.packageUuid),
-          createdDate: String(item.createdDate),
-        })),
-      analyses: items
-        .filter((item) => item.entity === 'Analysis')
-        .map((item) => ({
-          uuid: String(item.uuid),
-          dataspace: String(item.dataspace),
-          rev: Number(item.rev ?? 0),
-          productUuid: String(item.productUuid),
-          productPackageUuid: String(item.productPackageUuid),
-          packageUuid: String(item.packageUuid),
-          vulnerabilityId: String(item.vulnerabilityId),
-          state: (item.state as Analysis['state']) ?? null,
-          justification: (item.justification as Analysis['justification']) ?? null,
-          responses: (item.responses as Analysis['responses']) ?? [],
-          detail: String(item.detail ?? ''),
-          createdDate: String(item.createdDate),
-          lastModifiedDate: String(item.lastModifiedDate),
-        })),
+      product: toProduct(product),
+      productPackages: items.filter((item) => item.entity === 'ProductPackage').map(toProductPackage),
+      analyses: items.filter((item) => item.entity === 'Analysis').map(toAnalysis),
       violations: items.filter((item) => item.entity === 'Violation').map(toViolation),
       state: { version: Number(state?.version ?? 0), evaluatedAt: (state?.evaluatedAt as string | undefined) ?? null },
     };

@@ -211,7 +211,7 @@ export class ProductPackageStore {
   }
 }
 
-function toProductPackage(item: Item): ProductPackage {
+export function toProductPackage(item: Item): ProductPackage {
   return {
     uuid: String(item.uuid),
     dataspace: String(item.dataspace),
@@ -221,7 +221,7 @@ function toProductPackage(item: Item): ProductPackage {
   };
 }
 
-function toAnalysis(item: Item): Analysis {
+export function toAnalysis(item: Item): Analysis {
   return {
     uuid: String(item.uuid),
     dataspace: String(item.dataspace),

@@ -392,7 +392,7 @@ function grantItem(product: Product, grant: Grant, sortKey: string): Item {
   };
 }
 
-function toProduct(item: Item): Product {
+export function toProduct(item: Item): Product {
   return {
     uuid: String(item.uuid),
     dataspace: String(item.dataspace),
