@@ -25,6 +25,8 @@ import {
   type EventSourceDefinition,
   type QueueName,
 } from '../shared/resources.ts';
+import type { RateLimitConfig } from '../shared/config.ts';
+import { ROUTES } from '../shared/routes/index.ts';
 import { TABLE } from '../shared/table.ts';
 import { ServiceHttpApi, type ThrottleProps } from './constructs/http-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
@@ -33,6 +35,19 @@ import { pascalCase } from './names.ts';
 
 /** POWERTOOLS_SERVICE_NAME of every function: the service's name, which is also its event source. */
 const SERVICE_NAME = EVENT_BUS.source;
+
+/**
+ * Per-API-key throttling of the API functions (shared/http/rate-limit.ts). DejaCode's default is 2
+ * requests a second with bursts; 5 with bursts of 20 keeps one busy client well inside the stage's 50.
+ */
+export const DEFAULT_KEY_RATE_LIMIT: KeyRateLimitProps = { perSecond: 5, burst: 20 };
+
+export interface KeyRateLimitProps {
+  /** Steady requests a second per API key. */
+  readonly perSecond: number;
+  /** Requests a key may make at once. */
+  readonly burst: number;
+}
 
 /** How long an on-failure destination keeps the descriptions of stream batches that failed for good. */
 const STREAM_FAILURE_RETENTION = Duration.days(14);
@@ -48,6 +63,8 @@ export interface ComplianceStackProps extends StackProps {
   readonly eventSources?: readonly EventSourceDefinition[];
   /** Throttling of the API's default stage. @default rate 50, burst 100 */
   readonly apiThrottle?: ThrottleProps;
+  /** Throttling of each API key, in the API functions. @default DEFAULT_KEY_RATE_LIMIT (5 a second, bursts of 20) */
+  readonly keyRateLimit?: KeyRateLimitProps;
   /** Static webhook destinations (context `webhookDestinations`): lib/webhook-destinations.ts. */
   readonly webhookDestinations?: readonly WebhookDestination[];
 }
@@ -75,6 +92,7 @@ export class ComplianceStack extends Stack {
     this.queues = this.createQueues();
     this.eventBus = new events.EventBus(this, 'EventBus', { eventBusName: `${this.stackName}-${EVENT_BUS.localName}` });
     this.functions = this.createFunctions();
+    this.limitKeyRate(props.keyRateLimit ?? DEFAULT_KEY_RATE_LIMIT);
     for (const source of props.eventSources ?? EVENT_SOURCES) this.addEventSource(source);
     for (const rule of EVENT_RULES) this.addEventRule(rule);
     for (const destination of props.webhookDestinations ?? []) this.addWebhookDestination(destination);
@@ -220,6 +238,26 @@ export class ComplianceStack extends Stack {
       if (definition.publishesEvents) fn.bindEventBus(this.eventBus);
       return fn;
     });
+  }
+
+  /**
+   * Sets the per-key rate limit on the functions behind the route table's routes (not the stream and
+   * queue consumers). The limiter keeps its state in the table with conditional UpdateItems, so only
+   * the functions the catalog lets write the table get it: a read-only one (api-root, api-schema,
+   * request-templates) would be refused by IAM on every request. Those stay under the stage throttle.
+   */
+  private limitKeyRate(limit: KeyRateLimitProps): void {
+    if (!(limit.perSecond > 0) || !Number.isInteger(limit.burst) || limit.burst < 1) {
+      throw new Error(`Key rate limit needs perSecond above 0 and a whole burst of at least 1: ${JSON.stringify(limit)}`);
+    }
+    const environment: Record<keyof RateLimitConfig, string> = {
+      RATE_LIMIT_PER_SECOND: String(limit.perSecond),
+      RATE_LIMIT_BURST: String(limit.burst),
+    };
+    for (const name of new Set(ROUTES.map((route) => route.function))) {
+      if (FUNCTIONS[name].table !== 'read-write') continue;
+      for (const [variable, value] of Object.entries(environment)) this.functions[name].function.addEnvironment(variable, value);
+    }
   }
 
   private addEventSource(source: EventSourceDefinition): void {

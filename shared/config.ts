@@ -36,15 +36,37 @@ export type ServiceConfig = z.infer<typeof ConfigSchema>;
 let cached: ServiceConfig | undefined;
 
 export function getConfig(): ServiceConfig {
-  if (!cached) {
-    const parsed = ConfigSchema.safeParse(process.env);
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-      throw new Error(`Invalid service configuration: ${problems.join('; ')}`);
-    }
-    cached = parsed.data;
-  }
+  cached ??= parseEnvironment(ConfigSchema);
   return cached;
+}
+
+/**
+ * Per-API-key throttling (shared/http/rate-limit.ts), a group of its own: only the API functions read
+ * it, and the CDK stack sets it on them alone.
+ */
+const RateLimitConfigSchema = z.object({
+  /** Steady requests a second per API key; 0 turns throttling off. */
+  RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(0),
+  /** Requests a key may make at once before the steady rate applies. */
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(20),
+});
+
+export type RateLimitConfig = z.infer<typeof RateLimitConfigSchema>;
+
+let cachedRateLimit: RateLimitConfig | undefined;
+
+export function getRateLimitConfig(): RateLimitConfig {
+  cachedRateLimit ??= parseEnvironment(RateLimitConfigSchema);
+  return cachedRateLimit;
+}
+
+function parseEnvironment<T>(schema: z.ZodType<T>): T {
+  const parsed = schema.safeParse(process.env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid service configuration: ${problems.join('; ')}`);
+  }
+  return parsed.data;
 }
 
 /** True when the service talks to local stand-ins rather than AWS. */

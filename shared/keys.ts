@@ -46,6 +46,7 @@
  *                GSI1PK=DS#<ds>#WEBHOOKS  GSI1SK=<created>␁<uuid>   list a dataspace's subscriptions
  *   Delivery     PK=WEBHOOK#<uuid>        SK=DELIVERY#<delivery id>   an event to deliver to it (for redelivery)
  *   Attempt      PK=WEBHOOK#<uuid>        SK=ATTEMPT#<time>#<id>      its delivery log, newest first (TTL 30 days)
+ *   Rate limit   PK=RATE#<keyId>          SK=RATE               an API key's throttling state (GCRA `tat`, TTL a minute past it)
  *
  * Usernames are global, as in DejaCode (one user belongs to exactly one dataspace); group names are
  * unique within their dataspace. Names never contain '#': the load file and the services reject it.
@@ -76,6 +77,7 @@ export const keys = {
   membersOfGroup: (dataspace: string, group: string) => ({ PK: `GROUP#${dataspace}#${group}`, skPrefix: 'MEMBER#' }),
 
   apiKey: (keyId: string): Key => ({ PK: `APIKEY#${keyId}`, SK: 'APIKEY' }),
+  rateLimit: (keyId: string): Key => ({ PK: `RATE#${keyId}`, SK: 'RATE' }),
 
   product: (uuid: string): Key => ({ PK: `PRODUCT#${uuid}`, SK: 'PRODUCT' }),
   /** List order: name, then version, then uuid; ␁ sorts below every character a name may hold. */

@@ -4,8 +4,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { getDocumentClient } from './aws/clients.ts';
-import { getConfig } from './config.ts';
+import { getConfig, getRateLimitConfig } from './config.ts';
 import { storeAuthenticator } from './http/authenticator.ts';
+import { gcraRateLimiter } from './http/rate-limit.ts';
+import { RateLimitStore } from './store/rate-limit-store.ts';
 import type { ApiFunctionDeps } from './http/api-handler.ts';
 import { IdentityStore } from './store/identity-store.ts';
 import { ProductStore } from './store/product-store.ts';
@@ -58,8 +60,17 @@ function getStores() {
 let deps: ApiFunctionDeps | undefined;
 
 export function apiDeps(): ApiFunctionDeps {
-  deps ??= { authenticator: storeAuthenticator(getStores().identity) };
+  deps ??= { authenticator: storeAuthenticator(getStores().identity), ...keyRateLimiter() };
   return deps;
+}
+
+/** Per-key throttling, unless RATE_LIMIT_PER_SECOND is 0. */
+function keyRateLimiter(): Pick<ApiFunctionDeps, 'rateLimiter'> {
+  const { RATE_LIMIT_PER_SECOND: perSecond, RATE_LIMIT_BURST: burst } = getRateLimitConfig();
+  if (perSecond === 0) return {};
+  const config = getConfig();
+  const store = new RateLimitStore(getDocumentClient(config), config.TABLE_NAME);
+  return { rateLimiter: gcraRateLimiter(store, { perSecond, burst }, () => Date.now()) };
 }
 
 let productService: ProductService | undefined;

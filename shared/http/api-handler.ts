@@ -1,7 +1,8 @@
 /**
  * The one middy stack every API function is built with:
- *   authenticate (Authorization: Token <key>) → parse and validate the body and query (zod, from the
- *   route table) → the route's handler → map any error through the error table (last).
+ *   authenticate (Authorization: Token <key>) → throttle per key (when a rate limiter is given) →
+ *   parse and validate the body and query (zod, from the route table) → the route's handler → map any
+ *   error through the error table (last).
  * A function serves one or more routes of shared/routes.ts and dispatches on the event's routeKey.
  */
 import middy, { type MiddlewareObj } from '@middy/core';
@@ -20,6 +21,8 @@ import { errorResponse } from './error-table.ts';
 import { PARSE_OPTIONS, fieldErrorsFromZod } from './validation.ts';
 import { logger } from '../logger.ts';
 import type { Authenticator } from './authenticator.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import { parseApiKey } from '../auth/api-key.ts';
 
 /** Bodies above this are refused with 413 before they are parsed. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -81,7 +84,20 @@ function authenticate(authenticator: Authenticator): MiddlewareObj<Event, Result
       const token = tokenFromHeader(request.event.headers.authorization);
       if (token === undefined) throw new AuthenticationError();
       const caller = await authenticator.authenticate(token);
-      request.internal = { ...request.internal, caller };
+      // An authenticated token is a well-formed key, so it has a key id.
+      request.internal = { ...request.internal, caller, keyId: parseApiKey(token)?.keyId };
+    },
+  };
+}
+
+/** Counts the request against its key's allowance, before anything is parsed or written: 429 when spent. */
+function throttle(limiter: RateLimiter): MiddlewareObj<Event, Result, Error, ApiContext> {
+  return {
+    name: 'throttle',
+    before: async (request) => {
+      const { keyId } = request.internal as { keyId?: string };
+      if (keyId === undefined) throw new Error('throttle runs after authenticate, which names the key');
+      await limiter.admit(keyId);
     },
   };
 }
@@ -175,6 +191,8 @@ export function errorMapper(): MiddlewareObj<Event, Result, Error, Context> {
 
 export interface ApiFunctionDeps {
   readonly authenticator: Authenticator;
+  /** Per-key throttling; none when RATE_LIMIT_PER_SECOND is 0. */
+  readonly rateLimiter?: RateLimiter;
 }
 
 /**
@@ -187,9 +205,11 @@ export function apiFunction(deps: ApiFunctionDeps, handlers: Readonly<Record<str
       throw new Error(`Handler for ${operationId}, which is not in the route table`);
     }
   }
-  return middy<Event, Result, Error, ApiContext>()
+  const stack = middy<Event, Result, Error, ApiContext>()
     .use(errorMapper())
-    .use(authenticate(deps.authenticator))
+    .use(authenticate(deps.authenticator));
+  if (deps.rateLimiter) stack.use(throttle(deps.rateLimiter));
+  return stack
     .use(prepareRequest())
     .handler(async (event, context) => {
       const route = routeByKey(event.routeKey);
