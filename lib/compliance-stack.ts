@@ -10,6 +10,7 @@ import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sns from 'aws-cdk-lib/aws-sns';
@@ -255,8 +256,19 @@ export class ComplianceStack extends Stack {
       RATE_LIMIT_BURST: String(limit.burst),
     };
     for (const name of new Set(ROUTES.map((route) => route.function))) {
-      if (FUNCTIONS[name].table !== 'read-write') continue;
-      for (const [variable, value] of Object.entries(environment)) this.functions[name].function.addEnvironment(variable, value);
+      const fn = this.functions[name];
+      if (FUNCTIONS[name].table === 'none') continue;
+      if (FUNCTIONS[name].table === 'read') {
+        // A read-only API function still keeps its callers' rate state: UpdateItem on RATE# items only.
+        fn.role.addToPrincipalPolicy(
+          new iam.PolicyStatement({
+            actions: ['dynamodb:UpdateItem'],
+            resources: [this.table.tableArn],
+            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*'] } },
+          }),
+        );
+      }
+      for (const [variable, value] of Object.entries(environment)) fn.function.addEnvironment(variable, value);
     }
   }
 

@@ -217,4 +217,5 @@ export type EntityType =
   | 'OutboxEvent'
   | 'Webhook'
   | 'WebhookDelivery'
-  | 'WebhookAttempt';
+  | 'WebhookAttempt'
+  | 'RateLimit';

@@ -37,6 +37,7 @@ interface Statement {
   readonly Effect: string;
   readonly Action: string | string[];
   readonly Resource: unknown;
+  readonly Condition?: unknown;
 }
 
 /** Every Allow statement of the policies attached to the function's role. */
