@@ -23,6 +23,18 @@ describe('forbidden addresses', () => {
     ['::ffff:127.0.0.1', true],
     ['::ffff:8.8.8.8', false],
     ['2606:4700:4700::1111', false],
+    // The hex spellings the URL parser produces for IPv4-mapped hosts, and other IPv4 carriers.
+    ['::ffff:7f00:1', true],
+    ['::ffff:a9fe:a9fe', true],
+    ['::ffff:a00:1', true],
+    ['0:0:0:0:0:ffff:7f00:0001', true],
+    ['::ffff:808:808', false],
+    ['::7f00:1', true],
+    ['64:ff9b::a9fe:a9fe', true],
+    ['2002:7f00:1::', true],
+    ['2002:808:808::1', false],
+    ['2001:0::1', true],
+    ['FE80::1%eth0', true],
     ['not-an-ip', true],
   ])('%s is forbidden: %s', (address, forbidden) => {
     expect(isForbiddenAddress(address)).toBe(forbidden);
@@ -35,6 +47,9 @@ describe('targets', () => {
     ['https://127.0.0.1/hook', 'The host "127.0.0.1" resolves to a private, loopback, link-local or metadata address.'],
     ['https://169.254.169.254/latest/meta-data/', 'The host "169.254.169.254" resolves to a private, loopback, link-local or metadata address.'],
     ['https://[::1]/hook', 'The host "::1" resolves to a private, loopback, link-local or metadata address.'],
+    ['https://[::ffff:127.0.0.1]/hook', 'The host "::ffff:7f00:1" resolves to a private, loopback, link-local or metadata address.'],
+    ['https://[::ffff:169.254.169.254]/latest/meta-data/', 'The host "::ffff:a9fe:a9fe" resolves to a private, loopback, link-local or metadata address.'],
+    ['https://[::ffff:a00:1]/hook', 'The host "::ffff:a00:1" resolves to a private, loopback, link-local or metadata address.'],
     ['https://localhost/hook', 'The host "localhost" resolves to a private, loopback, link-local or metadata address.'],
     ['https://user:pw@example.com/hook', 'The target URL must not carry credentials.'],
     ['not a url', 'Enter a valid URL.'],
