@@ -118,7 +118,11 @@ export function sameConfig(a: PolicyConfig, b: PolicyConfig): boolean {
 
 export type ConfigCheck = { readonly ok: true; readonly config: PolicyConfig } | { readonly ok: false; readonly errors: Record<string, string[]> };
 
-const isScore = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 10;
+/** A risk score as vulnerabilities carry it: 0.0 to 10.0 in steps of 0.1 (which DynamoDB can also store). */
+const isScore = (value: unknown) => typeof value === 'number' && value >= 0 && value <= 10 && value === Math.round(value * 10) / 10;
+/** Thresholds and day counts stay well inside what JSON clients and DynamoDB numbers hold exactly. */
+const MAX_THRESHOLD = 1_000_000;
+const MAX_DAYS = 36_500;
 
 /**
  * Validates a configuration object of section 2.7 (rule type → options). Every problem is named by
@@ -144,8 +148,8 @@ export function checkConfig(raw: unknown): ConfigCheck {
     const { is_active: isActive = false, threshold = 0, parameters = {}, ...unknown } = options as Record<string, unknown>;
     for (const key of Object.keys(unknown)) problem(`${type}.${key}`, 'Unknown option; use is_active, threshold or parameters.');
     if (typeof isActive !== 'boolean') problem(`${type}.is_active`, 'Must be true or false.');
-    if (typeof threshold !== 'number' || !Number.isInteger(threshold) || threshold < 0) {
-      problem(`${type}.threshold`, 'Must be a non-negative integer.');
+    if (typeof threshold !== 'number' || !Number.isInteger(threshold) || threshold < 0 || threshold > MAX_THRESHOLD) {
+      problem(`${type}.threshold`, `Must be a whole number from 0 to ${MAX_THRESHOLD}.`);
     }
     const checked: Record<string, number> = {};
     if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
@@ -158,9 +162,9 @@ export function checkConfig(raw: unknown): ConfigCheck {
           const known = Object.keys(rule.parameters);
           problem(at, known.length > 0 ? `Unknown parameter; ${type} takes ${known.join(', ')}.` : `Unknown parameter; ${type} takes none.`);
         } else if (spec.type === 'score' && !isScore(value)) {
-          problem(at, 'Must be a number from 0.0 to 10.0.');
-        } else if (spec.type === 'days' && (typeof value !== 'number' || !Number.isInteger(value) || value < 1)) {
-          problem(at, 'Must be a whole number of days, at least 1.');
+          problem(at, 'Must be a number from 0.0 to 10.0 with at most one decimal place.');
+        } else if (spec.type === 'days' && (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_DAYS)) {
+          problem(at, `Must be a whole number of days from 1 to ${MAX_DAYS}.`);
         } else {
           checked[name] = value as number;
         }

@@ -7,7 +7,7 @@ import {
   POLICY_CONTENT_TYPES,
   RESPONSES,
 } from '../domain/catalog.ts';
-import { pageQuery, writableObject } from './common.ts';
+import { pageQuery, shown, writableObject } from './common.ts';
 
 const noControl = (value: string) => !/\p{Cc}/u.test(value);
 const text = (max: number) =>
@@ -15,7 +15,7 @@ const text = (max: number) =>
 const required = (max: number) => text(max).refine((value) => value.length > 0, 'This field may not be blank.');
 const choice = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, {
-    error: (issue) => (issue.input === undefined ? 'This field is required.' : `"${String(issue.input)}" is not a valid choice.`),
+    error: (issue) => (issue.input === undefined ? 'This field is required.' : `"${shown(issue.input)}" is not a valid choice.`),
   });
 const optionalLabel = text(100)
   .nullable()
@@ -132,7 +132,7 @@ const riskScore = z
   .number({ error: (issue) => (issue.input === undefined ? 'This field is required.' : 'A valid number is required.') })
   .min(0, 'Ensure this value is between 0.0 and 10.0.')
   .max(10, 'Ensure this value is between 0.0 and 10.0.')
-  .refine((value) => Math.abs(Math.round(value * 10) - value * 10) < 1e-9, 'Ensure there is no more than 1 decimal place.')
+  .refine((value) => value === Math.round(value * 10) / 10, 'Ensure there is no more than 1 decimal place.')
   .nullable();
 
 export const VulnerabilityBodies = bodies(

@@ -47,3 +47,20 @@ export function writableObject<T extends z.ZodRawShape>(shape: T, readOnly: read
       return result as { [K in keyof T]: z.output<T[K]> };
     });
 }
+
+/**
+ * A received value as an error message quotes it: strings and numbers as they are, anything else as
+ * short JSON. Never throws, whatever the client sent (`{"toString": "x"}` cannot be made a string).
+ */
+export function shown(value: unknown): string {
+  if (typeof value === 'string') return value.length > 100 ? `${value.slice(0, 100)}…` : value;
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined) return typeof value;
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+}

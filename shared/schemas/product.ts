@@ -1,7 +1,7 @@
 /** zod schemas of the products and product-permissions endpoints: validation at the edge, and OpenAPI. */
 import * as z from 'zod';
 import { PRODUCT_PERMISSIONS } from '../domain/product.ts';
-import { pageQuery, writableObject } from './common.ts';
+import { pageQuery, shown, writableObject } from './common.ts';
 
 /** Text that may be a name or a version: no control characters (they are separators in keys). */
 const text = (max: number) =>
@@ -42,7 +42,7 @@ export const ProductListQuery = pageQuery({
 });
 
 const codename = z.string().refine((value) => (PRODUCT_PERMISSIONS as readonly string[]).includes(value), {
-  error: (issue) => `"${String(issue.input)}" is not a valid permission; choose from ${PRODUCT_PERMISSIONS.join(', ')}.`,
+  error: (issue) => `"${shown(issue.input)}" is not a valid permission; choose from ${PRODUCT_PERMISSIONS.join(', ')}.`,
 });
 
 export const PermissionChangeSchema = z

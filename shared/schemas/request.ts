@@ -1,7 +1,7 @@
 /** zod schemas of the requests, request templates and comments endpoints: validation at the edge, and OpenAPI. */
 import * as z from 'zod';
 import { CONTENT_TYPES, INPUT_TYPES, REQUEST_STATUSES } from '../domain/request.ts';
-import { pageQuery, writableObject } from './common.ts';
+import { pageQuery, shown, writableObject } from './common.ts';
 
 const noControl = (value: string) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(value);
 
@@ -38,7 +38,7 @@ const FIELDS = {
   title,
   request_template: z.string().trim().min(1, 'This field may not be blank.').max(300, 'Ensure this field has no more than 300 characters.'),
   status: z.enum(REQUEST_STATUSES, {
-    error: (issue) => (issue.input === undefined ? 'This field is required.' : `"${String(issue.input)}" is not a valid choice.`),
+    error: (issue) => (issue.input === undefined ? 'This field is required.' : `"${shown(issue.input)}" is not a valid choice.`),
   }),
   assignee: reference,
   priority: reference,
@@ -54,7 +54,7 @@ const FIELDS = {
     'Ensure the answers take no more than 20000 bytes as JSON.',
   ),
   is_private: z.boolean(),
-  cc_emails: z.array(z.email({ error: (issue) => `Enter a valid email address: "${String(issue.input)}".` })).max(50),
+  cc_emails: z.array(z.email({ error: (issue) => `Enter a valid email address: "${shown(issue.input)}".` })).max(50),
 };
 
 /** Fields of the request representation a client may send back; they are ignored. */

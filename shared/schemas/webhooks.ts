@@ -1,12 +1,12 @@
 /** zod schemas of the webhooks endpoints. */
 import * as z from 'zod';
 import { WEBHOOK_EVENT_TYPES } from '../domain/webhooks.ts';
-import { writableObject } from './common.ts';
+import { shown, writableObject } from './common.ts';
 
 const events = z
   .array(
     z.enum(WEBHOOK_EVENT_TYPES, {
-      error: (issue) => (issue.input === undefined ? 'This field is required.' : `"${String(issue.input)}" is not a valid choice.`),
+      error: (issue) => (issue.input === undefined ? 'This field is required.' : `"${shown(issue.input)}" is not a valid choice.`),
     }),
   )
   .min(1, 'This list may not be empty.')

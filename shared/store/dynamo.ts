@@ -104,15 +104,19 @@ export async function queryCount(doc: DynamoDBDocumentClient, input: QueryComman
 /** Chunks of 100 keys read at once by batchGet. */
 const BATCH_GET_CONCURRENCY = 4;
 
-/** BatchGetItem of any number of keys (100 per call, a few calls at once), retrying unprocessed keys; order not kept. */
+/**
+ * BatchGetItem of any number of keys (100 per call, a few calls at once), retrying unprocessed keys;
+ * order not kept. A key given twice is read once (DynamoDB refuses a batch that repeats a key).
+ */
 export async function batchGet(
   doc: DynamoDBDocumentClient,
   tableName: string,
   keys: readonly Record<string, unknown>[],
   consistentRead = false,
 ): Promise<Item[]> {
+  const unique = [...new Map(keys.map((key) => [`${String(key.PK)}\u0000${String(key.SK)}`, key])).values()];
   const chunks: Record<string, unknown>[][] = [];
-  for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100) as Record<string, unknown>[]);
+  for (let i = 0; i < unique.length; i += 100) chunks.push(unique.slice(i, i + 100) as Record<string, unknown>[]);
   const items: Item[] = [];
   const worker = async () => {
     for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
@@ -140,11 +144,14 @@ export function isConditionFailure(error: unknown): boolean {
   );
 }
 
-/** True when a transaction lost a race with another one on the same items. */
+/**
+ * True when a transaction lost a race with another one on the same items, or was cancelled because
+ * DynamoDB throttled one of its items: both are worth another try, and the SDK retries neither.
+ */
 export function isTransactionConflict(error: unknown): boolean {
   return (
     error instanceof TransactionCanceledException &&
-    (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict')
+    (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict' || reason.Code === 'ThrottlingError')
   );
 }
 

@@ -123,7 +123,7 @@ describe('admin load of policy rules', () => {
     expect((await loadOk(file)).updatedCatalog).toBe(0);
     expect(await allItems()).toEqual(before);
     const bad = await validateLoadFile({ dataspaces: [{ name: 'acme', policy_rules: { vulnerability_stale: { parameters: { max_days: 0 } } } }] }, env);
-    expect(bad.ok ? [] : bad.problems).toEqual(['$.dataspaces[0].policy_rules.vulnerability_stale.parameters.max_days: Must be a whole number of days, at least 1.']);
+    expect(bad.ok ? [] : bad.problems).toEqual(['$.dataspaces[0].policy_rules.vulnerability_stale.parameters.max_days: Must be a whole number of days from 1 to 36500.']);
   });
 });
 
