@@ -14,10 +14,16 @@ export interface DynamoEndpoint {
   endpoint?: string | undefined;
 }
 
+/**
+ * How long one DynamoDB call may take before the SDK gives up on it and retries. Three attempts of
+ * 2.5 s end well inside the API functions' 10 s, so a hung connection becomes the error table's 503
+ * with Retry-After rather than a function timeout (the SDK's own default waits for minutes).
+ */
+export const DYNAMODB_REQUEST_TIMEOUT_MS = 2_500;
+const DYNAMODB_HTTP = { requestHandler: { requestTimeout: DYNAMODB_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true, connectionTimeout: 1_000 }, maxAttempts: 3 };
+
 export function createDynamoClient({ region, endpoint }: DynamoEndpoint): DynamoDBClient {
-  return new DynamoDBClient(
-    endpoint ? { region, endpoint, credentials: LOCAL_CREDENTIALS, maxAttempts: 3 } : { region, maxAttempts: 3 },
-  );
+  return new DynamoDBClient(endpoint ? { region, endpoint, credentials: LOCAL_CREDENTIALS, ...DYNAMODB_HTTP } : { region, ...DYNAMODB_HTTP });
 }
 
 export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentClient {

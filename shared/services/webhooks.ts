@@ -217,7 +217,8 @@ export class WebhookService {
     if (!subscription || !delivery) return 'skipped';
     if (!subscription.isActive && !message.force) return 'skipped';
     if (delivery.deliveredAt && !message.force) return 'skipped';
-    const attempt = (await this.deps.store.attemptCount(subscription.uuid, delivery.deliveryId)) + 1;
+    const attempt = await this.deps.store.nextAttempt(subscription.uuid, delivery.deliveryId);
+    if (attempt === undefined) return 'skipped';
     const result = await deliver(subscription.targetUrl, delivery.envelope, subscription.secret, { allowPrivate: this.deps.allowPrivateTargets });
     const now = this.deps.now();
     if (result.ok) {

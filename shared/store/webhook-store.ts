@@ -85,8 +85,11 @@ export class WebhookStore {
         }),
       );
     } catch (error) {
-      if (isConditionFailure(error)) throw new StaleWebhookError();
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      // A create the SDK resent after losing the first answer fails its own condition: when the
+      // stored subscription is this one (its secret is new and random), the write did happen.
+      if (!before && (await this.get(subscription.uuid))?.secret === subscription.secret) return;
+      throw new StaleWebhookError();
     }
   }
 
@@ -180,18 +183,28 @@ export class WebhookStore {
     return { count, items: items.map(toAttempt) };
   }
 
-  /** How many attempts a delivery has had (for the attempt number of a redelivery). */
-  async attemptCount(webhookUuid: string, deliveryId: string): Promise<number> {
-    const result = await this.doc.send(
-      new QueryCommand({
-        ...partitionQueryInput(this.tableName, keys.attemptsOf(webhookUuid)),
-        FilterExpression: 'deliveryId = :delivery',
-        ExpressionAttributeValues: { ':pk': `WEBHOOK#${webhookUuid}`, ':prefix': 'ATTEMPT#', ':delivery': deliveryId },
-        Select: 'COUNT',
-        ConsistentRead: true,
-      }),
-    );
-    return result.Count ?? 0;
+  /**
+   * Counts one more attempt of a delivery and returns its number (1 for the first), kept on the
+   * delivery item itself: one write, whatever the size of the subscription's log. Undefined when the
+   * delivery is gone.
+   */
+  async nextAttempt(webhookUuid: string, deliveryId: string): Promise<number | undefined> {
+    try {
+      const result = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.delivery(webhookUuid, deliveryId),
+          UpdateExpression: 'ADD attempts :one',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':one': 1 },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return Number(result.Attributes?.attempts ?? 1);
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
   }
 }
 
