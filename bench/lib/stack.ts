@@ -40,6 +40,9 @@ let started = false;
 export async function withFreshStack<T>(fn: (stack: BenchStack) => Promise<T>, options: FreshStackOptions = {}): Promise<T> {
   if (started) throw new Error('withFreshStack runs once per process (the handlers keep the first stack\'s clients)');
   started = true;
+  // The per-key rate limit (429 above it) would throttle the load generator: the bench measures the
+  // service, not its limiter. Set before the stack starts, as the functions read it at cold start.
+  process.env.RATE_LIMIT_PER_SECOND = '0';
   const log = options.log ?? ((line: string) => console.error(line));
   const dataDir = mkdtempSync(join(tmpdir(), 'compliance-bench-'));
   const removeDir = () => rmSync(dataDir, { recursive: true, force: true });

@@ -3,18 +3,24 @@
  * them. A scenario is added here by the issue that brings what it measures.
  */
 import type { Scenario } from '../lib/scenario.ts';
+import { apiLatency } from './api-latency.ts';
+import { apiOverhead } from './api-overhead.ts';
 import { coldStart } from './cold-start.ts';
 import { permissionFilteredList } from './permission-filtered-list.ts';
 import { policyBurst } from './policy-burst.ts';
 import { policyEvaluation } from './policy-evaluation.ts';
 import { policyRules } from './policy-rules.ts';
 import { requestListScaling } from './request-list-scaling.ts';
+import { webhookFanOut } from './webhook-fan-out.ts';
 
 export const SCENARIOS: readonly Scenario[] = [
+  apiOverhead,
+  apiLatency,
   permissionFilteredList,
   requestListScaling,
   coldStart,
   policyRules,
   policyEvaluation,
   policyBurst,
+  webhookFanOut,
 ];
