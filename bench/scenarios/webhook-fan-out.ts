@@ -412,7 +412,7 @@ export const webhookFanOut: Scenario = {
           (gapDuringFanOut && gapAfterFanOut ? ` (${gapDuringFanOut} ms while the fan-out ran, ${gapAfterFanOut} ms after)` : '') +
           `; an attempt's own ` +
           `calls made directly take ${(costs.sqsMs + costs.dynamoMs + floorBefore.p50Ms).toFixed(2)} ms (SQS receive + delete ` +
-          `${costs.sqsMs.toFixed(2)} ms; GetItem subscription, GetItem delivery, Query attempt count, PutItem attempt, ` +
+          `${costs.sqsMs.toFixed(2)} ms; GetItem subscription, GetItem delivery, UpdateItem attempt number, PutItem attempt, ` +
           `UpdateItem delivered ${costs.dynamoMs.toFixed(2)} ms; the signed POST ${floorBefore.p50Ms.toFixed(2)} ms), medians of ` +
           `${ATTEMPT_SAMPLES}: one at a time, that allows at most ${attemptBound.toFixed(0)} deliveries/s, ` +
           `${(attemptBound / floorRate).toFixed(3)} of the floor, with a fan-out that cost nothing`,

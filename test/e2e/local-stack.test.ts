@@ -3,15 +3,15 @@
  * HTTP calls to the API, then SIGTERM, after which nothing it started may still run.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'node:net';
 import { freePort } from '../../bin/local/ports.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
+import { npmStart, repositoryRoot, type RunningStack } from '../support/npm-start.ts';
 
-const root = join(import.meta.dirname, '..', '..');
 const started: ChildProcess[] = [];
 const dirs: string[] = [];
 
@@ -28,35 +28,8 @@ function stopGroup(child: ChildProcess, signal: NodeJS.Signals) {
   }
 }
 
-interface RunningStack {
-  child: ChildProcess;
-  apiUrl: string;
-  output: () => string;
-}
-
-async function npmStart(env: Record<string, string>): Promise<RunningStack> {
-  // detached: its own process group, so the test can signal npm and everything under it.
-  const child = spawn('npm', ['start'], { cwd: root, env: { ...process.env, ...env }, detached: true });
-  started.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const apiUrl = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start not ready after 60 s:\n${output}`)), 60_000);
-    const check = () => {
-      const ready = /Compliance API ready at (http:\/\/\S+)\/api\/v2\//.exec(output);
-      if (ready) {
-        clearTimeout(timer);
-        resolveUrl(ready[1]!);
-      }
-    };
-    child.stdout!.on('data', check);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`npm start exited with ${code}:\n${output}`));
-    });
-  });
-  return { child, apiUrl, output: () => output };
+function startStack(env: Record<string, string>): Promise<RunningStack> {
+  return npmStart({ ...process.env, ...env }, started);
 }
 
 /** SIGTERM to the process group, like Ctrl-C in a terminal; resolves with the stack's own verdict. */
@@ -71,7 +44,7 @@ async function stopStack(stack: RunningStack): Promise<string> {
 
 function admin(dataDir: string, ...args: string[]) {
   return spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], {
-    cwd: root,
+    cwd: repositoryRoot,
     env: { ...process.env, DATA_DIR: dataDir, TABLE_NAME: '' },
     encoding: 'utf8',
     timeout: 60_000,
@@ -101,7 +74,7 @@ describe('npm start, admin load, the API over HTTP, and a clean stop', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cms-e2e-'));
     dirs.push(dataDir);
     const port = await freePort();
-    let stack = await npmStart({ PORT: String(port), DATA_DIR: dataDir });
+    let stack = await startStack({ PORT: String(port), DATA_DIR: dataDir });
     expect(stack.apiUrl).toBe(`http://127.0.0.1:${port}`);
 
     const aliceKey = generateApiKey();
@@ -152,7 +125,7 @@ describe('npm start, admin load, the API over HTTP, and a clean stop', () => {
     expect(admin(dataDir, 'list-users').status).toBe(2);
 
     // The data is on disk under DATA_DIR: a restart still knows alice.
-    stack = await npmStart({ PORT: String(port), DATA_DIR: dataDir });
+    stack = await startStack({ PORT: String(port), DATA_DIR: dataDir });
     expect((await fetch(`${stack.apiUrl}/api/v2/`, { headers: { Authorization: `Token ${aliceKey}` } })).status).toBe(200);
     expect(await stopStack(stack)).toBe('stopped');
     expect(javaProcessesFor(dataDir)).toEqual([]);
@@ -163,12 +136,12 @@ describe('npm start, admin load, the API over HTTP, and a clean stop', () => {
     dirs.push(dirA, dirB);
     const [portA, portB] = [await freePort(), await freePort()];
     const [a, b] = await Promise.all([
-      npmStart({ PORT: String(portA), DATA_DIR: dirA }),
-      npmStart({ PORT: String(portB), DATA_DIR: dirB }),
+      startStack({ PORT: String(portA), DATA_DIR: dirA }),
+      startStack({ PORT: String(portB), DATA_DIR: dirB }),
     ]);
     for (const stack of [a, b]) expect((await fetch(`${stack.apiUrl}/api/v2/`)).status).toBe(401);
 
-    await expect(npmStart({ PORT: String(await freePort()), DATA_DIR: dirA })).rejects.toThrow(/Another local stack/);
+    await expect(startStack({ PORT: String(await freePort()), DATA_DIR: dirA })).rejects.toThrow(/Another local stack/);
 
     expect(await Promise.all([stopStack(a), stopStack(b)])).toEqual(['stopped', 'stopped']);
     expect([...javaProcessesFor(dirA), ...javaProcessesFor(dirB)]).toEqual([]);
@@ -177,7 +150,7 @@ describe('npm start, admin load, the API over HTTP, and a clean stop', () => {
   it('stops DynamoDB Local even when the stack is killed with SIGKILL', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cms-kill-'));
     dirs.push(dataDir);
-    const stack = await npmStart({ PORT: String(await freePort()), DATA_DIR: dataDir });
+    const stack = await startStack({ PORT: String(await freePort()), DATA_DIR: dataDir });
     expect(javaProcessesFor(dataDir)).toHaveLength(1);
     // Only the stack's own node process dies, as in a crash; Java is left to the watchdog.
     const { pid } = JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8')) as { pid: number };

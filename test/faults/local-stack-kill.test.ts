@@ -7,16 +7,16 @@
  * change made after the restart produces its violation.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../bin/local/ports.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
+import { npmStart, repositoryRoot, type RunningStack } from '../support/npm-start.ts';
 import { eventually } from '../support/local-stack.ts';
 
-const root = join(import.meta.dirname, '..', '..');
 const started: ChildProcess[] = [];
 const dirs: string[] = [];
 
@@ -56,40 +56,13 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, RATE_LIMIT_PER_SECOND: '0', ...extra };
 }
 
-interface RunningStack {
-  child: ChildProcess;
-  apiUrl: string;
-  output: () => string;
-}
-
-async function npmStart(env: Record<string, string>): Promise<RunningStack> {
-  // detached: its own process group, so afterAll can signal npm and everything under it.
-  const child = spawn('npm', ['start'], { cwd: root, env: childEnv(env), detached: true });
-  started.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const apiUrl = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start not ready after 30 s:\n${output}`)), 30_000);
-    const check = () => {
-      const ready = /Compliance API ready at (http:\/\/\S+)\/api\/v2\//.exec(output);
-      if (ready) {
-        clearTimeout(timer);
-        resolveUrl(ready[1]!);
-      }
-    };
-    child.stdout!.on('data', check);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`npm start exited with ${code}:\n${output}`));
-    });
-  });
-  return { child, apiUrl, output: () => output };
+function startStack(env: Record<string, string>): Promise<RunningStack> {
+  return npmStart(childEnv(env), started, 30_000);
 }
 
 function admin(dataDir: string, ...args: string[]) {
   return spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], {
-    cwd: root,
+    cwd: repositoryRoot,
     env: childEnv({ DATA_DIR: dataDir, TABLE_NAME: '' }),
     encoding: 'utf8',
     timeout: 30_000,
@@ -118,7 +91,7 @@ describe('SIGKILL during a burst of writes, then a restart on the same DATA_DIR'
     dirs.push(dataDir);
     const port = String(await freePort());
     const stackEnv = { PORT: port, DATA_DIR: dataDir, EVALUATION_DELAY_SECONDS };
-    let stack = await npmStart(stackEnv);
+    let stack = await startStack(stackEnv);
 
     const keys = { root: generateApiKey(), alice: generateApiKey() };
     const seed = join(dataDir, 'seed.json');
@@ -195,7 +168,7 @@ describe('SIGKILL during a burst of writes, then a restart on the same DATA_DIR'
     }
 
     // ---- the restart ----
-    stack = await npmStart(stackEnv);
+    stack = await startStack(stackEnv);
 
     // Every acknowledged product is there, as it was answered.
     const reads = await Promise.all(acked.map((product) => json('alice', 'GET', `/api/v2/products/${product.uuid}/`)));

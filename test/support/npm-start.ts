@@ -1,0 +1,39 @@
+/**
+ * `npm start` as a child process, the way an engineer runs it: its own process group (so a test can
+ * signal npm and everything under it), its output kept, ready when it prints the API's address.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+export const repositoryRoot = join(import.meta.dirname, '..', '..');
+
+export interface RunningStack {
+  child: ChildProcess;
+  apiUrl: string;
+  output: () => string;
+}
+
+/** Starts `npm start` with `env`, records the child in `started` (for afterAll), waits until it is ready. */
+export async function npmStart(env: NodeJS.ProcessEnv, started: ChildProcess[], readyWithinMs = 60_000): Promise<RunningStack> {
+  const child = spawn('npm', ['start'], { cwd: repositoryRoot, env, detached: true });
+  started.push(child);
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const apiUrl = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start not ready after ${readyWithinMs / 1000} s:\n${output}`)), readyWithinMs);
+    const check = () => {
+      const ready = /Compliance API ready at (http:\/\/\S+)\/api\/v2\//.exec(output);
+      if (ready) {
+        clearTimeout(timer);
+        resolveUrl(ready[1]!);
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited with ${code}:\n${output}`));
+    });
+  });
+  return { child, apiUrl, output: () => output };
+}
