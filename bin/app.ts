@@ -5,7 +5,7 @@
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ComplianceStack } from '../lib/compliance-stack.ts';
+import { ComplianceStack, DEFAULT_KEY_RATE_LIMIT } from '../lib/compliance-stack.ts';
 import { webhookDestinations } from '../lib/webhook-destinations.ts';
 
 const app = new App();
@@ -13,6 +13,8 @@ const app = new App();
 const stackName = contextString('stackName') ?? 'ComplianceService';
 const alarmTopicArn = contextString('alarmTopicArn');
 const destinations = webhookDestinations(app.node.tryGetContext('webhookDestinations'));
+const keyRatePerSecond = contextNumber('keyRateLimitPerSecond');
+const keyRateBurst = contextNumber('keyRateLimitBurst');
 const account = process.env.CDK_DEFAULT_ACCOUNT;
 const region = process.env.CDK_DEFAULT_REGION;
 
@@ -23,6 +25,7 @@ new ComplianceStack(app, stackName, {
   ...(account && region ? { env: { account, region } } : {}),
   ...(alarmTopicArn ? { alarmTopicArn } : {}),
   webhookDestinations: destinations,
+  keyRateLimit: { perSecond: keyRatePerSecond ?? DEFAULT_KEY_RATE_LIMIT.perSecond, burst: keyRateBurst ?? DEFAULT_KEY_RATE_LIMIT.burst },
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
@@ -32,4 +35,13 @@ function contextString(key: string): string | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string') throw new Error(`Context '${key}' must be a string`);
   return value;
+}
+
+/** A number from context: `-c key=2.5` arrives as a string, cdk.json may hold a number. */
+function contextNumber(key: string): number | undefined {
+  const value: unknown = app.node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  const number = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
+  if (!Number.isFinite(number)) throw new Error(`Context '${key}' must be a number`);
+  return number;
 }
