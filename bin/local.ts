@@ -1,5 +1,6 @@
 /**
- * `npm start`: runs the whole service on this machine (see bin/local/stack.ts) and prints the API URL.
+ * `npm start`: runs the whole service on this machine (see bin/local/stack.ts), with the web console
+ * at `/`, and prints the API URL.
  * Ctrl-C or SIGTERM stops everything it started. Environment: PORT (8000), HOST (127.0.0.1),
  * DATA_DIR (.data), TABLE_NAME (compliance), AWS_REGION (us-east-1).
  */
@@ -20,11 +21,13 @@ const stack = await startLocalStack({
   tableName: process.env.TABLE_NAME ?? 'compliance',
   region: process.env.AWS_REGION ?? 'us-east-1',
   log: (line) => console.error(line),
+  serveConsole: true,
 }).catch((error: unknown) => {
   console.error(`Could not start the local stack: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });
 
+console.log(`Web console at ${stack.apiUrl}/`);
 console.log(`Compliance API ready at ${stack.apiUrl}/api/v2/ (started in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
 
 let stopping = false;

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { DEFAULT_ROUTE_FUNCTION, matchRoute, routeKey } from '../../shared/routes/index.ts';
 import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
+import { serveConsoleFile } from './console-files.ts';
 
 /** API Gateway's own payload limit for HTTP APIs. */
 const GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -22,16 +23,24 @@ export interface HttpGateway {
   stop(): Promise<void>;
 }
 
-/** Serves the API; `fallback` may answer requests outside /api/ (the web console, later). */
+/**
+ * Serves the API under /api/; with `consoleDir`, everything else is the web console's static files,
+ * as CloudFront's default behaviour serves them from the bucket on AWS.
+ */
 export async function startHttpGateway(options: {
   host: string;
   port: number;
   invoke: Invoke;
+  consoleDir?: string;
   onError?: (error: unknown) => void;
 }): Promise<HttpGateway> {
   const inFlight = new Set<Promise<void>>();
   const server: Server = createServer((req, res) => {
-    const handling = handle(req, res, options.invoke)
+    const path = new URL(req.url ?? '/', 'http://gateway.local').pathname;
+    const handling = (options.consoleDir !== undefined && !path.startsWith('/api/')
+      ? serveConsoleFile(options.consoleDir, (req.method ?? 'GET').toUpperCase(), path, res)
+      : handle(req, res, options.invoke)
+    )
       .catch((error: unknown) => {
         options.onError?.(error);
         if (!res.headersSent) writeJson(res, 500, { message: 'Internal Server Error' });

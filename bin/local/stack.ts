@@ -11,6 +11,7 @@ import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { ensureTable } from './table-setup.ts';
 import { ensureQueues } from './queues.ts';
 import { startHttpGateway, type HttpGateway } from './http-gateway.ts';
+import { buildConsole } from './console-files.ts';
 import { startQueuePoller } from './queue-poller.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { InProcessEventBus } from './event-bus.ts';
@@ -31,6 +32,8 @@ export interface LocalStackOptions {
   readonly tableName: string;
   readonly region: string;
   readonly log: (line: string) => void;
+  /** Build the web console into DATA_DIR/console and serve it at `/` (npm start does; tests of the API need not). */
+  readonly serveConsole?: boolean;
 }
 
 export interface LocalStack {
@@ -68,9 +71,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
 
   try {
+    const consoleDir = options.serveConsole ? join(dataDir, 'console') : undefined;
     const [dynamo, sqsServer] = await Promise.all([
       freePort().then((port): Promise<DynamoDbLocal> => startDynamoDbLocal({ port, dataDir: join(dataDir, 'dynamodb') })),
       startFauxqs({ port: 0, logger: false, dataDir: join(dataDir, 'sqs') }),
+      ...(consoleDir ? [buildConsole(consoleDir)] : []),
     ]);
     stoppers.push(() => dynamo.stop(), () => sqsServer.stop());
     const sqsEndpoint = `http://127.0.0.1:${sqsServer.port}`;
@@ -124,6 +129,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       port: options.port,
       invoke: async (name, event) =>
         (await loadHandler(name))(event, lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000)),
+      ...(consoleDir ? { consoleDir } : {}),
       onError: (error) => options.log(`[gateway] ${String(error)}`),
     });
     stoppers.push(() => gateway.stop());

@@ -1,0 +1,76 @@
+/**
+ * The local stand-in for the console's S3 bucket behind CloudFront: builds the console (Vite) into a
+ * folder of this stack's DATA_DIR and serves it at `/`, with the headers CloudFront adds on AWS.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { ServerResponse } from 'node:http';
+import { extname, join, resolve, sep } from 'node:path';
+import { CONSOLE_CACHE_CONTROL, CONSOLE_SECURITY_HEADERS } from '../../shared/web-console.ts';
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+const repositoryRoot = resolve(import.meta.dirname, '..', '..');
+
+/** Builds web/ into `outDir` with the project's Vite config (about half a second). */
+export async function buildConsole(outDir: string): Promise<void> {
+  const { build } = await import('vite');
+  await build({ configFile: join(repositoryRoot, 'web', 'vite.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+}
+
+/**
+ * Answers a GET or HEAD outside /api/ from `root` as CloudFront does from the bucket: `/` is
+ * index.html, a missing file is 404, and nothing outside `root` is ever read.
+ */
+export async function serveConsoleFile(root: string, method: string, pathname: string, res: ServerResponse): Promise<void> {
+  if (method !== 'GET' && method !== 'HEAD') {
+    reply(res, 405, 'Method Not Allowed', { Allow: 'GET, HEAD' });
+    return;
+  }
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    reply(res, 400, 'Bad Request');
+    return;
+  }
+  const base = resolve(root);
+  const file = resolve(base, `.${decoded === '/' ? '/index.html' : decoded}`);
+  if (!file.startsWith(base + sep) || decoded.includes('\0')) {
+    reply(res, 404, 'Not Found');
+    return;
+  }
+  const info = await stat(file).catch(() => undefined);
+  if (!info?.isFile()) {
+    reply(res, 404, 'Not Found');
+    return;
+  }
+  const isHtml = extname(file) === '.html';
+  res.writeHead(200, {
+    ...CONSOLE_SECURITY_HEADERS,
+    'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+    'Content-Length': String(info.size),
+    'Cache-Control': isHtml ? CONSOLE_CACHE_CONTROL.html : CONSOLE_CACHE_CONTROL.assets,
+  });
+  if (method === 'HEAD') {
+    res.end();
+    return;
+  }
+  await new Promise<void>((done, fail) => {
+    createReadStream(file).on('error', fail).on('end', done).pipe(res);
+  });
+}
+
+function reply(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...CONSOLE_SECURITY_HEADERS, ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)) });
+  res.end(text);
+}

@@ -1,0 +1,350 @@
+/**
+ * The web console in a real browser (Debian's Chromium driven by playwright-core) against `npm start`,
+ * as a compliance officer uses it: sign in with a key, configure rules, re-evaluate a product and see a
+ * red and a yellow violation, run the bulk action, create a request from a template and comment on it.
+ * Screenshots of the main pages go to test-output/screenshots/.
+ */
+/// <reference lib="dom" />
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { freePort } from '../../bin/local/ports.ts';
+import { generateApiKey } from '../../shared/auth/api-key.ts';
+import { npmStart, repositoryRoot, type RunningStack } from '../support/npm-start.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOTS = join(repositoryRoot, 'test-output', 'screenshots');
+
+const started: ChildProcess[] = [];
+let dataDir: string;
+let stack: RunningStack;
+let browser: Browser;
+const rootKey = generateApiKey();
+const aliceKey = generateApiKey();
+
+/** The API as a script uses it, to arrange what the browser then shows. */
+async function api<T = any>(key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${stack.apiUrl}${path}`, {
+    method,
+    headers: { Authorization: `Token ${key}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+async function created<T = any>(key: string, path: string, body: unknown): Promise<T> {
+  const answer = await api<T>(key, 'POST', path, body);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  return answer.body;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, withinMs = 20_000): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 200));
+  }
+}
+
+async function signedInPage(key: string, viewport = { width: 1280, height: 900 }): Promise<Page> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.on('pageerror', (error) => {
+    throw error;
+  });
+  await page.goto(`${stack.apiUrl}/`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByLabel('API key').press('Enter');
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  return page;
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium (.ci/run installs it), or set CHROMIUM_PATH.`);
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  dataDir = mkdtempSync(join(tmpdir(), 'cms-browser-'));
+  stack = await npmStart({ ...process.env, PORT: String(await freePort()), DATA_DIR: dataDir }, started);
+  const seed = join(dataDir, 'seed.json');
+  writeFileSync(
+    seed,
+    JSON.stringify({
+      dataspaces: [{ name: 'acme' }],
+      users: [
+        { username: 'root', email: 'root@example.com', dataspace: 'acme', is_superuser: true, api_key: rootKey },
+        { username: 'alice', email: 'alice@example.com', dataspace: 'acme', is_superuser: false, api_key: aliceKey },
+      ],
+      priorities: [{ label: 'Urgent', dataspace: 'acme' }],
+      request_templates: [
+        {
+          name: 'Package Review',
+          dataspace: 'acme',
+          description: 'Ask legal to review a package.',
+          content_type: 'product',
+          is_active: true,
+          questions: [
+            { label: 'Justification', input_type: 'TextField', is_required: true },
+            { label: 'Deadline', input_type: 'DateField', is_required: false },
+            { label: 'Commercial use', input_type: 'BooleanField', is_required: false },
+          ],
+        },
+      ],
+    }),
+  );
+  const loaded = spawnSync('npm', ['run', '--silent', 'admin', '--', 'load', seed], {
+    cwd: repositoryRoot,
+    env: { ...process.env, DATA_DIR: dataDir, TABLE_NAME: '' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(loaded.status, loaded.stderr).toBe(0);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  for (const child of started) {
+    if (child.exitCode !== null) continue;
+    const closed = new Promise<void>((done) => child.once('close', () => done()));
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+    await closed;
+  }
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+}, 60_000);
+
+describe('the web console in Chromium', () => {
+  it('signs in with a key kept for the tab only, refuses a wrong one, and serves the console with its security headers', async () => {
+    const home = await fetch(`${stack.apiUrl}/`);
+    expect(home.status).toBe(200);
+    expect(home.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    expect(home.headers.get('x-frame-options')).toBe('DENY');
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    await page.goto(`${stack.apiUrl}/`);
+    await page.getByLabel('API key').fill('not-a-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Invalid token.');
+
+    // Keyboard only: focus the field, type, Enter.
+    await page.getByLabel('API key').fill('');
+    await page.getByLabel('API key').focus();
+    await page.keyboard.type(rootKey);
+    await page.keyboard.press('Enter');
+    await page.getByRole('link', { name: 'Policy rules' }).waitFor();
+    await screenshot(page, 'products');
+
+    const stored = await page.evaluate(() => ({ session: Object.values(sessionStorage), local: Object.values(localStorage), cookie: document.cookie }));
+    expect(stored).toEqual({ session: [rootKey], local: [], cookie: '' });
+    expect(requested.some((url) => url.includes(rootKey))).toBe(false);
+    expect(page.url()).not.toContain(rootKey);
+
+    // A reload keeps the session; signing out forgets the key.
+    await page.reload();
+    await page.getByRole('link', { name: 'Policy rules' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await context.close();
+  });
+
+  it('configures two rules with the API validation shown at the field, and a re-evaluation shows a red and a yellow violation', async () => {
+    const page = await signedInPage(rootKey);
+    await page.getByRole('link', { name: 'Policy rules' }).click();
+    const errorRule = page.locator('fieldset[data-rule-type="license_policy_error"]');
+    const gapRule = page.locator('fieldset[data-rule-type="license_coverage_gap"]');
+    await errorRule.getByLabel('Active').check();
+    await gapRule.getByLabel('Active').check();
+    // A wrong value is refused in the browser with the API's own message, next to its field.
+    await gapRule.getByLabel('Threshold').fill('1.5');
+    await page.getByRole('button', { name: 'Save policy rules' }).click();
+    const thresholdError = page.locator('#rule-license_coverage_gap-threshold-error');
+    await expect(thresholdError.textContent()).resolves.toContain('Must be a whole number from 0 to 1000000.');
+    expect(await gapRule.getByLabel('Threshold').getAttribute('aria-invalid')).toBe('true');
+    expect((await api(rootKey, 'GET', '/api/v2/policy_rules/')).body.filter((rule: any) => rule.is_active)).toEqual([]);
+
+    await gapRule.getByLabel('Threshold').fill('0');
+    await page.getByRole('button', { name: 'Save policy rules' }).click();
+    await page.getByText('Policy rules saved.').waitFor();
+    await screenshot(page, 'policy-rules');
+    const rules = (await api(rootKey, 'GET', '/api/v2/policy_rules/')).body as { rule_type: string; is_active: boolean }[];
+    expect(rules.filter((rule) => rule.is_active).map((rule) => rule.rule_type).sort()).toEqual(['license_coverage_gap', 'license_policy_error']);
+
+    // The catalog and the product's packages, through the API.
+    await created(rootKey, '/api/v2/usage_policies/', { label: 'Prohibited', content_type: 'license', compliance_alert: 'error' });
+    await created(rootKey, '/api/v2/licenses/', { key: 'gpl-3.0', name: 'GNU GPL 3.0', usage_policy: 'Prohibited' });
+    await created(rootKey, '/api/v2/packages/', { purl: 'pkg:npm/copyleft-lib@1.0.0', license_expression: 'gpl-3.0' });
+    await created(rootKey, '/api/v2/packages/', { purl: 'pkg:npm/mystery@2.0.0' });
+    const product = await created(rootKey, '/api/v2/products/', { name: 'Toolkit', version: '1.0' });
+    await created(rootKey, '/api/v2/product_packages/', { product: product.uuid, package: 'pkg:npm/copyleft-lib@1.0.0' });
+    await created(rootKey, '/api/v2/product_packages/', { product: product.uuid, package: 'pkg:npm/mystery@2.0.0' });
+
+    await page.getByRole('link', { name: 'Products' }).click();
+    await page.getByRole('link', { name: 'Toolkit' }).click();
+    await page.getByRole('link', { name: 'Compliance' }).click();
+    const reevaluate = page.getByRole('button', { name: /Re-evaluate|Evaluating/ });
+    await reevaluate.click();
+    await page.getByText('Evaluation finished: 1 error, 1 warning.').waitFor();
+    expect(await reevaluate.textContent()).toBe('Re-evaluate');
+
+    const items = page.getByRole('list', { name: 'Active policy violations' }).getByRole('listitem');
+    await expect(items.count()).resolves.toBe(2);
+    const [first, second] = [items.nth(0), items.nth(1)];
+    // Errors first, in red, and saying so in words; then the warning, in yellow.
+    expect(await first.getAttribute('data-rule-type')).toBe('license_policy_error');
+    expect(await first.textContent()).toMatch(/Error.*License Policy Error.*1 package/);
+    expect(await second.getAttribute('data-rule-type')).toBe('license_coverage_gap');
+    expect(await second.textContent()).toMatch(/Warning.*License Coverage Gap.*1 package/);
+    const background = (item: typeof first) => item.evaluate((element) => getComputedStyle(element).backgroundColor);
+    expect(await background(first)).toBe('rgb(253, 236, 234)');
+    expect(await background(second)).toBe('rgb(255, 245, 204)');
+    expect(await page.getByText('Fail: at least one error violation').count()).toBe(1);
+
+    // Drill down to the package and why it is there.
+    await first.getByRole('button', { name: 'Show the packages in violation' }).click();
+    await first.getByText('pkg:npm/copyleft-lib@1.0.0').waitFor();
+    expect(await first.textContent()).toContain('(gpl-3.0)');
+    await screenshot(page, 'compliance');
+
+    // The same tab on a narrow screen.
+    const narrow = await signedInPage(rootKey, { width: 375, height: 800 });
+    await narrow.goto(`${stack.apiUrl}/#/products/${product.uuid}/compliance`);
+    await narrow.getByRole('list', { name: 'Active policy violations' }).waitFor();
+    expect(await narrow.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await screenshot(narrow, 'compliance-narrow');
+  }, 120_000);
+
+  it('runs the bulk action "Evaluate policy rules" on two selected products', async () => {
+    const one = await created(rootKey, '/api/v2/products/', { name: 'Bulk One', version: '1' });
+    const two = await created(rootKey, '/api/v2/products/', { name: 'Bulk Two', version: '1' });
+    const evaluatedAt = async (uuid: string) => (await api(rootKey, 'GET', `/api/v2/products/${uuid}/policy_status/`)).body.evaluated_at as string | null;
+    // Creating a product evaluates it once; wait for that, so the bulk action's own runs can be seen.
+    const before = await until('the first evaluations', async () => {
+      const [a, b] = [await evaluatedAt(one.uuid), await evaluatedAt(two.uuid)];
+      return a && b ? { a, b } : undefined;
+    });
+
+    const page = await signedInPage(rootKey);
+    await page.getByLabel('Select Bulk One 1').check();
+    await page.getByLabel('Select Bulk Two 1').check();
+    await page.getByRole('button', { name: 'Evaluate policy rules' }).click();
+    await page.getByText('Evaluation queued for 2 products.').waitFor();
+    await until('both products evaluated again', async () => {
+      const [a, b] = [await evaluatedAt(one.uuid), await evaluatedAt(two.uuid)];
+      return a! > before.a && b! > before.b ? true : undefined;
+    });
+    expect(await page.getByLabel('Select Bulk One 1').isChecked()).toBe(false);
+
+    // A non-superuser is not offered the action (the API refuses it to them).
+    const alice = await signedInPage(aliceKey);
+    await alice.getByRole('heading', { name: 'Products' }).waitFor();
+    expect(await alice.getByRole('button', { name: 'Evaluate policy rules' }).count()).toBe(0);
+    expect(await alice.getByRole('link', { name: 'Policy rules' }).count()).toBe(0);
+  }, 60_000);
+
+  it('creates a request from a template form, filters the list, and adds a comment', async () => {
+    const page = await signedInPage(aliceKey);
+    await page.getByRole('link', { name: 'Requests' }).click();
+    await page.getByRole('link', { name: 'New request' }).click();
+    await page.getByLabel('Template').selectOption({ label: 'Package Review' });
+    await page.getByLabel('Title').fill('Review copyleft-lib');
+    await page.getByLabel('Priority').fill('Urgent');
+    // The template's required question, left empty, is refused with the API's words.
+    await page.getByRole('button', { name: 'Create request' }).click();
+    await expect(page.locator('#request-answers-error').textContent()).resolves.toContain('"Justification" is required.');
+    await page.getByLabel(/Justification/).fill('Shipped in the installer');
+    await page.getByLabel('Deadline').fill('2026-12-31');
+    await page.getByLabel('Commercial use').check();
+    await page.getByRole('button', { name: 'Create request' }).click();
+    await page.getByRole('heading', { name: 'Review copyleft-lib' }).waitFor();
+    const uuid = page.url().split('/').pop()!;
+    const request = (await api(aliceKey, 'GET', `/api/v2/requests/${uuid}/`)).body;
+    expect(request).toMatchObject({ title: 'Review copyleft-lib', priority: 'Urgent', serialized_data: { Justification: 'Shipped in the installer', Deadline: '2026-12-31', 'Commercial use': true } });
+
+    // An empty comment is the API's 400, shown at the field; a real one is stored and shown.
+    await page.getByRole('button', { name: 'Add comment' }).click();
+    await expect(page.locator('#comment-text-error').textContent()).resolves.toContain('This field may not be blank.');
+    await page.getByLabel('Add a comment').fill('Legal approved this.');
+    await page.getByRole('button', { name: 'Add comment' }).click();
+    await page.getByText('Comment added.').waitFor();
+    await page.getByText('Legal approved this.').waitFor();
+    const comments = (await api(aliceKey, 'GET', `/api/v2/requests/${uuid}/`)).body.comments;
+    expect(comments).toMatchObject([{ username: 'alice', text: 'Legal approved this.' }]);
+    await screenshot(page, 'request');
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Requests' }).click();
+    const filters = page.getByRole('form', { name: 'Filter and order the requests' });
+    await filters.getByLabel('Status').selectOption('closed');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('No requests match.').waitFor();
+    await filters.getByLabel('Status').selectOption('open');
+    await filters.getByLabel('Order by').selectOption('title');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByRole('link', { name: 'Review copyleft-lib' }).waitFor();
+    expect(page.url()).toContain('ordering=title');
+    await screenshot(page, 'requests');
+  }, 60_000);
+
+  it('manages a webhook: subscribe, ping, and see the delivery log', async () => {
+    const page = await signedInPage(rootKey);
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByLabel('Target URL (https)').fill('ftp://example.com/hook');
+    await page.getByRole('button', { name: 'Subscribe' }).click();
+    await page.locator('#webhook-target-error').waitFor();
+    // A local receiver (npm start allows loopback targets).
+    const { createServer } = await import('node:http');
+    const receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
+    await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', () => done()));
+    try {
+      const port = (receiver.address() as { port: number }).port;
+      await page.getByLabel('Target URL (https)').fill(`http://127.0.0.1:${port}/hook`);
+      await page.getByLabel('Description').fill('Local receiver');
+      await page.getByRole('button', { name: 'Subscribe' }).click();
+      await page.getByText('Its signing secret is shown this once').waitFor();
+      await page.getByRole('link', { name: `http://127.0.0.1:${port}/hook` }).click();
+      await page.getByRole('button', { name: 'Send a ping' }).click();
+      await page.getByText(/Ping delivered: 204/).waitFor();
+      await page.getByRole('button', { name: /^Redeliver/ }).first().waitFor();
+      await screenshot(page, 'webhook');
+    } finally {
+      await new Promise((done) => receiver.close(done));
+    }
+  }, 60_000);
+
+  it('labels every form control on the main pages', async () => {
+    const page = await signedInPage(rootKey);
+    for (const route of ['#/products', '#/requests', '#/requests/new', '#/policy-rules', '#/webhooks']) {
+      await page.goto(`${stack.apiUrl}/${route}`);
+      await page.locator('main h1').waitFor();
+      await page.waitForLoadState('networkidle');
+      const unlabelled = await page.evaluate(() =>
+        [...document.querySelectorAll('input, select, textarea')]
+          .filter((element) => {
+            const control = element as HTMLInputElement;
+            return (control.labels?.length ?? 0) === 0 && !control.getAttribute('aria-label');
+          })
+          .map((element) => element.outerHTML),
+      );
+      expect(unlabelled, route).toEqual([]);
+    }
+  }, 60_000);
+});

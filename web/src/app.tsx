@@ -1,0 +1,95 @@
+/** The console's frame: sign-in, the navigation, and the page the hash route names. */
+import { useEffect, useState } from 'preact/hooks';
+import { resume, signOut, type Session } from './session.ts';
+import { href, useRoute } from './router.ts';
+import { SignIn } from './pages/sign-in.tsx';
+import { ProductList } from './pages/products.tsx';
+import { ProductPage } from './pages/product.tsx';
+import { PolicyRules } from './pages/policy-rules.tsx';
+import { RequestList } from './pages/requests.tsx';
+import { RequestPage } from './pages/request.tsx';
+import { NewRequest } from './pages/new-request.tsx';
+import { WebhookList, WebhookPage } from './pages/webhooks.tsx';
+import { Loading } from './components.tsx';
+
+export function App() {
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  useEffect(() => {
+    void resume().then((resumed) => setSession(resumed ?? null));
+  }, []);
+  if (session === undefined) return <main id="main"><Loading what="the console" /></main>;
+  if (session === null) return <SignIn onSignedIn={setSession} />;
+  return (
+    <Frame
+      session={session}
+      onSignOut={() => {
+        signOut();
+        setSession(null);
+        location.hash = '';
+      }}
+    />
+  );
+}
+
+const NAV = [
+  { segment: 'products', label: 'Products', superuser: false },
+  { segment: 'requests', label: 'Requests', superuser: false },
+  { segment: 'policy-rules', label: 'Policy rules', superuser: true },
+  { segment: 'webhooks', label: 'Webhooks', superuser: true },
+] as const;
+
+function Frame({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
+  const route = useRoute();
+  const [section = 'products'] = route.segments;
+  return (
+    <>
+      <a class="skip-link" href="#main" onClick={(event) => { event.preventDefault(); document.getElementById('main')?.focus(); }}>
+        Skip to content
+      </a>
+      <header class="site-header">
+        <span class="brand">Compliance console</span>
+        <nav aria-label="Main">
+          <ul>
+            {NAV.filter((item) => session.isSuperuser || !item.superuser).map((item) => (
+              <li key={item.segment}>
+                <a href={href([item.segment])} aria-current={section === item.segment ? 'page' : undefined}>
+                  {item.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <button type="button" class="secondary" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1} key={route.segments.join('/')}>
+        <Page session={session} segments={route.segments} query={route.query} />
+      </main>
+    </>
+  );
+}
+
+function Page({ session, segments, query }: { session: Session; segments: readonly string[]; query: URLSearchParams }) {
+  const [section = 'products', id, tab] = segments;
+  switch (section) {
+    case 'products':
+      return id ? <ProductPage session={session} uuid={id} tab={tab ?? 'details'} query={query} /> : <ProductList session={session} query={query} />;
+    case 'requests':
+      if (id === 'new') return <NewRequest session={session} />;
+      return id ? <RequestPage session={session} uuid={id} /> : <RequestList session={session} query={query} />;
+    case 'policy-rules':
+      return <PolicyRules session={session} />;
+    case 'webhooks':
+      return id ? <WebhookPage session={session} uuid={id} query={query} /> : <WebhookList session={session} query={query} />;
+    default:
+      return (
+        <>
+          <h1>Not found</h1>
+          <p>
+            There is no such page. <a href={href(['products'])}>Go to the products</a>.
+          </p>
+        </>
+      );
+  }
+}

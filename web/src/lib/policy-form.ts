@@ -1,0 +1,69 @@
+/**
+ * The policy rules form: what the user typed, per rule, turned into the configuration object of
+ * section 2.7 and checked by the very function the API checks it with (shared/domain/policy-rules.ts),
+ * so the form's field errors use the API's key paths and words before anything is sent.
+ */
+import { RULES, RULE_TYPES, checkConfig, type PolicyConfig, type RuleType } from '../../../shared/domain/policy-rules.ts';
+
+export { RULES, RULE_TYPES, type RuleType };
+
+/** One rule as GET /api/v2/policy_rules/ answers it. */
+export interface PolicyRule {
+  readonly rule_type: RuleType;
+  readonly label: string;
+  readonly description: string;
+  readonly severity: 'error' | 'warning';
+  readonly is_active: boolean;
+  readonly threshold: number;
+  readonly parameters: Readonly<Record<string, number>>;
+}
+
+/** The form's state for one rule: inputs hold text as typed. */
+export interface RuleInputs {
+  readonly is_active: boolean;
+  readonly threshold: string;
+  readonly parameters: Readonly<Record<string, string>>;
+}
+
+export type PolicyForm = Readonly<Record<RuleType, RuleInputs>>;
+
+export function formFromRules(rules: readonly PolicyRule[]): PolicyForm {
+  const byType = new Map(rules.map((rule) => [rule.rule_type, rule]));
+  return Object.fromEntries(
+    RULE_TYPES.map((type) => {
+      const rule = byType.get(type);
+      const parameters = Object.fromEntries(Object.keys(RULES[type].parameters).map((name) => [name, rule?.parameters[name] === undefined ? '' : String(rule.parameters[name])]));
+      return [type, { is_active: rule?.is_active ?? false, threshold: String(rule?.threshold ?? 0), parameters }];
+    }),
+  ) as PolicyForm;
+}
+
+/** Text as a number when it is one; otherwise the text itself, which the check then names as wrong. */
+function numberOrText(text: string): number | string {
+  const trimmed = text.trim();
+  return trimmed !== '' && Number.isFinite(Number(trimmed)) ? Number(trimmed) : trimmed;
+}
+
+/** The body of PUT /api/v2/policy_rules/: every rule, an empty parameter left to its default. */
+export function configFromForm(form: PolicyForm): Record<RuleType, { is_active: boolean; threshold: number | string; parameters: Record<string, number | string> }> {
+  return Object.fromEntries(
+    RULE_TYPES.map((type) => {
+      const inputs = form[type];
+      const parameters: Record<string, number | string> = {};
+      for (const [name, text] of Object.entries(inputs.parameters)) if (text.trim() !== '') parameters[name] = numberOrText(text);
+      return [type, { is_active: inputs.is_active, threshold: inputs.threshold.trim() === '' ? 0 : numberOrText(inputs.threshold), parameters }];
+    }),
+  ) as ReturnType<typeof configFromForm>;
+}
+
+export type FormCheck = { readonly ok: true; readonly config: PolicyConfig } | { readonly ok: false; readonly errors: Readonly<Record<string, readonly string[]>> };
+
+/** The API's own validation, run in the browser: errors keyed `rule.threshold`, `rule.parameters.name`. */
+export function checkForm(form: PolicyForm): FormCheck {
+  return checkConfig(configFromForm(form));
+}
+
+/** The id of the input an error key path belongs to, so the message sits next to its field. */
+export function inputId(path: string): string {
+  return `rule-${path.replaceAll('.', '-')}`;
+}

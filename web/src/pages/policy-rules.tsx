@@ -1,0 +1,140 @@
+/**
+ * The dataspace configuration form for the policy rules (superusers): the eight rules with a toggle,
+ * a threshold and their parameters, checked in the browser by the API's own check before PUT, and the
+ * API's field errors (by key path) shown next to their fields.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { ErrorSummary, FieldError, Loading, Notice, PageHeading, SeverityBadge, invalidProps, useAction, useLoad } from '../components.tsx';
+import type { ErrorReport } from '../lib/api-client.ts';
+import { RULES, RULE_TYPES, checkForm, configFromForm, formFromRules, inputId, type PolicyForm, type PolicyRule, type RuleInputs, type RuleType } from '../lib/policy-form.ts';
+import type { Session } from '../session.ts';
+
+const PARAMETER_TEXT: Record<string, { label: string; hint: string }> = {
+  min_risk_score: { label: 'Minimum risk score', hint: '0.0 to 10.0; only vulnerabilities scoring at least this count.' },
+  max_days: { label: 'Maximum days', hint: 'Whole days (1 or more) a high-risk vulnerability may stay without a completed analysis.' },
+};
+
+export function PolicyRules({ session }: { session: Session }) {
+  const rules = useLoad(() => session.api.get<PolicyRule[]>('/api/v2/policy_rules/'), 'rules');
+  const [form, setForm] = useState<PolicyForm | undefined>();
+  const [errors, setErrors] = useState<ErrorReport | undefined>();
+  const [saved, setSaved] = useState(false);
+  useEffect(() => {
+    if (rules.data) setForm(formFromRules(rules.data));
+  }, [rules.data]);
+  const save = useAction(async (current: PolicyForm) => {
+    const answer = await session.api.put<PolicyRule[]>('/api/v2/policy_rules/', configFromForm(current));
+    setForm(formFromRules(answer));
+    setSaved(true);
+  });
+  useEffect(() => {
+    if (save.error) setErrors(save.error.report);
+  }, [save.error]);
+
+  if (rules.error) return <><PageHeading>Policy rules</PageHeading><ErrorSummary error={rules.error} /></>;
+  if (!form) return <Loading what="the policy rules" />;
+  const update = (type: RuleType, inputs: Partial<RuleInputs>) => {
+    setSaved(false);
+    setForm({ ...form, [type]: { ...form[type], ...inputs } });
+  };
+  const fieldNames = RULE_TYPES.flatMap((type) => [`${type}.is_active`, `${type}.threshold`, ...Object.keys(RULES[type].parameters).map((name) => `${type}.parameters.${name}`)]);
+
+  return (
+    <>
+      <PageHeading>Policy rules</PageHeading>
+      <p>
+        Rules are evaluated per product. A violation is recorded when more packages than the threshold are in violation (0: any). Saving re-evaluates
+        every product of the dataspace.
+      </p>
+      <form
+        noValidate
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setSaved(false);
+          const check = checkForm(form);
+          if (!check.ok) {
+            setErrors({ general: [], fields: check.errors });
+            const first = Object.keys(check.errors)[0];
+            if (first) document.getElementById(inputId(first))?.focus();
+            return;
+          }
+          setErrors(undefined);
+          await save.run(form);
+        }}
+      >
+        <ErrorSummary error={errors} fields={fieldNames} />
+        {saved && <Notice kind="success">Policy rules saved. Every product of the dataspace will be re-evaluated.</Notice>}
+        <div class="rules">
+          {RULE_TYPES.map((type) => (
+            <RuleFieldset key={type} type={type} inputs={form[type]} errors={errors} onChange={(inputs) => update(type, inputs)} />
+          ))}
+        </div>
+        <div class="actions sticky-actions">
+          <button type="submit" disabled={save.running}>
+            {save.running ? 'Saving…' : 'Save policy rules'}
+          </button>
+        </div>
+      </form>
+    </>
+  );
+}
+
+function RuleFieldset({ type, inputs, errors, onChange }: { type: RuleType; inputs: RuleInputs; errors: ErrorReport | undefined; onChange: (inputs: Partial<RuleInputs>) => void }) {
+  const rule = RULES[type];
+  const messages = (path: string) => errors?.fields[path] ?? [];
+  const ruleMessages = messages(type);
+  const activeId = inputId(`${type}.is_active`);
+  const thresholdId = inputId(`${type}.threshold`);
+  return (
+    <fieldset class={`rule rule-${rule.severity}`} data-rule-type={type}>
+      <legend>
+        <SeverityBadge severity={rule.severity} /> {rule.label}
+      </legend>
+      <p class="muted">{rule.description}</p>
+      <FieldError id={inputId(type)} messages={ruleMessages} />
+      <label class="choice toggle" for={activeId}>
+        <input id={activeId} type="checkbox" checked={inputs.is_active} onChange={(event) => onChange({ is_active: event.currentTarget.checked })} {...invalidProps(activeId, messages(`${type}.is_active`))} />{' '}
+        Active
+      </label>
+      <FieldError id={activeId} messages={messages(`${type}.is_active`)} />
+      <div class="field">
+        <label for={thresholdId}>Threshold</label>
+        <input
+          id={thresholdId}
+          inputMode="numeric"
+          aria-describedby={messages(`${type}.threshold`).length > 0 ? undefined : `${thresholdId}-hint`}
+          value={inputs.threshold}
+          onInput={(event) => onChange({ threshold: event.currentTarget.value })}
+          {...invalidProps(thresholdId, messages(`${type}.threshold`))}
+        />
+        <span class="hint" id={`${thresholdId}-hint`}>
+          Whole number; record a violation only above this many packages.
+        </span>
+        <FieldError id={thresholdId} messages={messages(`${type}.threshold`)} />
+      </div>
+      {Object.entries(rule.parameters).map(([name, spec]) => {
+        const path = `${type}.parameters.${name}`;
+        const id = inputId(path);
+        const text = PARAMETER_TEXT[name] ?? { label: name, hint: '' };
+        return (
+          <div class="field" key={name}>
+            <label for={id}>{text.label}</label>
+            <input
+              id={id}
+              inputMode="decimal"
+              placeholder={spec.default === undefined ? 'not set' : `default ${spec.default}`}
+              aria-describedby={messages(path).length > 0 ? undefined : `${id}-hint`}
+              value={inputs.parameters[name] ?? ''}
+              onInput={(event) => onChange({ parameters: { ...inputs.parameters, [name]: event.currentTarget.value } })}
+              {...invalidProps(id, messages(path))}
+            />
+            <span class="hint" id={`${id}-hint`}>
+              {text.hint}
+            </span>
+            <FieldError id={id} messages={messages(path)} />
+          </div>
+        );
+      })}
+    </fieldset>
+  );
+}

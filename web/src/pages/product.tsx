@@ -1,0 +1,394 @@
+/** One product: details, packages, permissions (superusers and its creator), and the compliance tab. */
+import { useState } from 'preact/hooks';
+import { ErrorSummary, FieldError, Loading, Notice, PageHeading, Pager, SeverityBadge, fieldMessages, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
+import { apiPath, type Page } from '../lib/api-client.ts';
+import { href } from '../router.ts';
+import type { Session } from '../session.ts';
+import type { Package, Permissions, PolicyStatus, Product, Violation, ViolationPackage } from './types.ts';
+
+const TABS = [
+  { id: 'details', label: 'Details' },
+  { id: 'packages', label: 'Packages' },
+  { id: 'permissions', label: 'Permissions' },
+  { id: 'compliance', label: 'Compliance' },
+] as const;
+
+export function ProductPage({ session, uuid, tab, query }: { session: Session; uuid: string; tab: string; query: URLSearchParams }) {
+  const product = useLoad(() => session.api.get<Product>(`/api/v2/products/${encodeURIComponent(uuid)}/`), uuid);
+  if (product.error) {
+    return (
+      <>
+        <h1>Product</h1>
+        <ErrorSummary error={product.error} />
+        <p>
+          <a href={href(['products'])}>Back to the products</a>
+        </p>
+      </>
+    );
+  }
+  if (!product.data) return <Loading what="the product" />;
+  const current = TABS.find((candidate) => candidate.id === tab) ?? TABS[0];
+  return (
+    <>
+      <p class="breadcrumb">
+        <a href={href(['products'])}>Products</a> /
+      </p>
+      <PageHeading>
+        {product.data.name} <span class="muted">{product.data.version}</span>
+      </PageHeading>
+      <nav class="tabs" aria-label="Product sections">
+        <ul>
+          {TABS.map((candidate) => (
+            <li key={candidate.id}>
+              <a href={href(['products', uuid, candidate.id])} aria-current={candidate.id === current.id ? 'page' : undefined}>
+                {candidate.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <section aria-labelledby="tab-heading">
+        <h2 id="tab-heading">{current.label}</h2>
+        {current.id === 'details' && <Details product={product.data} />}
+        {current.id === 'packages' && <Packages session={session} product={product.data} page={Number(query.get('page') ?? 1)} />}
+        {current.id === 'permissions' && <PermissionsTab session={session} product={product.data} />}
+        {current.id === 'compliance' && <Compliance session={session} product={product.data} />}
+      </section>
+    </>
+  );
+}
+
+function Details({ product }: { product: Product }) {
+  return (
+    <dl class="details">
+      <dt>Name</dt>
+      <dd>{product.name}</dd>
+      <dt>Version</dt>
+      <dd>{product.version || '—'}</dd>
+      <dt>Created by</dt>
+      <dd>{product.created_by}</dd>
+      <dt>Dataspace</dt>
+      <dd>{product.dataspace}</dd>
+      <dt>Created</dt>
+      <dd>{formatDate(product.created_date)}</dd>
+      <dt>Last modified</dt>
+      <dd>{formatDate(product.last_modified_date)}</dd>
+      <dt>UUID</dt>
+      <dd>
+        <code>{product.uuid}</code>
+      </dd>
+    </dl>
+  );
+}
+
+function Packages({ session, product, page }: { session: Session; product: Product; page: number }) {
+  const packages = useLoad(() => session.api.get<Page<Package>>(`/api/v2/products/${product.uuid}/packages/`, { page, page_size: 20 }), String(page));
+  const [purl, setPurl] = useState('');
+  const [added, setAdded] = useState<string | undefined>();
+  const add = useAction(async () => {
+    await session.api.post('/api/v2/product_packages/', { product: product.uuid, package: purl.trim() });
+    setAdded(`${purl.trim()} added. The product will be re-evaluated.`);
+    setPurl('');
+    packages.reload();
+  });
+  const packageErrors = fieldMessages(add.error, 'package');
+  return (
+    <>
+      {packages.error && <ErrorSummary error={packages.error} />}
+      {packages.loading && !packages.data && <Loading what="packages" />}
+      {packages.data && (
+        <>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Package URL</th>
+                  <th scope="col">License expression</th>
+                  <th scope="col">Usage policy</th>
+                  <th scope="col">Risk score</th>
+                </tr>
+              </thead>
+              <tbody>
+                {packages.data.results.map((pkg) => (
+                  <tr key={pkg.uuid}>
+                    <td>
+                      <code>{pkg.purl}</code>
+                    </td>
+                    <td>{pkg.license_expression || <span class="muted">none</span>}</td>
+                    <td>{pkg.usage_policy ?? '—'}</td>
+                    <td>{pkg.risk_score ?? '—'}</td>
+                  </tr>
+                ))}
+                {packages.data.results.length === 0 && (
+                  <tr>
+                    <td colSpan={4}>This product has no packages yet.</td>
+                  </tr>
+                )}
+              </tbody>
+            </table>
+          </div>
+          <Pager page={packages.data} current={page} segments={['products', product.uuid, 'packages']} query={{}} label="packages" />
+        </>
+      )}
+      <form
+        class="inline-form"
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setAdded(undefined);
+          await add.run();
+        }}
+      >
+        <h3>Add a package</h3>
+        <ErrorSummary error={add.error} fields={['package']} />
+        {added && <Notice kind="success">{added}</Notice>}
+        <div class="field">
+          <label for="add-package">Package URL or uuid (from the catalog)</label>
+          <input id="add-package" required placeholder="pkg:npm/left-pad@1.3.0" value={purl} onInput={(event) => setPurl(event.currentTarget.value)} {...invalidProps('add-package', packageErrors)} />
+          <FieldError id="add-package" messages={packageErrors} />
+        </div>
+        <button type="submit" disabled={add.running}>
+          Add package
+        </button>
+      </form>
+    </>
+  );
+}
+
+const CODENAMES = ['view_product', 'change_product', 'delete_product'] as const;
+
+function PermissionsTab({ session, product }: { session: Session; product: Product }) {
+  const permissions = useLoad(() => session.api.get<Permissions>(`/api/v2/products/${product.uuid}/permissions/`), product.uuid);
+  const [target, setTarget] = useState<'user' | 'group'>('user');
+  const [name, setName] = useState('');
+  const [codenames, setCodenames] = useState<ReadonlySet<string>>(new Set(['view_product']));
+  const [done, setDone] = useState<string | undefined>();
+  const change = useAction(async (method: 'POST' | 'DELETE') => {
+    const answer = await session.api.call<{ status: string }>(method, `/api/v2/products/${product.uuid}/permissions/`, {
+      [target]: name.trim(),
+      permissions: [...codenames],
+    });
+    setDone(`${answer.status[0]?.toUpperCase()}${answer.status.slice(1)} (${target} ${name.trim()}).`);
+    permissions.reload();
+  });
+  if (permissions.error?.status === 403) {
+    return <p>Only superusers and the product's creator ({product.created_by}) manage its permissions.</p>;
+  }
+  if (permissions.error) return <ErrorSummary error={permissions.error} />;
+  if (!permissions.data) return <Loading what="permissions" />;
+  const targetErrors = fieldMessages(change.error, target);
+  const permissionErrors = fieldMessages(change.error, 'permissions');
+  return (
+    <>
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Holder</th>
+              <th scope="col">Permissions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {permissions.data.users.map((user) => (
+              <tr key={`user:${user.username}`}>
+                <td>
+                  User <strong>{user.username}</strong>
+                </td>
+                <td>{user.object_permissions.join(', ')}</td>
+              </tr>
+            ))}
+            {permissions.data.groups.map((group) => (
+              <tr key={`group:${group.name}`}>
+                <td>
+                  Group <strong>{group.name}</strong>
+                </td>
+                <td>{group.object_permissions.join(', ')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <form class="stacked" onSubmit={(event) => event.preventDefault()}>
+        <h3>Grant or revoke</h3>
+        <ErrorSummary error={change.error} fields={[target, 'permissions']} />
+        {done && <Notice kind="success">{done}</Notice>}
+        <fieldset>
+          <legend>To a</legend>
+          {(['user', 'group'] as const).map((kind) => (
+            <label key={kind} class="choice">
+              <input type="radio" name="target" value={kind} checked={target === kind} onChange={() => setTarget(kind)} /> {kind === 'user' ? 'User' : 'Group'}
+            </label>
+          ))}
+        </fieldset>
+        <div class="field">
+          <label for="permission-target">{target === 'user' ? 'Username' : 'Group name'}</label>
+          <input id="permission-target" required value={name} onInput={(event) => setName(event.currentTarget.value)} {...invalidProps('permission-target', targetErrors)} />
+          <FieldError id="permission-target" messages={targetErrors} />
+        </div>
+        <fieldset {...invalidProps('permission-codenames', permissionErrors)}>
+          <legend>Permissions</legend>
+          {CODENAMES.map((codename) => (
+            <label key={codename} class="choice">
+              <input
+                type="checkbox"
+                checked={codenames.has(codename)}
+                onChange={(event) => {
+                  const next = new Set(codenames);
+                  if (event.currentTarget.checked) next.add(codename);
+                  else next.delete(codename);
+                  setCodenames(next);
+                }}
+              />{' '}
+              {codename}
+            </label>
+          ))}
+          <FieldError id="permission-codenames" messages={permissionErrors} />
+        </fieldset>
+        <div class="actions">
+          <button type="button" disabled={change.running} onClick={() => void change.run('POST')}>
+            Grant
+          </button>
+          <button type="button" class="secondary" disabled={change.running} onClick={() => void change.run('DELETE')}>
+            Revoke
+          </button>
+        </div>
+      </form>
+    </>
+  );
+}
+
+const STATUS_TEXT: Record<PolicyStatus['status'], string> = {
+  fail: 'Fail: at least one error violation',
+  warn: 'Warn: warning violations only',
+  pass: 'Pass: no active violations',
+};
+
+function summary(violations: readonly Violation[]): string {
+  const errors = violations.filter((v) => v.rule_severity === 'error').length;
+  const warnings = violations.length - errors;
+  return `${errors} ${errors === 1 ? 'error' : 'errors'}, ${warnings} ${warnings === 1 ? 'warning' : 'warnings'}`;
+}
+
+/** The policy violations panel (section 2.8): active violations, errors first, and the re-evaluate button. */
+function Compliance({ session, product }: { session: Session; product: Product }) {
+  const base = `/api/v2/products/${product.uuid}`;
+  const state = useLoad(
+    async () => {
+      const [violations, status] = await Promise.all([session.api.get<Violation[]>(`${base}/policy_violations/`), session.api.get<PolicyStatus>(`${base}/policy_status/`)]);
+      return { violations, status };
+    },
+    product.uuid,
+  );
+  const [announcement, setAnnouncement] = useState<string | undefined>();
+  const evaluate = useAction(async () => {
+    const violations = await session.api.post<Violation[]>(`${base}/evaluate_policy_rules/?wait=true`);
+    setAnnouncement(`Evaluation finished: ${summary(violations)}.`);
+    state.reload();
+  });
+  return (
+    <>
+      <div class="toolbar">
+        <button
+          type="button"
+          aria-describedby="evaluate-hint"
+          disabled={evaluate.running}
+          onClick={() => {
+            setAnnouncement(undefined);
+            void evaluate.run();
+          }}
+        >
+          {evaluate.running ? 'Evaluating…' : 'Re-evaluate'}
+        </button>
+        <span id="evaluate-hint" class="hint">
+          Runs the dataspace's active policy rules against this product now.
+        </span>
+      </div>
+      <div aria-live="polite" class="progress-area">
+        {evaluate.running && (
+          <p role="status" class="progress">
+            <progress aria-label="Evaluating the policy rules" /> Evaluating the policy rules…
+          </p>
+        )}
+        {announcement && !evaluate.running && <Notice kind="success">{announcement}</Notice>}
+      </div>
+      <ErrorSummary error={evaluate.error} />
+      {state.error && <ErrorSummary error={state.error} />}
+      {state.loading && !state.data && <Loading what="the compliance state" />}
+      {state.data && (
+        <>
+          <p class={`status status-${state.data.status.status}`}>
+            <strong>{STATUS_TEXT[state.data.status.status]}</strong>
+            {' · '}
+            {state.data.status.evaluated_at ? `evaluated ${formatDate(state.data.status.evaluated_at)}` : 'not evaluated yet'}
+          </p>
+          <h3>Policy violations</h3>
+          {state.data.violations.length === 0 ? (
+            <p>No active policy violations.</p>
+          ) : (
+            <ul class="violations" aria-label="Active policy violations">
+              {state.data.violations.map((violation) => (
+                <ViolationItem key={violation.rule_type} session={session} product={product} violation={violation} />
+              ))}
+            </ul>
+          )}
+        </>
+      )}
+    </>
+  );
+}
+
+function ViolationItem({ session, product, violation }: { session: Session; product: Product; violation: Violation }) {
+  const [open, setOpen] = useState(false);
+  const panelId = `violation-${violation.rule_type}-packages`;
+  return (
+    <li class={`violation violation-${violation.rule_severity}`} data-rule-type={violation.rule_type}>
+      <div class="violation-head">
+        <SeverityBadge severity={violation.rule_severity} />
+        <h4>{violation.rule_label}</h4>
+        <span class="count-pill">
+          {violation.violation_count} {violation.violation_count === 1 ? 'package' : 'packages'}
+        </span>
+      </div>
+      <p>{violation.rule_description}</p>
+      <p class="muted">Detected {formatDate(violation.detected_date)}</p>
+      <button type="button" class="link" aria-expanded={open} aria-controls={panelId} onClick={() => setOpen(!open)}>
+        {open ? 'Hide the packages' : 'Show the packages in violation'}
+      </button>
+      {open && (
+        <div id={panelId}>
+          <ViolationPackages session={session} product={product} ruleType={violation.rule_type} />
+        </div>
+      )}
+    </li>
+  );
+}
+
+function ViolationPackages({ session, product, ruleType }: { session: Session; product: Product; ruleType: string }) {
+  const [path, setPath] = useState(`/api/v2/products/${product.uuid}/policy_violations/${ruleType}/packages/?page_size=20`);
+  const packages = useLoad(() => session.api.get<Page<ViolationPackage>>(path), path);
+  if (packages.error) return <ErrorSummary error={packages.error} />;
+  if (!packages.data) return <Loading what="packages" />;
+  return (
+    <>
+      <ul class="plain">
+        {packages.data.results.map((pkg) => (
+          <li key={pkg.uuid}>
+            <code>{pkg.purl}</code>
+            {pkg.reasons.length > 0 && <span class="muted"> ({pkg.reasons.join(', ')})</span>}
+          </li>
+        ))}
+      </ul>
+      <div class="actions">
+        {packages.data.previous && (
+          <button type="button" class="link" onClick={() => setPath(apiPath(packages.data!.previous!))}>
+            Previous packages
+          </button>
+        )}
+        {packages.data.next && (
+          <button type="button" class="link" onClick={() => setPath(apiPath(packages.data!.next!))}>
+            More packages
+          </button>
+        )}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,151 @@
+/** One request: its fields, its answers, its comments, and the add-comment box. */
+import { Fragment } from 'preact';
+import { useState } from 'preact/hooks';
+import { ErrorSummary, FieldError, Loading, Notice, PageHeading, fieldMessages, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
+import { uuidOf } from '../lib/api-client.ts';
+import { href } from '../router.ts';
+import type { Session } from '../session.ts';
+import type { ServiceRequest } from './types.ts';
+
+export function RequestPage({ session, uuid }: { session: Session; uuid: string }) {
+  const path = `/api/v2/requests/${encodeURIComponent(uuid)}/`;
+  const request = useLoad(() => session.api.get<ServiceRequest>(path), uuid);
+  const [status, setStatus] = useState<string | undefined>();
+  const update = useAction(async (next: string) => {
+    await session.api.patch(path, { status: next });
+    setStatus(undefined);
+    request.reload();
+  });
+  if (request.error) {
+    return (
+      <>
+        <h1>Request</h1>
+        <ErrorSummary error={request.error} />
+        <p>
+          <a href={href(['requests'])}>Back to the requests</a>
+        </p>
+      </>
+    );
+  }
+  if (!request.data) return <Loading what="the request" />;
+  const data = request.data;
+  return (
+    <>
+      <p class="breadcrumb">
+        <a href={href(['requests'])}>Requests</a> /
+      </p>
+      <PageHeading>{data.title}</PageHeading>
+      <dl class="details">
+        <dt>Status</dt>
+        <dd>
+          <form
+            class="inline"
+            onSubmit={(event) => {
+              event.preventDefault();
+              if (status && status !== data.status) void update.run(status);
+            }}
+          >
+            <label for="request-status" class="visually-hidden">
+              Status
+            </label>
+            <select id="request-status" value={status ?? data.status} onChange={(event) => setStatus(event.currentTarget.value)}>
+              <option value="open">open</option>
+              <option value="closed">closed</option>
+              <option value="draft">draft</option>
+            </select>{' '}
+            <button type="submit" class="secondary" disabled={update.running || !status || status === data.status}>
+              Change status
+            </button>
+          </form>
+          <ErrorSummary error={update.error} />
+        </dd>
+        <dt>Template</dt>
+        <dd>{data.request_template_name}</dd>
+        <dt>Requester</dt>
+        <dd>{data.requester}</dd>
+        <dt>Assignee</dt>
+        <dd>{data.assignee ?? '—'}</dd>
+        <dt>Priority</dt>
+        <dd>{data.priority ?? '—'}</dd>
+        <dt>Product</dt>
+        <dd>{data.product_context ? <a href={href(['products', uuidOf(data.product_context)])}>{uuidOf(data.product_context)}</a> : '—'}</dd>
+        <dt>Private</dt>
+        <dd>{data.is_private ? 'Yes' : 'No'}</dd>
+        <dt>Created</dt>
+        <dd>{formatDate(data.created_date)}</dd>
+        <dt>Last modified</dt>
+        <dd>{formatDate(data.last_modified_date)}</dd>
+        {data.notes && (
+          <>
+            <dt>Notes</dt>
+            <dd class="pre">{data.notes}</dd>
+          </>
+        )}
+      </dl>
+      {Object.keys(data.serialized_data).length > 0 && (
+        <section aria-labelledby="answers">
+          <h2 id="answers">Answers</h2>
+          <dl class="details">
+            {Object.entries(data.serialized_data).map(([label, value]) => (
+              <Fragment key={label}>
+                <dt>{label}</dt>
+                <dd>{typeof value === 'boolean' ? (value ? 'Yes' : 'No') : value}</dd>
+              </Fragment>
+            ))}
+          </dl>
+        </section>
+      )}
+      <Comments session={session} request={data} onAdded={request.reload} />
+    </>
+  );
+}
+
+function Comments({ session, request, onAdded }: { session: Session; request: ServiceRequest; onAdded: () => void }) {
+  const [text, setText] = useState('');
+  const [added, setAdded] = useState(false);
+  const add = useAction(async () => {
+    await session.api.post(`/api/v2/requests/${request.uuid}/add_comment/`, { text });
+    setText('');
+    setAdded(true);
+    onAdded();
+  });
+  const messages = fieldMessages(add.error, 'text');
+  return (
+    <section aria-labelledby="comments">
+      <h2 id="comments">Comments ({request.comments.length})</h2>
+      {request.comments.length === 0 ? (
+        <p>No comments yet.</p>
+      ) : (
+        <ol class="comments">
+          {request.comments.map((comment) => (
+            <li key={comment.uuid}>
+              <p class="muted">
+                <strong>{comment.username}</strong>, {formatDate(comment.created_date)}
+              </p>
+              <p class="pre">{comment.text}</p>
+            </li>
+          ))}
+        </ol>
+      )}
+      <form
+        class="stacked"
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setAdded(false);
+          await add.run();
+        }}
+      >
+        <ErrorSummary error={add.error} fields={['text']} />
+        {added && <Notice kind="success">Comment added.</Notice>}
+        <div class="field">
+          <label for="comment-text">Add a comment</label>
+          <textarea id="comment-text" rows={4} value={text} onInput={(event) => setText(event.currentTarget.value)} {...invalidProps('comment-text', messages)} />
+          <FieldError id="comment-text" messages={messages} />
+        </div>
+        <button type="submit" disabled={add.running}>
+          {add.running ? 'Adding…' : 'Add comment'}
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,241 @@
+/** Webhook subscriptions (superusers): list and create, then per subscription its delivery log, ping and redeliver. */
+import { useState } from 'preact/hooks';
+import { ErrorSummary, FieldError, Loading, Notice, PageHeading, Pager, fieldMessages, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
+import type { Page } from '../lib/api-client.ts';
+import { href } from '../router.ts';
+import type { Session } from '../session.ts';
+import type { Delivery, Webhook } from './types.ts';
+
+const EVENT_TYPES = ['policy.violation_detected', 'policy.violation_resolved', 'request.added', 'request.updated', 'request_comment.added'] as const;
+
+export function WebhookList({ session, query }: { session: Session; query: URLSearchParams }) {
+  const page = Number(query.get('page') ?? 1);
+  const list = useLoad(() => session.api.get<Page<Webhook>>('/api/v2/webhooks/', { page, page_size: 20 }), String(page));
+  const [created, setCreated] = useState<Webhook | undefined>();
+  return (
+    <>
+      <PageHeading>Webhooks</PageHeading>
+      {created?.secret && (
+        <Notice kind="success">
+          Subscription created. Its signing secret is shown this once: <code class="secret">{created.secret}</code>
+        </Notice>
+      )}
+      {list.error && <ErrorSummary error={list.error} />}
+      {list.loading && !list.data && <Loading what="webhooks" />}
+      {list.data && (
+        <>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Target</th>
+                  <th scope="col">Events</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Description</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.results.map((webhook) => (
+                  <tr key={webhook.uuid}>
+                    <td>
+                      <a href={href(['webhooks', webhook.uuid])}>{webhook.target_url}</a>
+                    </td>
+                    <td>{webhook.events.join(', ')}</td>
+                    <td>{webhook.is_active ? 'Active' : 'Off'}</td>
+                    <td>{webhook.description || '—'}</td>
+                  </tr>
+                ))}
+                {list.data.results.length === 0 && (
+                  <tr>
+                    <td colSpan={4}>No subscriptions yet.</td>
+                  </tr>
+                )}
+              </tbody>
+            </table>
+          </div>
+          <Pager page={list.data} current={page} segments={['webhooks']} query={{}} label="subscriptions" />
+        </>
+      )}
+      <CreateWebhook
+        session={session}
+        onCreated={(webhook) => {
+          setCreated(webhook);
+          list.reload();
+        }}
+      />
+    </>
+  );
+}
+
+function CreateWebhook({ session, onCreated }: { session: Session; onCreated: (webhook: Webhook) => void }) {
+  const [targetUrl, setTargetUrl] = useState('');
+  const [description, setDescription] = useState('');
+  const [events, setEvents] = useState<ReadonlySet<string>>(new Set(['policy.violation_detected', 'policy.violation_resolved']));
+  const create = useAction(async () => {
+    const webhook = await session.api.post<Webhook>('/api/v2/webhooks/', { target_url: targetUrl.trim(), events: [...events], description });
+    setTargetUrl('');
+    setDescription('');
+    onCreated(webhook);
+  });
+  const messages = (field: string) => fieldMessages(create.error, field);
+  return (
+    <section aria-labelledby="create-webhook">
+      <h2 id="create-webhook">Subscribe</h2>
+      <form
+        class="stacked"
+        onSubmit={async (event) => {
+          event.preventDefault();
+          await create.run();
+        }}
+      >
+        <ErrorSummary error={create.error} fields={['target_url', 'events', 'description']} />
+        <div class="field">
+          <label for="webhook-target">Target URL (https)</label>
+          <input id="webhook-target" type="url" required value={targetUrl} onInput={(event) => setTargetUrl(event.currentTarget.value)} {...invalidProps('webhook-target', messages('target_url'))} />
+          <FieldError id="webhook-target" messages={messages('target_url')} />
+        </div>
+        <fieldset {...invalidProps('webhook-events', messages('events'))}>
+          <legend>Events</legend>
+          {EVENT_TYPES.map((type) => (
+            <label class="choice" key={type}>
+              <input
+                type="checkbox"
+                checked={events.has(type)}
+                onChange={(event) => {
+                  const next = new Set(events);
+                  if (event.currentTarget.checked) next.add(type);
+                  else next.delete(type);
+                  setEvents(next);
+                }}
+              />{' '}
+              {type}
+            </label>
+          ))}
+          <FieldError id="webhook-events" messages={messages('events')} />
+        </fieldset>
+        <div class="field">
+          <label for="webhook-description">Description</label>
+          <input id="webhook-description" value={description} onInput={(event) => setDescription(event.currentTarget.value)} {...invalidProps('webhook-description', messages('description'))} />
+          <FieldError id="webhook-description" messages={messages('description')} />
+        </div>
+        <button type="submit" disabled={create.running}>
+          {create.running ? 'Subscribing…' : 'Subscribe'}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+interface PingResult {
+  readonly delivered: boolean;
+  readonly response_status: number | null;
+  readonly duration_ms: number;
+  readonly response: string;
+}
+
+export function WebhookPage({ session, uuid, query }: { session: Session; uuid: string; query: URLSearchParams }) {
+  const path = `/api/v2/webhooks/${encodeURIComponent(uuid)}/`;
+  const page = Number(query.get('page') ?? 1);
+  const webhook = useLoad(() => session.api.get<Webhook>(path), uuid);
+  const deliveries = useLoad(() => session.api.get<Page<Delivery>>(`${path}deliveries/`, { page, page_size: 20 }), `${uuid}:${page}`);
+  const [message, setMessage] = useState<string | undefined>();
+  const ping = useAction(async () => {
+    const result = await session.api.post<PingResult>(`${path}ping/`);
+    setMessage(
+      result.delivered
+        ? `Ping delivered: ${result.response_status} in ${result.duration_ms} ms.`
+        : `Ping not delivered${result.response_status ? ` (${result.response_status})` : ''}: ${result.response || 'no answer'}.`,
+    );
+    deliveries.reload();
+  });
+  const toggle = useAction(async (isActive: boolean) => {
+    await session.api.patch(path, { is_active: isActive });
+    setMessage(isActive ? 'Subscription switched on.' : 'Subscription switched off.');
+    webhook.reload();
+  });
+  const redeliver = useAction(async (delivery: Delivery) => {
+    await session.api.post(`${path}deliveries/${encodeURIComponent(delivery.id)}/redeliver/`);
+    setMessage(`Delivery of ${delivery.event_type} queued again.`);
+    deliveries.reload();
+  });
+  if (webhook.error) return <><h1>Webhook</h1><ErrorSummary error={webhook.error} /></>;
+  if (!webhook.data) return <Loading what="the subscription" />;
+  const data = webhook.data;
+  return (
+    <>
+      <p class="breadcrumb">
+        <a href={href(['webhooks'])}>Webhooks</a> /
+      </p>
+      <PageHeading>{data.description || data.target_url}</PageHeading>
+      <dl class="details">
+        <dt>Target</dt>
+        <dd>
+          <code>{data.target_url}</code>
+        </dd>
+        <dt>Events</dt>
+        <dd>{data.events.join(', ')}</dd>
+        <dt>State</dt>
+        <dd>{data.is_active ? 'Active' : 'Off'}</dd>
+        <dt>Created</dt>
+        <dd>{formatDate(data.created_date)}</dd>
+      </dl>
+      <div class="toolbar">
+        <button type="button" disabled={ping.running} onClick={() => void ping.run()}>
+          {ping.running ? 'Pinging…' : 'Send a ping'}
+        </button>
+        <button type="button" class="secondary" disabled={toggle.running} onClick={() => void toggle.run(!data.is_active)}>
+          {data.is_active ? 'Switch off' : 'Switch on'}
+        </button>
+      </div>
+      {message && <Notice kind="info">{message}</Notice>}
+      <ErrorSummary error={ping.error ?? toggle.error ?? redeliver.error} />
+      <h2>Delivery log</h2>
+      {deliveries.error && <ErrorSummary error={deliveries.error} />}
+      {deliveries.data && (
+        <>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Event</th>
+                  <th scope="col">Attempt</th>
+                  <th scope="col">Outcome</th>
+                  <th scope="col">Answer</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {deliveries.data.results.map((delivery) => (
+                  <tr key={`${delivery.id}:${delivery.attempt}`}>
+                    <td>{formatDate(delivery.attempted_at)}</td>
+                    <td>{delivery.event_type}</td>
+                    <td>{delivery.attempt}</td>
+                    <td>{delivery.outcome}</td>
+                    <td>
+                      {delivery.response_status ?? '—'}
+                      {delivery.duration_ms !== null && <span class="muted"> ({delivery.duration_ms} ms)</span>}
+                    </td>
+                    <td>
+                      <button type="button" class="secondary" disabled={redeliver.running} onClick={() => void redeliver.run(delivery)} aria-label={`Redeliver ${delivery.event_type} of ${formatDate(delivery.attempted_at)}`}>
+                        Redeliver
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+                {deliveries.data.results.length === 0 && (
+                  <tr>
+                    <td colSpan={6}>Nothing delivered yet.</td>
+                  </tr>
+                )}
+              </tbody>
+            </table>
+          </div>
+          <Pager page={deliveries.data} current={page} segments={['webhooks', uuid]} query={{}} label="attempts" />
+        </>
+      )}
+    </>
+  );
+}

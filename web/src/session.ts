@@ -1,0 +1,52 @@
+/**
+ * The signed-in session: the API key lives in sessionStorage (this tab, until it closes or the user
+ * signs out), never in a URL, a cookie or a log line.
+ */
+import { ApiClient, ApiError } from './lib/api-client.ts';
+
+const STORAGE_KEY = 'compliance-console.api-key';
+
+export interface Session {
+  readonly api: ApiClient;
+  /** Superusers manage policy rules, webhooks and run the bulk action; found by asking the API. */
+  readonly isSuperuser: boolean;
+}
+
+function clientFor(key: string): ApiClient {
+  return new ApiClient(key, (input, init) => fetch(input, { ...init, credentials: 'omit', cache: 'no-store' }));
+}
+
+/** Checks a key against the API, learns whether its user is a superuser, and keeps it for the tab. */
+export async function signIn(key: string): Promise<Session> {
+  const api = clientFor(key.trim());
+  await api.get('/api/v2/');
+  const session = { api, isSuperuser: await probeSuperuser(api) };
+  sessionStorage.setItem(STORAGE_KEY, key.trim());
+  return session;
+}
+
+async function probeSuperuser(api: ApiClient): Promise<boolean> {
+  try {
+    await api.get('/api/v2/policy_rules/');
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 403) return false;
+    throw error;
+  }
+}
+
+/** The session kept by this tab, if its key still works. */
+export async function resume(): Promise<Session | undefined> {
+  const key = sessionStorage.getItem(STORAGE_KEY);
+  if (!key) return undefined;
+  try {
+    return await signIn(key);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) sessionStorage.removeItem(STORAGE_KEY);
+    return undefined;
+  }
+}
+
+export function signOut(): void {
+  sessionStorage.removeItem(STORAGE_KEY);
+}
