@@ -318,12 +318,21 @@ describe('the web console in Chromium', () => {
       const port = (receiver.address() as { port: number }).port;
       await page.getByLabel('Target URL (https)').fill(`http://127.0.0.1:${port}/hook`);
       await page.getByLabel('Description').fill('Local receiver');
+      await page.getByLabel('request.added').check();
       await page.getByRole('button', { name: 'Subscribe' }).click();
       await page.getByText('Its signing secret is shown this once').waitFor();
       await page.getByRole('link', { name: `http://127.0.0.1:${port}/hook` }).click();
       await page.getByRole('button', { name: 'Send a ping' }).click();
       await page.getByText(/Ping delivered: 204/).waitFor();
-      await page.getByRole('button', { name: /^Redeliver/ }).first().waitFor();
+      // A real event reaches the receiver, shows in the log, and can be sent again.
+      const webhookUuid = page.url().split('/').pop()!;
+      await created(rootKey, '/api/v2/requests/', { title: 'Hook me', request_template: 'Package Review', serialized_data: { Justification: 'x' } });
+      const attempts = async () => (await api(rootKey, 'GET', `/api/v2/webhooks/${webhookUuid}/deliveries/`)).body.results.filter((d: any) => d.event_type === 'request.added');
+      await until('the request.added delivery', async () => ((await attempts()).length === 1 ? true : undefined));
+      await page.reload();
+      await page.getByRole('button', { name: /^Redeliver request\.added/ }).click();
+      await page.getByText('Delivery of request.added queued again.').waitFor();
+      await until('the second attempt', async () => ((await attempts()).length === 2 ? true : undefined));
       await screenshot(page, 'webhook');
     } finally {
       await new Promise((done) => receiver.close(done));

@@ -2,7 +2,8 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { ErrorSummary, FieldError, Loading, Notice, PageHeading, fieldMessages, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
-import { uuidOf } from '../lib/api-client.ts';
+import { apiPath, uuidOf } from '../lib/api-client.ts';
+import type { RequestTemplate } from '../lib/template-form.ts';
 import { href } from '../router.ts';
 import type { Session } from '../session.ts';
 import type { ServiceRequest } from './types.ts';
@@ -82,22 +83,38 @@ export function RequestPage({ session, uuid }: { session: Session; uuid: string 
           </>
         )}
       </dl>
-      {Object.keys(data.serialized_data).length > 0 && (
-        <section aria-labelledby="answers">
-          <h2 id="answers">Answers</h2>
-          <dl class="details">
-            {Object.entries(data.serialized_data).map(([label, value]) => (
-              <Fragment key={label}>
-                <dt>{label}</dt>
-                <dd>{typeof value === 'boolean' ? (value ? 'Yes' : 'No') : value}</dd>
-              </Fragment>
-            ))}
-          </dl>
-        </section>
-      )}
+      {Object.keys(data.serialized_data).length > 0 && <Answers session={session} request={data} />}
       <Comments session={session} request={data} onAdded={request.reload} />
     </>
   );
+}
+
+/** The answers, in the order the template asks its questions (the stored object keeps no order). */
+function Answers({ session, request }: { session: Session; request: ServiceRequest }) {
+  const template = useLoad(() => session.api.get<RequestTemplate>(apiPath(request.request_template)), request.request_template);
+  const order = template.data?.questions.map((question) => question.label) ?? [];
+  const labels = Object.keys(request.serialized_data).sort((a, b) => rank(order, a) - rank(order, b));
+  return (
+    <section aria-labelledby="answers">
+      <h2 id="answers">Answers</h2>
+      <dl class="details">
+        {labels.map((label) => {
+          const value = request.serialized_data[label];
+          return (
+            <Fragment key={label}>
+              <dt>{label}</dt>
+              <dd>{typeof value === 'boolean' ? (value ? 'Yes' : 'No') : value}</dd>
+            </Fragment>
+          );
+        })}
+      </dl>
+    </section>
+  );
+}
+
+function rank(order: readonly string[], label: string): number {
+  const index = order.indexOf(label);
+  return index === -1 ? order.length : index;
 }
 
 function Comments({ session, request, onAdded }: { session: Session; request: ServiceRequest; onAdded: () => void }) {

@@ -203,7 +203,7 @@ export function WebhookPage({ session, uuid, query }: { session: Session; uuid: 
                   <th scope="col">Outcome</th>
                   <th scope="col">Answer</th>
                   <th scope="col">
-                    <span class="visually-hidden">Actions</span>
+                    <span class="visually-hidden">Actions (a ping is not redelivered)</span>
                   </th>
                 </tr>
               </thead>
@@ -219,9 +219,11 @@ export function WebhookPage({ session, uuid, query }: { session: Session; uuid: 
                       {delivery.duration_ms !== null && <span class="muted"> ({delivery.duration_ms} ms)</span>}
                     </td>
                     <td>
+                      {delivery.event_type !== 'webhook.ping' && (
                       <button type="button" class="secondary" disabled={redeliver.running} onClick={() => void redeliver.run(delivery)} aria-label={`Redeliver ${delivery.event_type} of ${formatDate(delivery.attempted_at)}`}>
                         Redeliver
                       </button>
+                      )}
                     </td>
                   </tr>
                 ))}
