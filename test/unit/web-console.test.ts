@@ -1,0 +1,143 @@
+/**
+ * The web console's DOM-free logic: how it reads the API's error bodies and links, calls the API
+ * (the key in the header only), and turns the policy rules form and a template's questions into
+ * bodies the API accepts, with the API's own messages for the ones it would refuse.
+ */
+import { describe, expect, it } from 'vitest';
+import { ApiClient, ApiError, apiPath, errorReport, pageOf, uuidOf, withQuery, type Fetch } from '../../web/src/lib/api-client.ts';
+import { checkForm, configFromForm, formFromRules, inputId, type PolicyRule } from '../../web/src/lib/policy-form.ts';
+import { emptyAnswers, serializeAnswers, type Question } from '../../web/src/lib/template-form.ts';
+import { RULES, RULE_TYPES } from '../../shared/domain/policy-rules.ts';
+
+describe('error bodies', () => {
+  it('reads detail, field errors, the permissions endpoint errors object and non_field_errors', () => {
+    expect(errorReport(404, { detail: 'Not found.' })).toEqual({ general: ['Not found.'], fields: {} });
+    expect(errorReport(400, { text: ['This field is required.'] })).toEqual({ general: [], fields: { text: ['This field is required.'] } });
+    expect(errorReport(400, { errors: { non_field_errors: ['Either user or group.'], permissions: ['Bad.'] } })).toEqual({
+      general: ['Either user or group.'],
+      fields: { permissions: ['Bad.'] },
+    });
+    expect(errorReport(400, { serialized_data: { Deadline: ['Bad date.'] } }).fields).toEqual({ serialized_data: ['Deadline: Bad date.'] });
+  });
+
+  it('says something for a body with nothing to say', () => {
+    expect(errorReport(503, {}).general).toEqual(['The service is busy. Try again in a moment.']);
+    expect(errorReport(418, undefined).general).toEqual(['The service answered 418.']);
+  });
+});
+
+describe('API links', () => {
+  it('follows absolute links by path on the console origin, whatever host the API named', () => {
+    expect(apiPath('https://abc.execute-api.eu-west-1.amazonaws.com/api/v2/products/?page=2&name=x')).toBe('/api/v2/products/?page=2&name=x');
+    expect(() => apiPath('https://evil.example.com/steal')).toThrow('Not an API link');
+    expect(pageOf('http://h/api/v2/requests/?page=3')).toBe(3);
+    expect(pageOf('http://h/api/v2/requests/?status=open')).toBe(1);
+    expect(pageOf(null)).toBeUndefined();
+    expect(uuidOf('http://h/api/v2/products/6f1c0000-0000-4000-8000-000000000000/')).toBe('6f1c0000-0000-4000-8000-000000000000');
+    expect(withQuery('/api/v2/products/', { name: 'a b', version: '', page: 2, x: undefined })).toBe('/api/v2/products/?name=a+b&page=2');
+  });
+});
+
+describe('ApiClient', () => {
+  const recorder = (status: number, body: string, headers: Record<string, string> = {}) => {
+    const calls: { input: string; init: Parameters<Fetch>[1] }[] = [];
+    const fetcher: Fetch = async (input, init) => {
+      calls.push({ input, init });
+      return { status, headers: { get: (name) => headers[name.toLowerCase()] ?? null }, text: async () => body };
+    };
+    return { calls, fetcher };
+  };
+
+  it('sends the key in the Authorization header, never in the URL, and JSON bodies with their content type', async () => {
+    const { calls, fetcher } = recorder(201, '{"uuid":"u"}');
+    const client = new ApiClient('secret-key', fetcher);
+    await expect(client.post('/api/v2/products/', { name: 'Toolkit' })).resolves.toEqual({ uuid: 'u' });
+    expect(calls[0]!.input).toBe('/api/v2/products/');
+    expect(calls[0]!.input).not.toContain('secret-key');
+    expect(calls[0]!.init).toEqual({
+      method: 'POST',
+      headers: { Authorization: 'Token secret-key', Accept: 'application/json', 'Content-Type': 'application/json' },
+      body: '{"name":"Toolkit"}',
+    });
+  });
+
+  it('turns an error answer into an ApiError with its report, and a 429 into a wait', async () => {
+    const bad = new ApiClient('k', recorder(400, '{"name":["This field is required."]}').fetcher);
+    const error = await bad.get('/api/v2/products/').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(400);
+    expect((error as ApiError).report.fields).toEqual({ name: ['This field is required.'] });
+
+    const throttled = new ApiClient('k', recorder(429, '', { 'retry-after': '3' }).fetcher);
+    await expect(throttled.get('/api/v2/')).rejects.toThrow('Too many requests: try again in 3 seconds.');
+
+    const down = new ApiClient('k', async () => {
+      throw new TypeError('Failed to fetch');
+    });
+    await expect(down.get('/api/v2/')).rejects.toMatchObject({ status: 0, message: expect.stringContaining('cannot be reached') });
+  });
+});
+
+describe('the policy rules form', () => {
+  const rules: PolicyRule[] = RULE_TYPES.map((type) => ({
+    rule_type: type,
+    label: RULES[type].label,
+    description: RULES[type].description,
+    severity: RULES[type].severity,
+    is_active: type === 'vulnerability_stale',
+    threshold: type === 'license_coverage_gap' ? 2 : 0,
+    parameters: (type === 'vulnerability_stale' ? { max_days: 30, min_risk_score: 8 } : {}) as Record<string, number>,
+  }));
+
+  it('round-trips what the API answers into the body it accepts', () => {
+    const form = formFromRules(rules);
+    expect(form.vulnerability_stale).toEqual({ is_active: true, threshold: '0', parameters: { max_days: '30', min_risk_score: '8' } });
+    expect(form.vulnerability_detected.parameters).toEqual({ min_risk_score: '' });
+    const check = checkForm(form);
+    expect(check.ok).toBe(true);
+    expect(configFromForm(form).license_coverage_gap).toEqual({ is_active: false, threshold: 2, parameters: {} });
+    // An empty optional parameter is left out, so the rule's default applies.
+    expect(configFromForm(form).vulnerability_detected.parameters).toEqual({});
+  });
+
+  it("refuses what the API refuses, with the API's key paths and messages", () => {
+    const form = formFromRules(rules);
+    const check = checkForm({
+      ...form,
+      license_coverage_gap: { ...form.license_coverage_gap, threshold: '1.5' },
+      vulnerability_stale: { is_active: true, threshold: 'lots', parameters: { max_days: '0', min_risk_score: '10.05' } },
+      vulnerability_detected: { ...form.vulnerability_detected, parameters: { min_risk_score: 'high' } },
+    });
+    expect(check).toEqual({
+      ok: false,
+      errors: {
+        'license_coverage_gap.threshold': ['Must be a whole number from 0 to 1000000.'],
+        'vulnerability_detected.parameters.min_risk_score': ['Must be a number from 0.0 to 10.0 with at most one decimal place.'],
+        'vulnerability_stale.threshold': ['Must be a whole number from 0 to 1000000.'],
+        'vulnerability_stale.parameters.max_days': ['Must be a whole number of days from 1 to 36500.'],
+        'vulnerability_stale.parameters.min_risk_score': ['Must be a number from 0.0 to 10.0 with at most one decimal place.'],
+      },
+    });
+    expect(inputId('vulnerability_stale.parameters.max_days')).toBe('rule-vulnerability_stale-parameters-max_days');
+  });
+});
+
+describe("a template's questions", () => {
+  const questions: Question[] = [
+    { label: 'Justification', input_type: 'TextField', is_required: true },
+    { label: 'Deadline', input_type: 'DateField', is_required: false },
+    { label: 'Commercial use', input_type: 'BooleanField', is_required: false },
+  ];
+
+  it('become serialized_data keyed by label, unanswered optional ones left out', () => {
+    const answers = { ...emptyAnswers(questions), Justification: '  Needed  ', 'Commercial use': true };
+    expect(serializeAnswers(questions, answers)).toEqual({ ok: true, data: { Justification: 'Needed', 'Commercial use': true } });
+  });
+
+  it("are refused as the API refuses them: a missing required answer, a date that is not one", () => {
+    expect(serializeAnswers(questions, { ...emptyAnswers(questions), Deadline: '2026-02-30' })).toEqual({
+      ok: false,
+      errors: ['"Deadline" must be a date as YYYY-MM-DD.', '"Justification" is required.'],
+    });
+  });
+});
