@@ -1,6 +1,7 @@
 /**
- * The web console's build: `npm run build:web` writes static files to web/dist, which `npm start`
- * serves at / and the CDK stack uploads to the console bucket behind CloudFront.
+ * The web console's build. `npm start` builds it into DATA_DIR/console and serves it at /; the CDK stack
+ * builds it while synthesizing and uploads it to the console bucket behind CloudFront;
+ * `npm run build:web` writes web/dist by hand.
  */
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
@@ -17,4 +18,6 @@ export default defineConfig({
     reportCompressedSize: false,
   },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  // `npm run dev:web`: the console with hot reload on :5173, its /api/ calls passed to `npm start`.
+  server: { host: '127.0.0.1', proxy: { '/api/': process.env.API_URL ?? 'http://127.0.0.1:8000' } },
 });
