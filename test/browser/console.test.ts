@@ -207,6 +207,7 @@ describe('the web console in Chromium', () => {
     expect(await reevaluate.textContent()).toBe('Re-evaluate');
 
     const items = page.getByRole('list', { name: 'Active policy violations' }).getByRole('listitem');
+    await items.nth(1).waitFor();
     await expect(items.count()).resolves.toBe(2);
     const [first, second] = [items.nth(0), items.nth(1)];
     // Errors first, in red, and saying so in words; then the warning, in yellow.
@@ -259,6 +260,30 @@ describe('the web console in Chromium', () => {
     await alice.getByRole('heading', { name: 'Products' }).waitFor();
     expect(await alice.getByRole('button', { name: 'Evaluate policy rules' }).count()).toBe(0);
     expect(await alice.getByRole('link', { name: 'Policy rules' }).count()).toBe(0);
+  }, 60_000);
+
+  it("grants and revokes a user's permissions from the product's Permissions tab", async () => {
+    const product = await created(rootKey, '/api/v2/products/', { name: 'Shared', version: '2' });
+    expect((await api(aliceKey, 'GET', `/api/v2/products/${product.uuid}/`)).status).toBe(404);
+    const page = await signedInPage(rootKey);
+    await page.goto(`${stack.apiUrl}/#/products/${product.uuid}/permissions`);
+    await page.getByLabel('Username').fill('nobody');
+    await page.getByRole('button', { name: 'Grant' }).click();
+    await expect(page.locator('#permission-target-error').textContent()).resolves.toContain('User "nobody" does not exist in this dataspace.');
+    await page.getByLabel('Username').fill('alice');
+    await page.getByRole('button', { name: 'Grant' }).click();
+    await page.getByText('Permissions assigned (user alice).').waitFor();
+    await page.getByRole('cell', { name: 'User alice' }).waitFor();
+    expect((await api(aliceKey, 'GET', `/api/v2/products/${product.uuid}/`)).status).toBe(200);
+
+    // Alice sees the product now, but not its permissions (only superusers and the creator manage them).
+    const alice = await signedInPage(aliceKey);
+    await alice.goto(`${stack.apiUrl}/#/products/${product.uuid}/permissions`);
+    await alice.getByText("Only superusers and the product's creator (root) manage its permissions.").waitFor();
+
+    await page.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('Permissions removed (user alice).').waitFor();
+    expect((await api(aliceKey, 'GET', `/api/v2/products/${product.uuid}/`)).status).toBe(404);
   }, 60_000);
 
   it('creates a request from a template form, filters the list, and adds a comment', async () => {

@@ -278,12 +278,16 @@ function Compliance({ session, product }: { session: Session; product: Product }
     },
     product.uuid,
   );
+  // What the last re-evaluation answered: shown at once, together with its announcement.
+  const [evaluated, setEvaluated] = useState<{ violations: Violation[]; status: PolicyStatus } | undefined>();
   const [announcement, setAnnouncement] = useState<string | undefined>();
   const evaluate = useAction(async () => {
     const violations = await session.api.post<Violation[]>(`${base}/evaluate_policy_rules/?wait=true`);
+    const status = await session.api.get<PolicyStatus>(`${base}/policy_status/`);
+    setEvaluated({ violations, status });
     setAnnouncement(`Evaluation finished: ${summary(violations)}.`);
-    state.reload();
   });
+  const shown = evaluated ?? state.data;
   return (
     <>
       <div class="toolbar">
@@ -311,21 +315,21 @@ function Compliance({ session, product }: { session: Session; product: Product }
         {announcement && !evaluate.running && <Notice kind="success">{announcement}</Notice>}
       </div>
       <ErrorSummary error={evaluate.error} />
-      {state.error && <ErrorSummary error={state.error} />}
-      {state.loading && !state.data && <Loading what="the compliance state" />}
-      {state.data && (
+      {state.error && !evaluated && <ErrorSummary error={state.error} />}
+      {state.loading && !shown && <Loading what="the compliance state" />}
+      {shown && (
         <>
-          <p class={`status status-${state.data.status.status}`}>
-            <strong>{STATUS_TEXT[state.data.status.status]}</strong>
+          <p class={`status status-${shown.status.status}`}>
+            <strong>{STATUS_TEXT[shown.status.status]}</strong>
             {' · '}
-            {state.data.status.evaluated_at ? `evaluated ${formatDate(state.data.status.evaluated_at)}` : 'not evaluated yet'}
+            {shown.status.evaluated_at ? `evaluated ${formatDate(shown.status.evaluated_at)}` : 'not evaluated yet'}
           </p>
           <h3>Policy violations</h3>
-          {state.data.violations.length === 0 ? (
+          {shown.violations.length === 0 ? (
             <p>No active policy violations.</p>
           ) : (
             <ul class="violations" aria-label="Active policy violations">
-              {state.data.violations.map((violation) => (
+              {shown.violations.map((violation) => (
                 <ViolationItem key={violation.rule_type} session={session} product={product} violation={violation} />
               ))}
             </ul>
