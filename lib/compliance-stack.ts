@@ -1,6 +1,7 @@
 /**
  * The compliance service on AWS: one DynamoDB table, one function per catalog entry, the queues with
- * their dead-letter queues and alarms, the event bus, the event-source mappings and the HTTP API.
+ * their dead-letter queues and alarms, the event bus, the event-source mappings, the HTTP API and the
+ * web console (CloudFront in front of the console's bucket and of the API, lib/constructs/web-console.ts).
  * Every part is built from the plain-data declarations in shared/ (table, resources, functions, routes),
  * the same ones the local runner reads.
  */
@@ -16,7 +17,7 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { FUNCTIONS, type FunctionName } from '../shared/functions.ts';
+import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '../shared/functions.ts';
 import {
   EVENT_BUS,
   EVENT_RULES,
@@ -31,6 +32,7 @@ import { ROUTES } from '../shared/routes/index.ts';
 import { TABLE } from '../shared/table.ts';
 import { ServiceHttpApi, type ThrottleProps } from './constructs/http-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
+import { WebConsole } from './constructs/web-console.ts';
 import type { WebhookDestination } from './webhook-destinations.ts';
 import { pascalCase } from './names.ts';
 
@@ -81,6 +83,7 @@ export class ComplianceStack extends Stack {
   readonly queues: Readonly<Record<QueueName, ServiceQueue>>;
   readonly eventBus: events.EventBus;
   readonly httpApi: ServiceHttpApi;
+  readonly webConsole: WebConsole;
   private readonly alarmAction: cloudwatch.IAlarmAction | undefined;
 
   constructor(scope: Construct, id: string, props: ComplianceStackProps = {}) {
@@ -102,11 +105,17 @@ export class ComplianceStack extends Stack {
       ...(props.apiThrottle ? { throttle: props.apiThrottle } : {}),
     });
 
-    // The evaluator names products by their API URL in events. (The API's own functions take it from
-    // each request: giving it to them would make the API and its integrations depend on each other.)
-    this.functions.evaluator.function.addEnvironment('PUBLIC_BASE_URL', this.httpApi.api.apiEndpoint);
+    this.webConsole = new WebConsole(this, 'WebConsole', { api: this.httpApi.api });
+
+    // Functions that write absolute URLs into events (a product's or a request's api_url) use the public
+    // origin, the console's, whose /api/* is the API. (The API's own functions take it from each request:
+    // giving it to them would make the API and its integrations depend on each other.)
+    for (const [name, definition] of Object.entries(FUNCTIONS) as [FunctionName, FunctionDefinition][]) {
+      if (definition.buildsEventUrls) this.functions[name].function.addEnvironment('PUBLIC_BASE_URL', this.webConsole.origin);
+    }
 
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.url, description: 'Base URL of the HTTP API' });
+    new CfnOutput(this, 'ConsoleUrl', { value: this.webConsole.url, description: 'The web console; its API is /api/* of the same origin' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName });
     for (const [name, { queue, deadLetterQueue }] of Object.entries(this.queues)) {

@@ -12,6 +12,8 @@ export interface FunctionDefinition {
   readonly table: 'none' | 'read' | 'read-write';
   readonly sendsTo: readonly ('evaluation' | 'webhookDeliveries')[];
   readonly publishesEvents: boolean;
+  /** Writes absolute URLs into events, so needs PUBLIC_BASE_URL: the public origin of the API. */
+  readonly buildsEventUrls?: true;
 }
 
 export const FUNCTIONS = {
@@ -113,6 +115,7 @@ export const FUNCTIONS = {
     table: 'read-write',
     sendsTo: [],
     publishesEvents: false,
+    buildsEventUrls: true,
   },
   'outbox-publisher': {
     entry: 'functions/outbox-publisher.ts',
@@ -122,6 +125,7 @@ export const FUNCTIONS = {
     table: 'read',
     sendsTo: [],
     publishesEvents: true,
+    buildsEventUrls: true,
   },
   webhooks: {
     entry: 'functions/webhooks.ts',

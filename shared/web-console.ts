@@ -23,9 +23,3 @@ export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
 };
-
-/** Hashed build output may be cached for good; index.html must be revalidated so a deploy shows at once. */
-export const CONSOLE_CACHE_CONTROL = {
-  assets: 'public, max-age=31536000, immutable',
-  html: 'no-cache',
-} as const;

@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
-import { CONSOLE_CACHE_CONTROL, CONSOLE_SECURITY_HEADERS } from '../../shared/web-console.ts';
+import { CONSOLE_SECURITY_HEADERS } from '../../shared/web-console.ts';
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -18,6 +18,9 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.json': 'application/json',
   '.txt': 'text/plain; charset=utf-8',
 };
+
+/** As the CDK deployment sets them: hashed assets cached for good, index.html revalidated on every load. */
+const CACHE_CONTROL = { assets: 'public, max-age=31536000, immutable', html: 'no-cache' } as const;
 
 const repositoryRoot = resolve(import.meta.dirname, '..', '..');
 
@@ -59,7 +62,7 @@ export async function serveConsoleFile(root: string, method: string, pathname: s
     ...CONSOLE_SECURITY_HEADERS,
     'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
     'Content-Length': String(info.size),
-    'Cache-Control': isHtml ? CONSOLE_CACHE_CONTROL.html : CONSOLE_CACHE_CONTROL.assets,
+    'Cache-Control': isHtml ? CACHE_CONTROL.html : CACHE_CONTROL.assets,
   });
   if (method === 'HEAD') {
     res.end();

@@ -51,10 +51,20 @@ type ApiContext = Context & { apiRequest?: ApiRequest };
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 
+/** A host name, IPv4 or bracketed IPv6 address, with an optional port: what may stand in a URL's authority. */
+const HOST_PATTERN = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
+/**
+ * Scheme and host the client called, for the absolute URLs of answers (api_url, next, previous).
+ * Behind the console's CloudFront distribution the Host header is the API's own (API Gateway chooses the
+ * API by it) and the host the viewer called arrives as X-Forwarded-Host, set by the distribution's
+ * viewer-request function (lib/constructs/web-console.ts); it wins when present. Of a list (proxies
+ * append) the first entry counts, and a value that is not a host is ignored rather than breaking the URL.
+ */
 export function baseUrlOf(event: Event): string {
   const proto = event.headers['x-forwarded-proto'] ?? 'https';
-  const host = event.headers.host ?? event.requestContext.domainName;
+  const forwarded = event.headers['x-forwarded-host']?.split(',')[0]?.trim();
+  const host = forwarded && HOST_PATTERN.test(forwarded) ? forwarded : (event.headers.host ?? event.requestContext.domainName);
   return `${proto}://${host}`;
 }
 
