@@ -6,14 +6,14 @@
  */
 /// <reference lib="dom" />
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { freePort } from '../../bin/local/ports.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
-import { npmStart, repositoryRoot, type RunningStack } from '../support/npm-start.ts';
+import { npmRunAdmin, npmStart, repositoryRoot, type RunningStack } from '../support/npm-start.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = join(repositoryRoot, 'test-output', 'screenshots');
@@ -100,12 +100,7 @@ beforeAll(async () => {
       ],
     }),
   );
-  const loaded = spawnSync('npm', ['run', '--silent', 'admin', '--', 'load', seed], {
-    cwd: repositoryRoot,
-    env: { ...process.env, DATA_DIR: dataDir, TABLE_NAME: '' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const loaded = npmRunAdmin(dataDir, 'load', seed);
   expect(loaded.status, loaded.stderr).toBe(0);
   browser = await chromium.launch({
     executablePath: CHROMIUM,

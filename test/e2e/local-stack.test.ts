@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createConnection } from 'node:net';
 import { freePort } from '../../bin/local/ports.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
-import { npmStart, repositoryRoot, type RunningStack } from '../support/npm-start.ts';
+import { npmRunAdmin, npmStart, repositoryRoot, type RunningStack } from '../support/npm-start.ts';
 
 const started: ChildProcess[] = [];
 const dirs: string[] = [];
@@ -42,14 +42,7 @@ async function stopStack(stack: RunningStack): Promise<string> {
   return /SIGTERM: stopping the local stack\.\.\.[\s\S]*Local stack stopped\.\s*$/.test(stack.output()) ? 'stopped' : stack.output();
 }
 
-function admin(dataDir: string, ...args: string[]) {
-  return spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], {
-    cwd: repositoryRoot,
-    env: { ...process.env, DATA_DIR: dataDir, TABLE_NAME: '' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-}
+const admin = npmRunAdmin;
 
 function portAnswers(port: number): Promise<boolean> {
   return new Promise((done) => {

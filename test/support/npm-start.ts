@@ -2,7 +2,7 @@
  * `npm start` as a child process, the way an engineer runs it: its own process group (so a test can
  * signal npm and everything under it), its output kept, ready when it prints the API's address.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
 export const repositoryRoot = join(import.meta.dirname, '..', '..');
@@ -36,4 +36,14 @@ export async function npmStart(env: NodeJS.ProcessEnv, started: ChildProcess[], 
     });
   });
   return { child, apiUrl, output: () => output };
+}
+
+/** `npm run admin -- ARGS` against the local stack of `dataDir` (as the README runs it). */
+export function npmRunAdmin(dataDir: string, ...args: string[]) {
+  return spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], {
+    cwd: repositoryRoot,
+    env: { ...process.env, DATA_DIR: dataDir, TABLE_NAME: '' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 }

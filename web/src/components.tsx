@@ -157,3 +157,16 @@ export function PageHeading({ children }: { children: ComponentChildren }) {
     </h1>
   );
 }
+
+/** A page whose object could not be loaded: its error, and the way back to its list. */
+export function LoadFailed({ title, error, back }: { title: string; error: ApiError; back: { href: string; label: string } }) {
+  return (
+    <>
+      <h1>{title}</h1>
+      <ErrorSummary error={error} />
+      <p>
+        <a href={back.href}>{back.label}</a>
+      </p>
+    </>
+  );
+}

@@ -1,6 +1,6 @@
 /** One product: details, packages, permissions (superusers and its creator), and the compliance tab. */
 import { useState } from 'preact/hooks';
-import { ErrorSummary, FieldError, Loading, Notice, PageHeading, Pager, SeverityBadge, fieldMessages, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
+import { ErrorSummary, LoadFailed, FieldError, Loading, Notice, PageHeading, Pager, SeverityBadge, fieldMessages, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
 import { apiPath, type Page } from '../lib/api-client.ts';
 import { href } from '../router.ts';
 import type { Session } from '../session.ts';
@@ -15,17 +15,7 @@ const TABS = [
 
 export function ProductPage({ session, uuid, tab, query }: { session: Session; uuid: string; tab: string; query: URLSearchParams }) {
   const product = useLoad(() => session.api.get<Product>(`/api/v2/products/${encodeURIComponent(uuid)}/`), uuid);
-  if (product.error) {
-    return (
-      <>
-        <h1>Product</h1>
-        <ErrorSummary error={product.error} />
-        <p>
-          <a href={href(['products'])}>Back to the products</a>
-        </p>
-      </>
-    );
-  }
+  if (product.error) return <LoadFailed title="Product" error={product.error} back={{ href: href(['products']), label: 'Back to the products' }} />;
   if (!product.data) return <Loading what="the product" />;
   const current = TABS.find((candidate) => candidate.id === tab) ?? TABS[0];
   return (

@@ -1,7 +1,7 @@
 /** One request: its fields, its answers, its comments, and the add-comment box. */
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
-import { ErrorSummary, FieldError, Loading, Notice, PageHeading, fieldMessages, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
+import { ErrorSummary, LoadFailed, FieldError, Loading, Notice, PageHeading, fieldMessages, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
 import { apiPath, uuidOf } from '../lib/api-client.ts';
 import type { RequestTemplate } from '../lib/template-form.ts';
 import { href } from '../router.ts';
@@ -17,17 +17,7 @@ export function RequestPage({ session, uuid }: { session: Session; uuid: string 
     setStatus(undefined);
     request.reload();
   });
-  if (request.error) {
-    return (
-      <>
-        <h1>Request</h1>
-        <ErrorSummary error={request.error} />
-        <p>
-          <a href={href(['requests'])}>Back to the requests</a>
-        </p>
-      </>
-    );
-  }
+  if (request.error) return <LoadFailed title="Request" error={request.error} back={{ href: href(['requests']), label: 'Back to the requests' }} />;
   if (!request.data) return <Loading what="the request" />;
   const data = request.data;
   return (

@@ -1,6 +1,6 @@
 /** Webhook subscriptions (superusers): list and create, then per subscription its delivery log, ping and redeliver. */
 import { useState } from 'preact/hooks';
-import { ErrorSummary, FieldError, Loading, Notice, PageHeading, Pager, fieldMessages, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
+import { ErrorSummary, LoadFailed, FieldError, Loading, Notice, PageHeading, Pager, fieldMessages, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
 import type { Page } from '../lib/api-client.ts';
 import { href } from '../router.ts';
 import type { Session } from '../session.ts';
@@ -158,7 +158,7 @@ export function WebhookPage({ session, uuid, query }: { session: Session; uuid: 
     setMessage(`Delivery of ${delivery.event_type} queued again.`);
     deliveries.reload();
   });
-  if (webhook.error) return <><h1>Webhook</h1><ErrorSummary error={webhook.error} /></>;
+  if (webhook.error) return <LoadFailed title="Webhook" error={webhook.error} back={{ href: href(['webhooks']), label: 'Back to the webhooks' }} />;
   if (!webhook.data) return <Loading what="the subscription" />;
   const data = webhook.data;
   return (
