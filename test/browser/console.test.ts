@@ -24,6 +24,7 @@ let stack: RunningStack;
 let browser: Browser;
 const rootKey = generateApiKey();
 const aliceKey = generateApiKey();
+const carolKey = generateApiKey();
 
 /** The API as a script uses it, to arrange what the browser then shows. */
 async function api<T = any>(key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
@@ -82,6 +83,7 @@ beforeAll(async () => {
       users: [
         { username: 'root', email: 'root@example.com', dataspace: 'acme', is_superuser: true, api_key: rootKey },
         { username: 'alice', email: 'alice@example.com', dataspace: 'acme', is_superuser: false, api_key: aliceKey },
+        { username: 'carol', email: 'carol@example.com', dataspace: 'acme', is_superuser: false, api_key: carolKey },
       ],
       priorities: [{ label: 'Urgent', dataspace: 'acme' }],
       request_templates: [
@@ -161,6 +163,20 @@ describe('the web console in Chromium', () => {
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     await context.close();
   });
+
+  it('sends a user whose key was replaced back to sign-in, with the reason, and lets the new key in', async () => {
+    const page = await signedInPage(carolKey);
+    const replaced = npmRunAdmin(dataDir, 'create-api-key', 'carol');
+    expect(replaced.status, replaced.stderr).toBe(0);
+    const newKey = /the old key no longer works\): (\S+)/.exec(replaced.stdout)![1]!;
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Requests' }).click();
+    await page.getByText('The API no longer accepts your key').waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await page.getByLabel('API key').fill(newKey);
+    await page.getByLabel('API key').press('Enter');
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  }, 60_000);
 
   it('configures two rules with the API validation shown at the field, and a re-evaluation shows a red and a yellow violation', async () => {
     const page = await signedInPage(rootKey);

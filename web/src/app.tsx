@@ -1,6 +1,6 @@
 /** The console's frame: sign-in, the navigation, and the page the hash route names. */
 import { useEffect, useState } from 'preact/hooks';
-import { resume, signOut, type Session } from './session.ts';
+import { KEY_REFUSED_EVENT, resume, signOut, type Session } from './session.ts';
 import { href, useRoute } from './router.ts';
 import { SignIn } from './pages/sign-in.tsx';
 import { ProductList } from './pages/products.tsx';
@@ -14,11 +14,28 @@ import { Loading } from './components.tsx';
 
 export function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [refused, setRefused] = useState(false);
   useEffect(() => {
     void resume().then((resumed) => setSession(resumed ?? null));
+    const onRefused = () => {
+      setRefused(true);
+      setSession(null);
+    };
+    window.addEventListener(KEY_REFUSED_EVENT, onRefused);
+    return () => window.removeEventListener(KEY_REFUSED_EVENT, onRefused);
   }, []);
   if (session === undefined) return <main id="main"><Loading what="the console" /></main>;
-  if (session === null) return <SignIn onSignedIn={setSession} />;
+  if (session === null) {
+    return (
+      <SignIn
+        refused={refused}
+        onSignedIn={(signedIn) => {
+          setRefused(false);
+          setSession(signedIn);
+        }}
+      />
+    );
+  }
   return (
     <Frame
       session={session}

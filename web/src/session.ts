@@ -12,15 +12,25 @@ export interface Session {
   readonly isSuperuser: boolean;
 }
 
-function clientFor(key: string): ApiClient {
-  return new ApiClient(key, (input, init) => fetch(input, { ...init, credentials: 'omit', cache: 'no-store' }));
+/** Fired when the API stops accepting a signed-in key (replaced, or its user deactivated). */
+export const KEY_REFUSED_EVENT = 'compliance-console:key-refused';
+
+function clientFor(key: string, signedIn: boolean): ApiClient {
+  return new ApiClient(key, async (input, init) => {
+    const response = await fetch(input, { ...init, credentials: 'omit', cache: 'no-store' });
+    if (signedIn && response.status === 401) {
+      sessionStorage.removeItem(STORAGE_KEY);
+      window.dispatchEvent(new Event(KEY_REFUSED_EVENT));
+    }
+    return response;
+  });
 }
 
 /** Checks a key against the API, learns whether its user is a superuser, and keeps it for the tab. */
 export async function signIn(key: string): Promise<Session> {
-  const api = clientFor(key.trim());
-  await api.get('/api/v2/');
-  const session = { api, isSuperuser: await probeSuperuser(api) };
+  const probe = clientFor(key.trim(), false);
+  await probe.get('/api/v2/');
+  const session = { api: clientFor(key.trim(), true), isSuperuser: await probeSuperuser(probe) };
   sessionStorage.setItem(STORAGE_KEY, key.trim());
   return session;
 }

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { ErrorSummary, useAction } from '../components.tsx';
 import { signIn, type Session } from '../session.ts';
 
-export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
+export function SignIn({ onSignedIn, refused = false }: { onSignedIn: (session: Session) => void; refused?: boolean }) {
   const [key, setKey] = useState('');
   const action = useAction(signIn);
   return (
@@ -16,6 +16,11 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
           if (session) onSignedIn(session);
         }}
       >
+        {refused && !action.error && (
+          <div class="notice notice-error" role="alert">
+            The API no longer accepts your key (it was replaced, or your user was deactivated). Sign in with your current key.
+          </div>
+        )}
         <ErrorSummary error={action.error} />
         <label for="api-key">API key</label>
         <input
