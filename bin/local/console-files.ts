@@ -5,6 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { CONSOLE_SECURITY_HEADERS } from '../../shared/web-console.ts';
 
@@ -68,8 +69,10 @@ export async function serveConsoleFile(root: string, method: string, pathname: s
     res.end();
     return;
   }
-  await new Promise<void>((done, fail) => {
-    createReadStream(file).on('error', fail).on('end', done).pipe(res);
+  // pipeline settles when the client goes away mid-file too, so the gateway's stop() never waits on it.
+  await pipeline(createReadStream(file), res).catch((error: unknown) => {
+    // A client that leaves mid-file is not an error of the server's.
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw error;
   });
 }
 

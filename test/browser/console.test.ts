@@ -5,12 +5,12 @@
  * Screenshots of the main pages go to test-output/screenshots/.
  */
 /// <reference lib="dom" />
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { freePort } from '../../bin/local/ports.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
 import { npmRunAdmin, npmStart, repositoryRoot, type RunningStack } from '../support/npm-start.ts';
@@ -53,17 +53,47 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, withi
   }
 }
 
-async function signedInPage(key: string, viewport = { width: 1280, height: 900 }): Promise<Page> {
+/** Every test's browser contexts are closed after it, and no page of it may have thrown. */
+const contexts: BrowserContext[] = [];
+const pageErrors: string[] = [];
+
+async function newPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
   const context = await browser.newContext({ viewport });
+  contexts.push(context);
   const page = await context.newPage();
-  page.on('pageerror', (error) => {
-    throw error;
-  });
+  page.on('pageerror', (error) => pageErrors.push(String(error)));
+  return page;
+}
+
+afterEach(async () => {
+  await Promise.all(contexts.splice(0).map((context) => context.close()));
+  expect(pageErrors.splice(0)).toEqual([]);
+});
+
+async function signedInPage(key: string, viewport = { width: 1280, height: 900 }): Promise<Page> {
+  const page = await newPage(viewport);
   await page.goto(`${stack.apiUrl}/`);
   await page.getByLabel('API key').fill(key);
   await page.getByLabel('API key').press('Enter');
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
   return page;
+}
+
+/** Inputs, selects and text areas without a non-empty accessible label (label element, aria-label or aria-labelledby). */
+function unlabelledControls(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('input, select, textarea')]
+      .filter((element) => {
+        const control = element as HTMLInputElement;
+        const byLabel = [...(control.labels ?? [])].some((label) => label.textContent?.trim());
+        const byAria = control.getAttribute('aria-label')?.trim();
+        const byReference = (control.getAttribute('aria-labelledby') ?? '')
+          .split(/\s+/)
+          .some((id) => id && document.getElementById(id)?.textContent?.trim());
+        return !byLabel && !byAria && !byReference;
+      })
+      .map((element) => element.outerHTML),
+  );
 }
 
 async function screenshot(page: Page, name: string): Promise<void> {
@@ -112,19 +142,29 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  for (const child of started) {
-    if (child.exitCode !== null) continue;
-    const closed = new Promise<void>((done) => child.once('close', () => done()));
-    try {
-      process.kill(-child.pid!, 'SIGTERM');
-    } catch {
-      // already gone
+  try {
+    await browser?.close();
+  } finally {
+    for (const child of started) {
+      if (child.exitCode !== null) continue;
+      const closed = new Promise<void>((done) => child.once('close', () => done()));
+      signalGroup(child, 'SIGTERM');
+      // A stack that does not stop within 20 s is killed, so nothing outlives the test run.
+      const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 20_000);
+      await closed;
+      clearTimeout(timer);
     }
-    await closed;
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    // already gone
+  }
+}
 
 describe('the web console in Chromium', () => {
   it('signs in with a key kept for the tab only, refuses a wrong one, and serves the console with its security headers', async () => {
@@ -133,8 +173,7 @@ describe('the web console in Chromium', () => {
     expect(home.headers.get('content-security-policy')).toContain("connect-src 'self'");
     expect(home.headers.get('x-frame-options')).toBe('DENY');
 
-    const context = await browser.newContext();
-    const page = await context.newPage();
+    const page = await newPage();
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
     await page.goto(`${stack.apiUrl}/`);
@@ -161,7 +200,6 @@ describe('the web console in Chromium', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
-    await context.close();
   });
 
   it('sends a user whose key was replaced back to sign-in, with the reason, and lets the new key in', async () => {
@@ -185,12 +223,15 @@ describe('the web console in Chromium', () => {
     const gapRule = page.locator('fieldset[data-rule-type="license_coverage_gap"]');
     await errorRule.getByLabel('Active').check();
     await gapRule.getByLabel('Active').check();
-    // A wrong value is refused in the browser with the API's own message, next to its field.
+    // A wrong value is refused in the browser, before any request, with the API's own message next to its field.
+    const puts: string[] = [];
+    page.on('request', (request) => request.method() === 'PUT' && puts.push(request.url()));
     await gapRule.getByLabel('Threshold').fill('1.5');
     await page.getByRole('button', { name: 'Save policy rules' }).click();
     const thresholdError = page.locator('#rule-license_coverage_gap-threshold-error');
     await expect(thresholdError.textContent()).resolves.toContain('Must be a whole number from 0 to 1000000.');
     expect(await gapRule.getByLabel('Threshold').getAttribute('aria-invalid')).toBe('true');
+    expect(puts).toEqual([]);
     expect((await api(rootKey, 'GET', '/api/v2/policy_rules/')).body.filter((rule: any) => rule.is_active)).toEqual([]);
 
     await gapRule.getByLabel('Threshold').fill('0');
@@ -268,9 +309,30 @@ describe('the web console in Chromium', () => {
 
     // A non-superuser is not offered the action (the API refuses it to them).
     const alice = await signedInPage(aliceKey);
-    await alice.getByRole('heading', { name: 'Products' }).waitFor();
+    await alice.getByRole('cell', { name: 'No products yet.' }).waitFor();
     expect(await alice.getByRole('button', { name: 'Evaluate policy rules' }).count()).toBe(0);
     expect(await alice.getByRole('link', { name: 'Policy rules' }).count()).toBe(0);
+  }, 60_000);
+
+  it('keeps the search form, the selection and the route in step with the address', async () => {
+    await created(rootKey, '/api/v2/products/', { name: 'Step One', version: '1' });
+    await created(rootKey, '/api/v2/products/', { name: 'Step Two', version: '1' });
+    const page = await signedInPage(rootKey);
+    await page.getByLabel('Select Step One 1').check();
+    await page.getByLabel('Name (exact)').fill('Step Two');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('link', { name: 'Step Two' }).waitFor();
+    // A new search starts a new selection: nothing unseen is evaluated by the bulk action.
+    await page.getByText('0 selected').waitFor();
+    await page.getByRole('link', { name: 'Clear' }).click();
+    await page.getByRole('link', { name: 'Step One' }).waitFor();
+    expect(await page.getByLabel('Name (exact)').inputValue()).toBe('');
+    await page.goBack();
+    await page.getByText('1 product').waitFor();
+    expect(await page.getByLabel('Name (exact)').inputValue()).toBe('Step Two');
+    // A broken address is a page that says so, not a blank one.
+    await page.goto(`${stack.apiUrl}/#/products/%E0`);
+    await page.getByText('Not found.').waitFor();
   }, 60_000);
 
   it("grants and revokes a user's permissions from the product's Permissions tab", async () => {
@@ -375,21 +437,55 @@ describe('the web console in Chromium', () => {
     }
   }, 60_000);
 
-  it('labels every form control on the main pages', async () => {
+  it('gives every form control a non-empty label, on every page once its data is in', async () => {
+    const product = await created(rootKey, '/api/v2/products/', { name: 'Labelled', version: '1' });
+    const request = await created(rootKey, '/api/v2/requests/', { title: 'Labelled request', request_template: 'Package Review', serialized_data: { Justification: 'x' } });
+    const webhook = await created(rootKey, '/api/v2/webhooks/', { target_url: 'http://127.0.0.1:9/hook', events: ['request.added'] });
     const page = await signedInPage(rootKey);
-    for (const route of ['#/products', '#/requests', '#/requests/new', '#/policy-rules', '#/webhooks']) {
+    const pages: [string, string][] = [
+      ['#/products', 'Select Labelled 1'],
+      [`#/products/${product.uuid}/packages`, 'Package URL or uuid (from the catalog)'],
+      [`#/products/${product.uuid}/permissions`, 'Username'],
+      ['#/requests', 'Order by'],
+      [`#/requests/${request.uuid}`, 'Add a comment'],
+      ['#/policy-rules', 'Save policy rules'],
+      [`#/webhooks/${webhook.uuid}`, 'Send a ping'],
+      ['#/webhooks', 'Target URL (https)'],
+    ];
+    for (const [route, ready] of pages) {
       await page.goto(`${stack.apiUrl}/${route}`);
-      await page.locator('main h1').waitFor();
-      await page.waitForLoadState('networkidle');
-      const unlabelled = await page.evaluate(() =>
-        [...document.querySelectorAll('input, select, textarea')]
-          .filter((element) => {
-            const control = element as HTMLInputElement;
-            return (control.labels?.length ?? 0) === 0 && !control.getAttribute('aria-label');
-          })
-          .map((element) => element.outerHTML),
-      );
-      expect(unlabelled, route).toEqual([]);
+      await page.getByLabel(ready).or(page.getByRole('button', { name: ready })).first().waitFor();
+      await expect(unlabelledControls(page), route).resolves.toEqual([]);
+    }
+    // The template form's questions too.
+    await page.goto(`${stack.apiUrl}/#/requests/new`);
+    await page.getByLabel('Template').selectOption({ label: 'Package Review' });
+    await page.getByLabel('Commercial use').waitFor();
+    await expect(unlabelledControls(page), 'new request').resolves.toEqual([]);
+  }, 60_000);
+
+  it('never scrolls sideways on a narrow screen, whatever the length of names, titles, URLs and comments', async () => {
+    const long = 'x'.repeat(60);
+    const product = await created(rootKey, '/api/v2/products/', { name: `Long${long}`, version: '1' });
+    const request = await created(rootKey, '/api/v2/requests/', { title: `Review ${long}`, request_template: 'Package Review', serialized_data: { Justification: `https://example.com/${long}` } });
+    expect((await api(rootKey, 'POST', `/api/v2/requests/${request.uuid}/add_comment/`, { text: `See https://example.com/${long}${long}` })).status).toBe(201);
+    const webhook = await created(rootKey, '/api/v2/webhooks/', { target_url: `http://127.0.0.1:9/${long}${long}`, events: ['request.added'] });
+    const page = await signedInPage(rootKey, { width: 375, height: 800 });
+    for (const [route, text] of [
+      [`#/products/${product.uuid}`, `Long${long}`],
+      [`#/products/${product.uuid}/compliance`, 'Re-evaluate'],
+      [`#/requests/${request.uuid}`, 'See https://'],
+      [`#/webhooks/${webhook.uuid}`, 'Send a ping'],
+      ['#/policy-rules', 'Save policy rules'],
+      ['#/requests', 'Order by'],
+    ] as const) {
+      await page.goto(`${stack.apiUrl}/${route}`);
+      await page.getByText(text).first().waitFor();
+      const widest = await page.evaluate(() => {
+        const wide = [...document.querySelectorAll('body *')].filter((element) => element.getBoundingClientRect().right > 375 && !element.closest('.table-wrap'));
+        return { width: document.documentElement.scrollWidth, elements: wide.slice(-3).map((element) => element.outerHTML.slice(0, 120)) };
+      });
+      expect(widest.width, `${route}: ${widest.elements.join('\n')}`).toBeLessThanOrEqual(375);
     }
   }, 60_000);
 });

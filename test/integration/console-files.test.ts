@@ -82,6 +82,26 @@ describe('the console files on the local gateway', () => {
     expect(await get('/', 'POST')).toMatchObject({ status: 405, headers: { allow: 'GET, HEAD' } });
   });
 
+  it('lets a client leave in the middle of a large file without keeping the gateway from stopping', async () => {
+    const dir = join(root, 'large');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'big.js'), 'x'.repeat(2_000_000));
+    const errors: unknown[] = [];
+    const own = await startHttpGateway({ host: '127.0.0.1', port: 0, consoleDir: dir, invoke: async () => ({}), onError: (error) => errors.push(error) });
+    await new Promise<void>((done) => {
+      const req = request({ host: '127.0.0.1', port: own.port, path: '/big.js' }, (res) => {
+        res.once('data', () => {
+          req.destroy();
+          done();
+        });
+      });
+      req.end();
+    });
+    const stopped = await Promise.race([own.stop().then(() => 'stopped'), new Promise((done) => setTimeout(() => done('still waiting'), 3_000))]);
+    expect(stopped).toBe('stopped');
+    expect(errors).toEqual([]);
+  });
+
   it('still sends /api/ to the functions', async () => {
     invoked.length = 0;
     expect(await get('/api/v2/')).toMatchObject({ status: 200, body: '{"api":true}' });

@@ -8,6 +8,7 @@ import { ApiClient, ApiError, apiPath, errorReport, pageOf, uuidOf, withQuery, t
 import { checkForm, configFromForm, formFromRules, inputId, type PolicyRule } from '../../web/src/lib/policy-form.ts';
 import { emptyAnswers, serializeAnswers, type Question } from '../../web/src/lib/template-form.ts';
 import { RULES, RULE_TYPES } from '../../shared/domain/policy-rules.ts';
+import { href, parseHash } from '../../web/src/router.ts';
 
 describe('error bodies', () => {
   it('reads detail, field errors, the permissions endpoint errors object and non_field_errors', () => {
@@ -139,5 +140,15 @@ describe("a template's questions", () => {
       ok: false,
       errors: ['"Deadline" must be a date as YYYY-MM-DD.', '"Justification" is required.'],
     });
+  });
+});
+
+describe('hash routes', () => {
+  it('read segments and query, and keep a broken escape as typed instead of throwing', () => {
+    expect(parseHash('#/products/abc/compliance?page=2')).toMatchObject({ segments: ['products', 'abc', 'compliance'] });
+    expect(parseHash('#/products/abc/compliance?page=2').query.get('page')).toBe('2');
+    expect(parseHash('').segments).toEqual([]);
+    expect(parseHash('#/products/%E0').segments).toEqual(['products', '%E0']);
+    expect(parseHash(href(['requests', 'a b/c'], { ordering: '-title', page: undefined })).segments).toEqual(['requests', 'a b/c']);
   });
 });

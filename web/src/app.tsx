@@ -10,13 +10,18 @@ import { RequestList } from './pages/requests.tsx';
 import { RequestPage } from './pages/request.tsx';
 import { NewRequest } from './pages/new-request.tsx';
 import { WebhookList, WebhookPage } from './pages/webhooks.tsx';
-import { Loading } from './components.tsx';
+import { ErrorSummary, Loading, PageHeading } from './components.tsx';
+import { ApiError } from './lib/api-client.ts';
 
 export function App() {
-  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [session, setSession] = useState<Session | ApiError | null | undefined>(undefined);
   const [refused, setRefused] = useState(false);
-  useEffect(() => {
+  const tryResume = () => {
+    setSession(undefined);
     void resume().then((resumed) => setSession(resumed ?? null));
+  };
+  useEffect(() => {
+    tryResume();
     const onRefused = () => {
       setRefused(true);
       setSession(null);
@@ -25,6 +30,29 @@ export function App() {
     return () => window.removeEventListener(KEY_REFUSED_EVENT, onRefused);
   }, []);
   if (session === undefined) return <main id="main"><Loading what="the console" /></main>;
+  if (session instanceof ApiError) {
+    return (
+      <main id="main" class="sign-in">
+        <PageHeading>Compliance console</PageHeading>
+        <ErrorSummary error={session} title="The API could not check your key." />
+        <div class="actions">
+          <button type="button" onClick={tryResume}>
+            Try again
+          </button>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              signOut();
+              setSession(null);
+            }}
+          >
+            Sign in with another key
+          </button>
+        </div>
+      </main>
+    );
+  }
   if (session === null) {
     return (
       <SignIn
@@ -80,7 +108,8 @@ function Frame({ session, onSignOut }: { session: Session; onSignOut: () => void
           Sign out
         </button>
       </header>
-      <main id="main" tabIndex={-1} key={route.segments.join('/')}>
+      {/* A new page (not a new tab or query of the same page) starts afresh. */}
+      <main id="main" tabIndex={-1} key={route.segments.slice(0, 2).join('/')}>
         <Page session={session} segments={route.segments} query={route.query} />
       </main>
     </>

@@ -23,10 +23,13 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
   useEffect(() => {
     const ticket = ++latest.current;
     setState((previous) => ({ ...previous, loading: true }));
-    load().then(
-      (data) => ticket === latest.current && setState({ data, loading: false }),
-      (error: unknown) => ticket === latest.current && setState({ error: asApiError(error), loading: false }),
-    );
+    // A failed reload keeps what was loaded before: the page shows the error above it.
+    Promise.resolve()
+      .then(load)
+      .then(
+        (data) => ticket === latest.current && setState({ data, loading: false }),
+        (error: unknown) => ticket === latest.current && setState((previous) => ({ data: previous.data, error: asApiError(error), loading: false })),
+      );
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, generation]);
   const reload = useCallback(() => setGeneration((n) => n + 1), []);
@@ -95,6 +98,11 @@ export function invalidProps(id: string, messages: readonly string[]) {
   return messages.length > 0 ? { 'aria-invalid': true as const, 'aria-describedby': errorId(id) } : {};
 }
 
+/** The same for a fieldset (a group cannot be aria-invalid): it points at its messages. */
+export function groupErrorProps(id: string, messages: readonly string[]) {
+  return messages.length > 0 ? { 'aria-describedby': errorId(id) } : {};
+}
+
 export function Loading({ what }: { what: string }) {
   return (
     <p class="loading" role="status">
@@ -151,6 +159,9 @@ export function formatDate(iso: string | null | undefined): string {
 export function PageHeading({ children }: { children: ComponentChildren }) {
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => ref.current?.focus(), []);
+  useEffect(() => {
+    document.title = `${ref.current?.textContent?.trim() || 'Page'} – Compliance console`;
+  });
   return (
     <h1 tabIndex={-1} ref={ref}>
       {children}
@@ -162,7 +173,7 @@ export function PageHeading({ children }: { children: ComponentChildren }) {
 export function LoadFailed({ title, error, back }: { title: string; error: ApiError; back: { href: string; label: string } }) {
   return (
     <>
-      <h1>{title}</h1>
+      <PageHeading>{title}</PageHeading>
       <ErrorSummary error={error} />
       <p>
         <a href={back.href}>{back.label}</a>

@@ -12,7 +12,16 @@ export interface Route {
 export function parseHash(hash: string): Route {
   const text = hash.replace(/^#\/?/, '');
   const [path = '', search = ''] = text.split('?', 2);
-  return { segments: path.split('/').filter(Boolean).map(decodeURIComponent), query: new URLSearchParams(search) };
+  return { segments: path.split('/').filter(Boolean).map(decodeSegment), query: new URLSearchParams(search) };
+}
+
+/** A segment with a broken escape (`%E0`) stays as typed: it names no page, and the Not found page says so. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 export function href(segments: readonly string[], query: Readonly<Record<string, string | number | undefined>> = {}): string {

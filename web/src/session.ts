@@ -45,15 +45,21 @@ async function probeSuperuser(api: ApiClient): Promise<boolean> {
   }
 }
 
-/** The session kept by this tab, if its key still works. */
-export async function resume(): Promise<Session | undefined> {
+/**
+ * The session kept by this tab: none without a key or when the API refuses it (the key is then
+ * forgotten), or the error when the API could not say (busy, throttled, unreachable), to retry.
+ */
+export async function resume(): Promise<Session | ApiError | undefined> {
   const key = sessionStorage.getItem(STORAGE_KEY);
   if (!key) return undefined;
   try {
     return await signIn(key);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401) sessionStorage.removeItem(STORAGE_KEY);
-    return undefined;
+    if (error instanceof ApiError && error.status === 401) {
+      sessionStorage.removeItem(STORAGE_KEY);
+      return undefined;
+    }
+    return error instanceof ApiError ? error : new ApiError(0, { detail: String(error) });
   }
 }
 

@@ -51,7 +51,8 @@ export function errorReport(status: number, body: unknown): ErrorReport {
       : body;
   if (typeof source === 'object' && source !== null && !Array.isArray(source)) {
     for (const [key, value] of Object.entries(source)) {
-      if (key === 'detail' || key === 'non_field_errors') general.push(...messages(value));
+      // `message` is what API Gateway itself answers (its 429, a function error), not a field.
+      if (key === 'detail' || key === 'non_field_errors' || key === 'message') general.push(...messages(value));
       else fields[key] = messages(value);
     }
   } else {

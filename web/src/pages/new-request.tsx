@@ -1,6 +1,6 @@
 /** Create a request from a template, with a form built from the template's questions. */
 import { useState } from 'preact/hooks';
-import { ErrorSummary, FieldError, Loading, PageHeading, fieldMessages, invalidProps, useAction, useLoad } from '../components.tsx';
+import { ErrorSummary, FieldError, Loading, PageHeading, fieldMessages, groupErrorProps, invalidProps, useAction, useLoad } from '../components.tsx';
 import type { ErrorReport, Page } from '../lib/api-client.ts';
 import { emptyAnswers, serializeAnswers, type Answers, type RequestTemplate } from '../lib/template-form.ts';
 import { href, navigate } from '../router.ts';
@@ -119,7 +119,7 @@ export function NewRequest({ session }: { session: Session }) {
           superusers see it)
         </label>
         {template && template.questions.length > 0 && (
-          <fieldset {...invalidProps('request-answers', messages('serialized_data'))}>
+          <fieldset {...groupErrorProps('request-answers', messages('serialized_data'))}>
             <legend>{template.name}: questions</legend>
             <FieldError id="request-answers" messages={messages('serialized_data')} />
             {template.questions.map((question, index) => {

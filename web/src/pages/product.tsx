@@ -1,6 +1,6 @@
 /** One product: details, packages, permissions (superusers and its creator), and the compliance tab. */
 import { useState } from 'preact/hooks';
-import { ErrorSummary, LoadFailed, FieldError, Loading, Notice, PageHeading, Pager, SeverityBadge, fieldMessages, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
+import { ErrorSummary, LoadFailed, FieldError, Loading, Notice, PageHeading, Pager, SeverityBadge, fieldMessages, groupErrorProps, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
 import { apiPath, type Page } from '../lib/api-client.ts';
 import { href } from '../router.ts';
 import type { Session } from '../session.ts';
@@ -15,7 +15,7 @@ const TABS = [
 
 export function ProductPage({ session, uuid, tab, query }: { session: Session; uuid: string; tab: string; query: URLSearchParams }) {
   const product = useLoad(() => session.api.get<Product>(`/api/v2/products/${encodeURIComponent(uuid)}/`), uuid);
-  if (product.error) return <LoadFailed title="Product" error={product.error} back={{ href: href(['products']), label: 'Back to the products' }} />;
+  if (product.error && !product.data) return <LoadFailed title="Product" error={product.error} back={{ href: href(['products']), label: 'Back to the products' }} />;
   if (!product.data) return <Loading what="the product" />;
   const current = TABS.find((candidate) => candidate.id === tab) ?? TABS[0];
   return (
@@ -26,6 +26,7 @@ export function ProductPage({ session, uuid, tab, query }: { session: Session; u
       <PageHeading>
         {product.data.name} <span class="muted">{product.data.version}</span>
       </PageHeading>
+      <ErrorSummary error={product.error} />
       <nav class="tabs" aria-label="Product sections">
         <ul>
           {TABS.map((candidate) => (
@@ -153,6 +154,7 @@ function PermissionsTab({ session, product }: { session: Session; product: Produ
   const [codenames, setCodenames] = useState<ReadonlySet<string>>(new Set(['view_product']));
   const [done, setDone] = useState<string | undefined>();
   const change = useAction(async (method: 'POST' | 'DELETE') => {
+    setDone(undefined);
     const answer = await session.api.call<{ status: string }>(method, `/api/v2/products/${product.uuid}/permissions/`, {
       [target]: name.trim(),
       permissions: [...codenames],
@@ -197,7 +199,13 @@ function PermissionsTab({ session, product }: { session: Session; product: Produ
           </tbody>
         </table>
       </div>
-      <form class="stacked" onSubmit={(event) => event.preventDefault()}>
+      <form
+        class="stacked"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void change.run('POST');
+        }}
+      >
         <h3>Grant or revoke</h3>
         <ErrorSummary error={change.error} fields={[target, 'permissions']} />
         {done && <Notice kind="success">{done}</Notice>}
@@ -214,7 +222,7 @@ function PermissionsTab({ session, product }: { session: Session; product: Produ
           <input id="permission-target" required value={name} onInput={(event) => setName(event.currentTarget.value)} {...invalidProps('permission-target', targetErrors)} />
           <FieldError id="permission-target" messages={targetErrors} />
         </div>
-        <fieldset {...invalidProps('permission-codenames', permissionErrors)}>
+        <fieldset {...groupErrorProps('permission-codenames', permissionErrors)}>
           <legend>Permissions</legend>
           {CODENAMES.map((codename) => (
             <label key={codename} class="choice">
@@ -234,7 +242,7 @@ function PermissionsTab({ session, product }: { session: Session; product: Produ
           <FieldError id="permission-codenames" messages={permissionErrors} />
         </fieldset>
         <div class="actions">
-          <button type="button" disabled={change.running} onClick={() => void change.run('POST')}>
+          <button type="submit" disabled={change.running}>
             Grant
           </button>
           <button type="button" class="secondary" disabled={change.running} onClick={() => void change.run('DELETE')}>
@@ -320,7 +328,8 @@ function Compliance({ session, product }: { session: Session; product: Product }
           ) : (
             <ul class="violations" aria-label="Active policy violations">
               {shown.violations.map((violation) => (
-                <ViolationItem key={violation.rule_type} session={session} product={product} violation={violation} />
+                // A new evaluation remounts each item, so an open drill-down shows the packages of now.
+                <ViolationItem key={`${violation.rule_type}@${shown.status.evaluated_at ?? ''}`} session={session} product={product} violation={violation} />
               ))}
             </ul>
           )}

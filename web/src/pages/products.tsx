@@ -1,5 +1,5 @@
 /** The product list: filters, pages, selection with the bulk action "Evaluate policy rules", and create. */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ErrorSummary, FieldError, Loading, Notice, PageHeading, Pager, fieldMessages, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
 import type { Page } from '../lib/api-client.ts';
 import { href, navigate } from '../router.ts';
@@ -14,6 +14,9 @@ export function ProductList({ session, query }: { session: Session; query: URLSe
     query.toString(),
   );
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  // A selection belongs to one search: new filters start a new one (pages of the same search keep it).
+  const search = `${filters.name ?? ''}\n${filters.version ?? ''}`;
+  useEffect(() => setSelected(new Set()), [search]);
   const [queued, setQueued] = useState<string | undefined>();
   const bulk = useAction(async () => {
     const answer = await session.api.post<{ status: string; products: number }>('/api/v2/products/evaluate_policy_rules/', { products: [...selected] });
@@ -21,7 +24,9 @@ export function ProductList({ session, query }: { session: Session; query: URLSe
     setSelected(new Set());
   });
   const onPage = list.data?.results ?? [];
-  const allSelected = onPage.length > 0 && onPage.every((product) => selected.has(product.uuid));
+  const selectedHere = onPage.filter((product) => selected.has(product.uuid)).length;
+  const allSelected = onPage.length > 0 && selectedHere === onPage.length;
+  const elsewhere = selected.size - selectedHere;
   const toggle = (uuid: string, on: boolean) => {
     const next = new Set(selected);
     if (on) next.add(uuid);
@@ -32,7 +37,7 @@ export function ProductList({ session, query }: { session: Session; query: URLSe
   return (
     <>
       <PageHeading>Products</PageHeading>
-      <SearchForm initial={filters} />
+      <SearchForm key={`${filters.name ?? ''}\n${filters.version ?? ''}`} initial={filters} />
       {list.error && <ErrorSummary error={list.error} />}
       {list.loading && !list.data && <Loading what="products" />}
       {list.data && (
@@ -50,8 +55,13 @@ export function ProductList({ session, query }: { session: Session; query: URLSe
                 {bulk.running ? 'Queuing…' : 'Evaluate policy rules'}
               </button>
               <span class="hint" aria-live="polite">
-                {selected.size} selected
+                {selected.size} selected{elsewhere > 0 && ` (${elsewhere} on other pages)`}
               </span>
+              {selected.size > 0 && (
+                <button type="button" class="secondary" onClick={() => setSelected(new Set())}>
+                  Clear selection
+                </button>
+              )}
             </div>
           )}
           {queued && <Notice kind="success">{queued}</Notice>}
@@ -67,6 +77,7 @@ export function ProductList({ session, query }: { session: Session; query: URLSe
                         type="checkbox"
                         aria-label="Select all products on this page"
                         checked={allSelected}
+                        indeterminate={selectedHere > 0 && !allSelected}
                         onChange={(event) => {
                           const next = new Set(selected);
                           for (const product of onPage) event.currentTarget.checked ? next.add(product.uuid) : next.delete(product.uuid);
@@ -104,7 +115,7 @@ export function ProductList({ session, query }: { session: Session; query: URLSe
                 ))}
                 {onPage.length === 0 && (
                   <tr>
-                    <td colSpan={5}>No products{filters.name || filters.version ? ' match these filters' : ' yet'}.</td>
+                    <td colSpan={session.isSuperuser ? 5 : 4}>No products{filters.name || filters.version ? ' match these filters' : ' yet'}.</td>
                   </tr>
                 )}
               </tbody>

@@ -17,7 +17,7 @@ export function RequestPage({ session, uuid }: { session: Session; uuid: string 
     setStatus(undefined);
     request.reload();
   });
-  if (request.error) return <LoadFailed title="Request" error={request.error} back={{ href: href(['requests']), label: 'Back to the requests' }} />;
+  if (request.error && !request.data) return <LoadFailed title="Request" error={request.error} back={{ href: href(['requests']), label: 'Back to the requests' }} />;
   if (!request.data) return <Loading what="the request" />;
   const data = request.data;
   return (
@@ -26,6 +26,7 @@ export function RequestPage({ session, uuid }: { session: Session; uuid: string 
         <a href={href(['requests'])}>Requests</a> /
       </p>
       <PageHeading>{data.title}</PageHeading>
+      <ErrorSummary error={request.error} />
       <dl class="details">
         <dt>Status</dt>
         <dd>

@@ -34,7 +34,7 @@ export function RequestList({ session, query }: { session: Session; query: URLSe
           New request
         </a>
       </p>
-      <FilterForm initial={filters} templates={templates.data?.results ?? []} errors={list.error} />
+      <FilterForm key={query.toString()} initial={filters} templates={templates.data?.results ?? []} errors={list.error} />
       {list.error && <ErrorSummary error={list.error} fields={[...FILTERS]} />}
       {list.loading && !list.data && <Loading what="requests" />}
       {list.data && (
@@ -109,12 +109,13 @@ function FilterForm({ initial, templates, errors }: { initial: Filters; template
     >
       <div class="field">
         <label for="filter-status">Status</label>
-        <select id="filter-status" value={values.status ?? ''} onChange={(event) => set('status', event.currentTarget.value)}>
+        <select id="filter-status" value={values.status ?? ''} onChange={(event) => set('status', event.currentTarget.value)} {...invalidProps('filter-status', fieldMessages(errors, 'status'))}>
           <option value="">Any</option>
           <option value="open">open</option>
           <option value="closed">closed</option>
           <option value="draft">draft</option>
         </select>
+        <FieldError id="filter-status" messages={fieldMessages(errors, 'status')} />
       </div>
       <div class="field">
         <label for="filter-request_template">Template</label>

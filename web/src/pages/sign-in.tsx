@@ -27,6 +27,7 @@ export function SignIn({ onSignedIn, refused = false }: { onSignedIn: (session: 
           id="api-key"
           name="api-key"
           type="password"
+          autoFocus
           autocomplete="off"
           spellcheck={false}
           required

@@ -1,6 +1,6 @@
 /** Webhook subscriptions (superusers): list and create, then per subscription its delivery log, ping and redeliver. */
 import { useState } from 'preact/hooks';
-import { ErrorSummary, LoadFailed, FieldError, Loading, Notice, PageHeading, Pager, fieldMessages, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
+import { ErrorSummary, LoadFailed, FieldError, Loading, Notice, PageHeading, Pager, fieldMessages, groupErrorProps, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
 import type { Page } from '../lib/api-client.ts';
 import { href } from '../router.ts';
 import type { Session } from '../session.ts';
@@ -94,7 +94,7 @@ function CreateWebhook({ session, onCreated }: { session: Session; onCreated: (w
           <input id="webhook-target" type="url" required value={targetUrl} onInput={(event) => setTargetUrl(event.currentTarget.value)} {...invalidProps('webhook-target', messages('target_url'))} />
           <FieldError id="webhook-target" messages={messages('target_url')} />
         </div>
-        <fieldset {...invalidProps('webhook-events', messages('events'))}>
+        <fieldset {...groupErrorProps('webhook-events', messages('events'))}>
           <legend>Events</legend>
           {EVENT_TYPES.map((type) => (
             <label class="choice" key={type}>
@@ -138,6 +138,7 @@ export function WebhookPage({ session, uuid, query }: { session: Session; uuid: 
   const page = Number(query.get('page') ?? 1);
   const webhook = useLoad(() => session.api.get<Webhook>(path), uuid);
   const deliveries = useLoad(() => session.api.get<Page<Delivery>>(`${path}deliveries/`, { page, page_size: 20 }), `${uuid}:${page}`);
+  // One outcome at a time: whichever action ran last says how it went.
   const [message, setMessage] = useState<string | undefined>();
   const ping = useAction(async () => {
     const result = await session.api.post<PingResult>(`${path}ping/`);
@@ -158,7 +159,13 @@ export function WebhookPage({ session, uuid, query }: { session: Session; uuid: 
     setMessage(`Delivery of ${delivery.event_type} queued again.`);
     deliveries.reload();
   });
-  if (webhook.error) return <LoadFailed title="Webhook" error={webhook.error} back={{ href: href(['webhooks']), label: 'Back to the webhooks' }} />;
+  const [last, setLast] = useState<'ping' | 'toggle' | 'redeliver' | undefined>();
+  const lastError = last === undefined ? undefined : { ping, toggle, redeliver }[last].error;
+  const begin = (name: 'ping' | 'toggle' | 'redeliver') => {
+    setMessage(undefined);
+    setLast(name);
+  };
+  if (webhook.error && !webhook.data) return <LoadFailed title="Webhook" error={webhook.error} back={{ href: href(['webhooks']), label: 'Back to the webhooks' }} />;
   if (!webhook.data) return <Loading what="the subscription" />;
   const data = webhook.data;
   return (
@@ -167,6 +174,7 @@ export function WebhookPage({ session, uuid, query }: { session: Session; uuid: 
         <a href={href(['webhooks'])}>Webhooks</a> /
       </p>
       <PageHeading>{data.description || data.target_url}</PageHeading>
+      <ErrorSummary error={webhook.error} />
       <dl class="details">
         <dt>Target</dt>
         <dd>
@@ -180,15 +188,20 @@ export function WebhookPage({ session, uuid, query }: { session: Session; uuid: 
         <dd>{formatDate(data.created_date)}</dd>
       </dl>
       <div class="toolbar">
-        <button type="button" disabled={ping.running} onClick={() => void ping.run()}>
+        <button type="button" disabled={ping.running} onClick={() => {
+            begin('ping');
+            void ping.run();
+          }}>
           {ping.running ? 'Pinging…' : 'Send a ping'}
         </button>
-        <button type="button" class="secondary" disabled={toggle.running} onClick={() => void toggle.run(!data.is_active)}>
+        <button type="button" class="secondary" disabled={toggle.running} onClick={() => {
+            begin('toggle');
+            void toggle.run(!data.is_active);
+          }}>
           {data.is_active ? 'Switch off' : 'Switch on'}
         </button>
       </div>
-      {message && <Notice kind="info">{message}</Notice>}
-      <ErrorSummary error={ping.error ?? toggle.error ?? redeliver.error} />
+      {lastError ? <ErrorSummary error={lastError} /> : message && <Notice kind="info">{message}</Notice>}
       <h2>Delivery log</h2>
       {deliveries.error && <ErrorSummary error={deliveries.error} />}
       {deliveries.data && (
@@ -220,7 +233,10 @@ export function WebhookPage({ session, uuid, query }: { session: Session; uuid: 
                     </td>
                     <td>
                       {delivery.event_type !== 'webhook.ping' && (
-                      <button type="button" class="secondary" disabled={redeliver.running} onClick={() => void redeliver.run(delivery)} aria-label={`Redeliver ${delivery.event_type} of ${formatDate(delivery.attempted_at)}`}>
+                      <button type="button" class="secondary" disabled={redeliver.running} onClick={() => {
+                            begin('redeliver');
+                            void redeliver.run(delivery);
+                          }} aria-label={`Redeliver ${delivery.event_type} of ${formatDate(delivery.attempted_at)}`}>
                         Redeliver
                       </button>
                       )}
