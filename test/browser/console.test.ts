@@ -187,7 +187,6 @@ describe('the web console in Chromium', () => {
     await page.keyboard.type(rootKey);
     await page.keyboard.press('Enter');
     await page.getByRole('link', { name: 'Policy rules' }).waitFor();
-    await screenshot(page, 'products');
 
     const stored = await page.evaluate(() => ({ session: Object.values(sessionStorage), local: Object.values(localStorage), cookie: document.cookie }));
     expect(stored).toEqual({ session: [rootKey], local: [], cookie: '' });
@@ -301,6 +300,7 @@ describe('the web console in Chromium', () => {
     await page.getByLabel('Select Bulk Two 1').check();
     await page.getByRole('button', { name: 'Evaluate policy rules' }).click();
     await page.getByText('Evaluation queued for 2 products.').waitFor();
+    await screenshot(page, 'products');
     await until('both products evaluated again', async () => {
       const [a, b] = [await evaluatedAt(one.uuid), await evaluatedAt(two.uuid)];
       return a! > before.a && b! > before.b ? true : undefined;
