@@ -24,3 +24,8 @@ export interface Envelope<T = Record<string, unknown>> {
   readonly dataspace: string;
   readonly data: T;
 }
+
+/** The envelope of an event of `type` (data version 1) that happened `at` in `dataspace`. */
+export function envelope<T>(type: string, id: string, at: string, dataspace: string, data: T): Envelope<T> {
+  return { id, type, version: 1, timestamp: at, dataspace, data };
+}

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod';
 import { RULES, RULE_TYPES, type RuleType } from '../domain/policy-rules.ts';
-import { EnvelopeSchema, type Envelope } from './envelope.ts';
+import { EnvelopeSchema, envelope, type Envelope } from './envelope.ts';
 
 const ProductRef = z.object({ uuid: z.uuid(), name: z.string(), version: z.string(), api_url: z.url() });
 const ViolationSummary = z.object({
@@ -61,21 +61,14 @@ export function violationDetected(
   dataspace: string,
   violations: readonly { ruleType: RuleType; count: number; reactivated: boolean }[],
 ): Envelope<z.infer<typeof ViolationDetectedData>> {
-  return {
-    id,
-    type: VIOLATION_DETECTED,
-    version: 1,
-    timestamp: at,
+  return envelope(VIOLATION_DETECTED, id, at, dataspace, {
+    product,
     dataspace,
-    data: {
-      product,
-      dataspace,
-      violations: violations.map((v) => ({ ...summary(v.ruleType, v.count), reactivated: v.reactivated })),
-      count: violations.length,
-      evaluated_at: at,
-      text: [`Policy violations detected for ${productName(product)}`, ...violations.map((v) => line(v.ruleType, v.count))].join('\n'),
-    },
-  };
+    violations: violations.map((v) => ({ ...summary(v.ruleType, v.count), reactivated: v.reactivated })),
+    count: violations.length,
+    evaluated_at: at,
+    text: [`Policy violations detected for ${productName(product)}`, ...violations.map((v) => line(v.ruleType, v.count))].join('\n'),
+  });
 }
 
 export function violationResolved(
@@ -85,22 +78,15 @@ export function violationResolved(
   dataspace: string,
   violations: readonly { ruleType: RuleType; count: number }[],
 ): Envelope<z.infer<typeof ViolationResolvedData>> {
-  return {
-    id,
-    type: VIOLATION_RESOLVED,
-    version: 1,
-    timestamp: at,
+  return envelope(VIOLATION_RESOLVED, id, at, dataspace, {
+    product,
     dataspace,
-    data: {
-      product,
-      dataspace,
-      violations: violations.map((v) => summary(v.ruleType, v.count)),
-      resolved_count: violations.length,
-      evaluated_at: at,
-      text: [
-        `Policy violations resolved for ${productName(product)}`,
-        ...violations.map((v) => `• ${RULES[v.ruleType].label}`),
-      ].join('\n'),
-    },
-  };
+    violations: violations.map((v) => summary(v.ruleType, v.count)),
+    resolved_count: violations.length,
+    evaluated_at: at,
+    text: [
+      `Policy violations resolved for ${productName(product)}`,
+      ...violations.map((v) => `• ${RULES[v.ruleType].label}`),
+    ].join('\n'),
+  });
 }

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod';
 import { RequestSchema, CommentSchema } from '../schemas/request.ts';
-import { EnvelopeSchema, type Envelope } from './envelope.ts';
+import { EnvelopeSchema, envelope, type Envelope } from './envelope.ts';
 
 export const REQUEST_ADDED = 'request.added';
 export const REQUEST_UPDATED = 'request.updated';
@@ -24,5 +24,5 @@ export function requestEvent(
   dataspace: string,
   data: Record<string, unknown>,
 ): Envelope {
-  return { id, type, version: 1, timestamp: at, dataspace, data };
+  return envelope(type, id, at, dataspace, data);
 }

@@ -17,7 +17,7 @@ import {
   type Subscription,
   type WebhookEventType,
 } from '../domain/webhooks.ts';
-import type { Envelope } from '../events/envelope.ts';
+import { envelope, type Envelope } from '../events/envelope.ts';
 import { retryOnConflict } from '../store/dynamo.ts';
 import { StaleWebhookError, type Attempt, type WebhookStore } from '../store/webhook-store.ts';
 import { deliver, targetProblem, type DeliveryResult } from '../webhooks/sender.ts';
@@ -164,17 +164,13 @@ export class WebhookService {
   async ping(caller: Caller, uuid: string) {
     const subscription = await this.find(caller, uuid);
     const at = this.deps.now();
-    const envelope: Envelope = {
-      id: randomUUID(),
-      type: PING_EVENT,
-      version: 1,
-      timestamp: isoWithOffset(at),
-      dataspace: subscription.dataspace,
-      data: { webhook: subscription.uuid, message: 'Test event from the compliance service.' },
-    };
-    const result = await deliver(subscription.targetUrl, envelope, subscription.secret, { allowPrivate: this.deps.allowPrivateTargets });
-    await this.log(subscription, envelope.id, envelope, 1, result, result.ok ? 'delivered' : 'failed');
-    return { event_id: envelope.id, delivered: result.ok, response_status: result.status, duration_ms: result.durationMs, response: result.excerpt };
+    const event: Envelope = envelope(PING_EVENT, randomUUID(), isoWithOffset(at), subscription.dataspace, {
+      webhook: subscription.uuid,
+      message: 'Test event from the compliance service.',
+    });
+    const result = await deliver(subscription.targetUrl, event, subscription.secret, { allowPrivate: this.deps.allowPrivateTargets });
+    await this.log(subscription, event.id, event, 1, result, result.ok ? 'delivered' : 'failed');
+    return { event_id: event.id, delivered: result.ok, response_status: result.status, duration_ms: result.durationMs, response: result.excerpt };
   }
 
   async deliveries(caller: Caller, uuid: string, query: Record<string, string | undefined>, url: URL) {
