@@ -16,7 +16,8 @@ import { keys } from '../../shared/keys.ts';
 import { installedPublisher } from '../../shared/events/publisher.ts';
 import { VIOLATION_DETECTED, VIOLATION_RESOLVED } from '../../shared/events/policy-events.ts';
 import { InProcessEventBus, type DeliveredEvent } from '../../bin/local/event-bus.ts';
-import { benchPackage, packageItems, pollUntil } from './policy-seed.ts';
+import { CATALOG_SPECS, catalogSeedItems } from '../../shared/store/catalog-store.ts';
+import { benchPackage, pollUntil } from './policy-seed.ts';
 
 const DATASPACE = 'bench-policy-burst';
 const CHANGES = 1_000;
@@ -98,7 +99,7 @@ export const policyBurst: Scenario = {
       await writeAll(
         doc,
         tableName,
-        packageUuids.flatMap((uuid, i) => packageItems(benchPackage({ uuid, dataspace: DATASPACE, name: `bench-burst-${String(i).padStart(4, '0')}` }))),
+        packageUuids.flatMap((uuid, i) => catalogSeedItems(CATALOG_SPECS.packages, benchPackage({ uuid, dataspace: DATASPACE, name: `bench-burst-${String(i).padStart(4, '0')}` }))),
       );
       const product = await api('POST', '/api/v2/products/', { name: 'Policy burst bench', version: '1.0' }, 201);
       const productUuid = String(product.uuid);

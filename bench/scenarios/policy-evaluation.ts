@@ -17,20 +17,12 @@ import { ANALYSIS_STATES, type Analysis, type ComplianceAlert, type License, typ
 import { RULE_TYPES } from '../../shared/domain/policy-rules.ts';
 import { productCountItem, productSeedItems } from '../../shared/store/product-store.ts';
 import { PolicyStore } from '../../shared/store/policy-store.ts';
-import { CatalogStore } from '../../shared/store/catalog-store.ts';
+import { CATALOG_SPECS, CatalogStore, catalogSeedItems } from '../../shared/store/catalog-store.ts';
 import { EvaluationService } from '../../shared/services/evaluation.ts';
 import { isoWithOffset } from '../../shared/services/products.ts';
 import { ALL_RULES_CONFIG } from './policy-rules.ts';
-import {
-  analysisItems,
-  benchPackage,
-  licenseItems,
-  packageItems,
-  pollUntil,
-  productPackageItems,
-  usagePolicyItems,
-  vulnerabilityItems,
-} from './policy-seed.ts';
+import { analysisSeedItems, productPackageSeedItems } from '../../shared/store/product-package-store.ts';
+import { benchPackage, pollUntil } from './policy-seed.ts';
 
 const DATASPACE = 'bench-policy-eval';
 const PACKAGES = 2_000;
@@ -71,7 +63,7 @@ function seedItems(owner: string, now: Date): Seeded {
     policy('License to check', 'license', 'warning'),
     policy('Prohibited license', 'license', 'error'),
   ];
-  for (const p of policies) items.push(...usagePolicyItems(p));
+  for (const p of policies) items.push(...catalogSeedItems(CATALOG_SPECS.usagePolicies, p));
   const licensePolicies = [null, 'Approved license', 'Approved license', 'License to check', 'Prohibited license'];
   const licenses: License[] = Array.from({ length: LICENSES }, (_, i) => ({
     uuid: randomUUID(),
@@ -83,7 +75,7 @@ function seedItems(owner: string, now: Date): Seeded {
     spdxLicenseKey: '',
     usagePolicy: licensePolicies[i % licensePolicies.length]!,
   }));
-  for (const l of licenses) items.push(...licenseItems(l));
+  for (const l of licenses) items.push(...catalogSeedItems(CATALOG_SPECS.licenses, l));
 
   const vulnerabilities: { id: string; uuid: string; riskScore: number | null; affected: { packageUuid: string; linkedDate: string }[] }[] = Array.from(
     { length: VULNERABILITIES },
@@ -122,7 +114,7 @@ function seedItems(owner: string, now: Date): Seeded {
       }),
     );
   }
-  for (const p of packages) items.push(...packageItems(p));
+  for (const p of packages) items.push(...catalogSeedItems(CATALOG_SPECS.packages, p));
   for (const v of vulnerabilities) {
     const vulnerability: Vulnerability = {
       uuid: v.uuid,
@@ -134,7 +126,7 @@ function seedItems(owner: string, now: Date): Seeded {
       riskScore: v.riskScore,
       affectedPackages: v.affected,
     };
-    items.push(...vulnerabilityItems(vulnerability));
+    items.push(...catalogSeedItems(CATALOG_SPECS.vulnerabilities, vulnerability));
   }
 
   const productUuid = randomUUID();
@@ -149,7 +141,7 @@ function seedItems(owner: string, now: Date): Seeded {
   packages.forEach((pkg, i) => {
     const uuid = randomUUID();
     productPackageUuids[i] = uuid;
-    items.push(...productPackageItems({ uuid, dataspace: DATASPACE, productUuid, packageUuid: pkg.uuid, createdDate: at }));
+    items.push(...productPackageSeedItems({ uuid, dataspace: DATASPACE, productUuid, packageUuid: pkg.uuid, createdDate: at }));
   });
   // A third of the links have an analysis, in every state (terminal or not).
   let analyses = 0;
@@ -170,7 +162,7 @@ function seedItems(owner: string, now: Date): Seeded {
       createdDate: at,
       lastModifiedDate: at,
     };
-    items.push(...analysisItems(analysis));
+    items.push(...analysisSeedItems(analysis));
     analyses++;
   });
   return { productUuid, items, expectedCoverageGap, vulnerable, analyses };

@@ -38,7 +38,7 @@ export class StaleObjectError extends Error {
 
 export const isCatalogRace = (error: unknown) => error instanceof StaleObjectError || isTransactionConflict(error);
 
-interface CollectionSpec<T extends Stored> {
+export interface CollectionSpec<T extends Stored> {
   readonly type: CatalogType;
   readonly entity: string;
   /** The value unique in the dataspace, and the field errors name when it is taken. */
@@ -52,6 +52,32 @@ interface CollectionSpec<T extends Stored> {
 export interface ListOptions {
   /** Exact values of attributes, applied as a filter. */
   readonly equal?: Readonly<Record<string, string>>;
+}
+
+/** The object's item, with its dataspace index keys, at the revision a write gives it. */
+function objectItem<T extends Stored>(spec: CollectionSpec<T>, object: T): Item {
+  return {
+    ...keys.catalogObject(spec.type, object.uuid),
+    ...keys.catalogInDataspace(spec.type, object.dataspace, spec.unique(object), object.uuid),
+    entity: spec.entity,
+    uuid: object.uuid,
+    dataspace: object.dataspace,
+    ...spec.toAttributes(object),
+    rev: object.rev + 1,
+  };
+}
+
+/** The reservation of a unique value (label, key, purl, id) in the object's dataspace. */
+function uniqueItem<T extends Stored>(spec: CollectionSpec<T>, object: T, value: string): Item {
+  return { ...keys.catalogUnique(spec.type, object.dataspace, value), entity: 'CatalogUnique', uuid: object.uuid };
+}
+
+/**
+ * The items creating `object` stores (the object and its unique reservation), for bulk loads that
+ * bypass the transactions (benchmark seeding), as productSeedItems does for products.
+ */
+export function catalogSeedItems<T extends Stored>(spec: CollectionSpec<T>, object: T): Item[] {
+  return [objectItem(spec, object), uniqueItem(spec, object, spec.unique(object))];
 }
 
 /** One catalog collection: get, list, and create / update / delete under a revision check. */
@@ -117,21 +143,7 @@ export class Collection<T extends Stored> {
       ? { ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':rev': before.rev } }
       : { ConditionExpression: 'attribute_not_exists(PK)' };
     if (after) {
-      items.push({
-        Put: {
-          TableName: this.tableName,
-          Item: {
-            ...keys.catalogObject(type, after.uuid),
-            ...keys.catalogInDataspace(type, after.dataspace, this.spec.unique(after), after.uuid),
-            entity: this.spec.entity,
-            uuid: after.uuid,
-            dataspace: after.dataspace,
-            ...this.spec.toAttributes(after),
-            rev: after.rev + 1,
-          },
-          ...revision,
-        },
-      });
+      items.push({ Put: { TableName: this.tableName, Item: objectItem(this.spec, after), ...revision } });
     } else {
       items.push({ Delete: { TableName: this.tableName, Key: keys.catalogObject(type, object.uuid), ...revision } });
     }
@@ -142,13 +154,7 @@ export class Collection<T extends Stored> {
         items.push({ Delete: { TableName: this.tableName, Key: keys.catalogUnique(type, object.dataspace, oldUnique) } });
       }
       if (newUnique !== undefined) {
-        items.push({
-          Put: {
-            TableName: this.tableName,
-            Item: { ...keys.catalogUnique(type, object.dataspace, newUnique), entity: 'CatalogUnique', uuid: object.uuid },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        });
+        items.push({ Put: { TableName: this.tableName, Item: uniqueItem(this.spec, object, newUnique), ConditionExpression: 'attribute_not_exists(PK)' } });
       }
     }
     return items;
@@ -179,6 +185,109 @@ export class Collection<T extends Stored> {
   }
 }
 
+/** How each catalog collection is stored: its key type, unique value and attributes. */
+export const CATALOG_SPECS: {
+  readonly usagePolicies: CollectionSpec<UsagePolicy>;
+  readonly licenses: CollectionSpec<License>;
+  readonly packages: CollectionSpec<Package>;
+  readonly vulnerabilities: CollectionSpec<Vulnerability>;
+} = {
+  usagePolicies: {
+    type: 'USAGEPOLICY',
+    entity: 'UsagePolicy',
+    unique: (policy) => policy.label,
+    uniqueField: 'label',
+    uniqueMessage: 'Usage policy with this label already exists.',
+    toAttributes: (p) => ({ label: p.label, contentType: p.contentType, complianceAlert: p.complianceAlert, description: p.description }),
+    fromItem: (item) => ({
+      ...stored(item),
+      label: String(item.label),
+      contentType: item.contentType as UsagePolicy['contentType'],
+      complianceAlert: (item.complianceAlert ?? '') as UsagePolicy['complianceAlert'],
+      description: String(item.description ?? ''),
+    }),
+  },
+  licenses: {
+    type: 'LICENSE',
+    entity: 'License',
+    unique: (license) => license.key,
+    uniqueField: 'key',
+    uniqueMessage: 'License with this key already exists.',
+    toAttributes: (l) => ({ key: l.key, name: l.name, shortName: l.shortName, spdxLicenseKey: l.spdxLicenseKey, usagePolicy: l.usagePolicy }),
+    fromItem: (item) => ({
+      ...stored(item),
+      key: String(item.key),
+      name: String(item.name),
+      shortName: String(item.shortName ?? ''),
+      spdxLicenseKey: String(item.spdxLicenseKey ?? ''),
+      usagePolicy: (item.usagePolicy as string | null | undefined) ?? null,
+    }),
+  },
+  packages: {
+    type: 'PACKAGE',
+    entity: 'Package',
+    unique: (pkg) => pkg.purl,
+    uniqueField: 'purl',
+    uniqueMessage: 'Package with this purl already exists.',
+    toAttributes: (p) => ({
+      type: p.type,
+      namespace: p.namespace,
+      name: p.name,
+      version: p.version,
+      qualifiers: p.qualifiers,
+      subpath: p.subpath,
+      purl: p.purl,
+      filename: p.filename,
+      downloadUrl: p.downloadUrl,
+      licenseExpression: p.licenseExpression,
+      licenseKeys: [...p.licenseKeys],
+      usagePolicy: p.usagePolicy,
+      vulnerabilities: p.vulnerabilities,
+    }),
+    fromItem: (item) => ({
+      ...stored(item),
+      type: String(item.type),
+      namespace: String(item.namespace ?? ''),
+      name: String(item.name),
+      version: String(item.version ?? ''),
+      qualifiers: (item.qualifiers as Record<string, string> | undefined) ?? {},
+      subpath: String(item.subpath ?? ''),
+      purl: String(item.purl),
+      filename: String(item.filename ?? ''),
+      downloadUrl: String(item.downloadUrl ?? ''),
+      licenseExpression: String(item.licenseExpression ?? ''),
+      licenseKeys: (item.licenseKeys as string[] | undefined) ?? [],
+      usagePolicy: (item.usagePolicy as string | null | undefined) ?? null,
+      vulnerabilities: (item.vulnerabilities as Package['vulnerabilities'] | undefined) ?? {},
+    }),
+  },
+  vulnerabilities: {
+    type: 'VULNERABILITY',
+    entity: 'Vulnerability',
+    unique: (v) => v.vulnerabilityId,
+    uniqueField: 'vulnerability_id',
+    uniqueMessage: 'Vulnerability with this vulnerability_id already exists.',
+    toAttributes: (v) => ({
+      vulnerabilityId: v.vulnerabilityId,
+      aliases: [...v.aliases],
+      summary: v.summary,
+      riskScore: v.riskScore,
+      affectedPackages: v.affectedPackages.map((a) => ({ packageUuid: a.packageUuid, linkedDate: a.linkedDate })),
+    }),
+    fromItem: (item) => ({
+      ...stored(item),
+      vulnerabilityId: String(item.vulnerabilityId),
+      aliases: (item.aliases as string[] | undefined) ?? [],
+      summary: String(item.summary ?? ''),
+      riskScore: item.riskScore === null || item.riskScore === undefined ? null : Number(item.riskScore),
+      affectedPackages: ((item.affectedPackages as Item[] | undefined) ?? []).map((a) => ({
+        packageUuid: String(a.packageUuid),
+        linkedDate: String(a.linkedDate),
+      })),
+    }),
+  },
+};
+
 export class CatalogStore {
   readonly usagePolicies: Collection<UsagePolicy>;
   readonly licenses: Collection<License>;
@@ -189,100 +298,10 @@ export class CatalogStore {
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {
-    this.usagePolicies = new Collection(doc, tableName, {
-      type: 'USAGEPOLICY',
-      entity: 'UsagePolicy',
-      unique: (policy) => policy.label,
-      uniqueField: 'label',
-      uniqueMessage: 'Usage policy with this label already exists.',
-      toAttributes: (p) => ({ label: p.label, contentType: p.contentType, complianceAlert: p.complianceAlert, description: p.description }),
-      fromItem: (item) => ({
-        ...stored(item),
-        label: String(item.label),
-        contentType: item.contentType as UsagePolicy['contentType'],
-        complianceAlert: (item.complianceAlert ?? '') as UsagePolicy['complianceAlert'],
-        description: String(item.description ?? ''),
-      }),
-    });
-    this.licenses = new Collection(doc, tableName, {
-      type: 'LICENSE',
-      entity: 'License',
-      unique: (license) => license.key,
-      uniqueField: 'key',
-      uniqueMessage: 'License with this key already exists.',
-      toAttributes: (l) => ({ key: l.key, name: l.name, shortName: l.shortName, spdxLicenseKey: l.spdxLicenseKey, usagePolicy: l.usagePolicy }),
-      fromItem: (item) => ({
-        ...stored(item),
-        key: String(item.key),
-        name: String(item.name),
-        shortName: String(item.shortName ?? ''),
-        spdxLicenseKey: String(item.spdxLicenseKey ?? ''),
-        usagePolicy: (item.usagePolicy as string | null | undefined) ?? null,
-      }),
-    });
-    this.packages = new Collection(doc, tableName, {
-      type: 'PACKAGE',
-      entity: 'Package',
-      unique: (pkg) => pkg.purl,
-      uniqueField: 'purl',
-      uniqueMessage: 'Package with this purl already exists.',
-      toAttributes: (p) => ({
-        type: p.type,
-        namespace: p.namespace,
-        name: p.name,
-        version: p.version,
-        qualifiers: p.qualifiers,
-        subpath: p.subpath,
-        purl: p.purl,
-        filename: p.filename,
-        downloadUrl: p.downloadUrl,
-        licenseExpression: p.licenseExpression,
-        licenseKeys: [...p.licenseKeys],
-        usagePolicy: p.usagePolicy,
-        vulnerabilities: p.vulnerabilities,
-      }),
-      fromItem: (item) => ({
-        ...stored(item),
-        type: String(item.type),
-        namespace: String(item.namespace ?? ''),
-        name: String(item.name),
-        version: String(item.version ?? ''),
-        qualifiers: (item.qualifiers as Record<string, string> | undefined) ?? {},
-        subpath: String(item.subpath ?? ''),
-        purl: String(item.purl),
-        filename: String(item.filename ?? ''),
-        downloadUrl: String(item.downloadUrl ?? ''),
-        licenseExpression: String(item.licenseExpression ?? ''),
-        licenseKeys: (item.licenseKeys as string[] | undefined) ?? [],
-        usagePolicy: (item.usagePolicy as string | null | undefined) ?? null,
-        vulnerabilities: (item.vulnerabilities as Package['vulnerabilities'] | undefined) ?? {},
-      }),
-    });
-    this.vulnerabilities = new Collection(doc, tableName, {
-      type: 'VULNERABILITY',
-      entity: 'Vulnerability',
-      unique: (v) => v.vulnerabilityId,
-      uniqueField: 'vulnerability_id',
-      uniqueMessage: 'Vulnerability with this vulnerability_id already exists.',
-      toAttributes: (v) => ({
-        vulnerabilityId: v.vulnerabilityId,
-        aliases: [...v.aliases],
-        summary: v.summary,
-        riskScore: v.riskScore,
-        affectedPackages: v.affectedPackages.map((a) => ({ packageUuid: a.packageUuid, linkedDate: a.linkedDate })),
-      }),
-      fromItem: (item) => ({
-        ...stored(item),
-        vulnerabilityId: String(item.vulnerabilityId),
-        aliases: (item.aliases as string[] | undefined) ?? [],
-        summary: String(item.summary ?? ''),
-        riskScore: item.riskScore === null || item.riskScore === undefined ? null : Number(item.riskScore),
-        affectedPackages: ((item.affectedPackages as Item[] | undefined) ?? []).map((a) => ({
-          packageUuid: String(a.packageUuid),
-          linkedDate: String(a.linkedDate),
-        })),
-      }),
-    });
+    this.usagePolicies = new Collection(doc, tableName, CATALOG_SPECS.usagePolicies);
+    this.licenses = new Collection(doc, tableName, CATALOG_SPECS.licenses);
+    this.packages = new Collection(doc, tableName, CATALOG_SPECS.packages);
+    this.vulnerabilities = new Collection(doc, tableName, CATALOG_SPECS.vulnerabilities);
   }
 
   /**

@@ -62,27 +62,8 @@ export class ProductPackageStore {
     try {
       await this.transact([
         bumpRevision(this.tableName, product),
-        {
-          Put: {
-            TableName: this.tableName,
-            Item: {
-              ...keys.productPackage(productPackage.productUuid, productPackage.packageUuid),
-              ...keys.productPackageInDataspace(productPackage.dataspace, productPackage.createdDate, productPackage.uuid),
-              ...keys.productHoldingPackage(productPackage.packageUuid, productPackage.productUuid),
-              entity: 'ProductPackage',
-              uuid: productPackage.uuid,
-              dataspace: productPackage.dataspace,
-              productUuid: productPackage.productUuid,
-              packageUuid: productPackage.packageUuid,
-              createdDate: productPackage.createdDate,
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-        this.putPointer('PRODUCTPACKAGE', productPackage.uuid, {
-          productUuid: productPackage.productUuid,
-          packageUuid: productPackage.packageUuid,
-        }),
+        { Put: { TableName: this.tableName, Item: productPackageItem(productPackage), ConditionExpression: 'attribute_not_exists(PK)' } },
+        { Put: { TableName: this.tableName, Item: productPackagePointer(productPackage) } },
       ]);
     } catch (error) {
       if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(product.uuid);
@@ -143,38 +124,13 @@ export class ProductPackageStore {
       items.push({
         Put: {
           TableName: this.tableName,
-          Item: {
-            ...keys.analysis(after.productUuid, after.packageUuid, after.vulnerabilityId),
-            ...keys.analysisInDataspace(after.dataspace, after.createdDate, after.uuid),
-            entity: 'Analysis',
-            uuid: after.uuid,
-            dataspace: after.dataspace,
-            productUuid: after.productUuid,
-            productPackageUuid: after.productPackageUuid,
-            packageUuid: after.packageUuid,
-            vulnerabilityId: after.vulnerabilityId,
-            state: after.state,
-            justification: after.justification,
-            responses: [...after.responses],
-            detail: after.detail,
-            createdDate: after.createdDate,
-            lastModifiedDate: after.lastModifiedDate,
-            rev: after.rev + 1,
-          },
+          Item: analysisItem(after),
           ...(before
             ? { ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':rev': before.rev } }
             : { ConditionExpression: 'attribute_not_exists(PK)' }),
         },
       });
-      if (!before) {
-        items.push(
-          this.putPointer('ANALYSIS', after.uuid, {
-            productUuid: after.productUuid,
-            packageUuid: after.packageUuid,
-            vulnerabilityId: after.vulnerabilityId,
-          }),
-        );
-      }
+      if (!before) items.push({ Put: { TableName: this.tableName, Item: analysisPointer(after) } });
     } else if (before) {
       items.push(...this.deleteAnalysisItems(before));
     }
@@ -200,10 +156,6 @@ export class ProductPackageStore {
   private async pointer(type: 'PRODUCTPACKAGE' | 'ANALYSIS', uuid: string): Promise<Item | undefined> {
     const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.pointer(type, uuid), ConsistentRead: true }));
     return result.Item;
-  }
-
-  private putPointer(type: 'PRODUCTPACKAGE' | 'ANALYSIS', uuid: string, target: Item): TransactItem {
-    return { Put: { TableName: this.tableName, Item: { ...keys.pointer(type, uuid), entity: 'Pointer', ...target } } };
   }
 
   private async transact(items: TransactItem[]): Promise<void> {
@@ -237,4 +189,63 @@ export function toAnalysis(item: Item): Analysis {
     createdDate: String(item.createdDate),
     lastModifiedDate: String(item.lastModifiedDate),
   };
+}
+
+// --- items ----------------------------------------------------------------------------------
+
+/** The product package in its product's partition, listed in the dataspace and under its package. */
+function productPackageItem(pp: ProductPackage): Item {
+  return {
+    ...keys.productPackage(pp.productUuid, pp.packageUuid),
+    ...keys.productPackageInDataspace(pp.dataspace, pp.createdDate, pp.uuid),
+    ...keys.productHoldingPackage(pp.packageUuid, pp.productUuid),
+    entity: 'ProductPackage',
+    uuid: pp.uuid,
+    dataspace: pp.dataspace,
+    productUuid: pp.productUuid,
+    packageUuid: pp.packageUuid,
+    createdDate: pp.createdDate,
+  };
+}
+
+/** Where a product package's uuid leads (its item's key). */
+function productPackagePointer(pp: ProductPackage): Item {
+  return { ...keys.pointer('PRODUCTPACKAGE', pp.uuid), entity: 'Pointer', productUuid: pp.productUuid, packageUuid: pp.packageUuid };
+}
+
+/** An analysis at the revision a write gives it. */
+function analysisItem(a: Analysis): Item {
+  return {
+    ...keys.analysis(a.productUuid, a.packageUuid, a.vulnerabilityId),
+    ...keys.analysisInDataspace(a.dataspace, a.createdDate, a.uuid),
+    entity: 'Analysis',
+    uuid: a.uuid,
+    dataspace: a.dataspace,
+    productUuid: a.productUuid,
+    productPackageUuid: a.productPackageUuid,
+    packageUuid: a.packageUuid,
+    vulnerabilityId: a.vulnerabilityId,
+    state: a.state,
+    justification: a.justification,
+    responses: [...a.responses],
+    detail: a.detail,
+    createdDate: a.createdDate,
+    lastModifiedDate: a.lastModifiedDate,
+    rev: a.rev + 1,
+  };
+}
+
+/** Where an analysis's uuid leads (its item's key). */
+function analysisPointer(a: Analysis): Item {
+  return { ...keys.pointer('ANALYSIS', a.uuid), entity: 'Pointer', productUuid: a.productUuid, packageUuid: a.packageUuid, vulnerabilityId: a.vulnerabilityId };
+}
+
+/** What adding a package to a product stores, for bulk loads that bypass the transactions (benchmark seeding). */
+export function productPackageSeedItems(pp: ProductPackage): Item[] {
+  return [productPackageItem(pp), productPackagePointer(pp)];
+}
+
+/** What creating an analysis stores, for bulk loads that bypass the transactions (benchmark seeding). */
+export function analysisSeedItems(a: Analysis): Item[] {
+  return [analysisItem(a), analysisPointer(a)];
 }
