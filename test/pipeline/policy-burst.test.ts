@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { eventually, startTestStack } from '../support/local-stack.ts';
+import { eventually, startTestStack, teamApi } from '../support/local-stack.ts';
 import { aTeam, type Team } from '../support/factories.ts';
 import { keys } from '../../shared/keys.ts';
 
@@ -12,15 +12,7 @@ const BURST = 200;
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let team: Team;
 
-const call = async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${stack.apiUrl}${path}`, {
-    method,
-    headers: { Authorization: `Token ${team.keys.root}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  expect(response.status, `${method} ${path}`).toBeLessThan(300);
-  return (await response.json()) as any;
-};
+const { ok: call } = teamApi(() => stack.apiUrl, () => team.keys);
 
 beforeAll(async () => {
   stack = await startTestStack({ evaluationDelaySeconds: 1 });

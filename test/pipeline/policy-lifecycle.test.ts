@@ -4,27 +4,13 @@
  * publisher → in-process bus. Each row of section 3.2, seen from the API and from the bus.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestStack } from '../support/local-stack.ts';
+import { eventually, startTestStack, teamApi } from '../support/local-stack.ts';
 import { aTeam, type Team } from '../support/factories.ts';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let team: Team;
 
-const call = async (method: string, path: string, body?: unknown, as = 'root') => {
-  const response = await fetch(`${stack.apiUrl}${path}`, {
-    method,
-    headers: { Authorization: `Token ${team.keys[as]}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  return { status: response.status, json: text ? JSON.parse(text) : undefined };
-};
-
-const ok = async (method: string, path: string, body?: unknown, as = 'root') => {
-  const response = await call(method, path, body, as);
-  expect(response.status, `${method} ${path}: ${JSON.stringify(response.json)}`).toBeLessThan(300);
-  return response.json;
-};
+const { call, ok } = teamApi(() => stack.apiUrl, () => team.keys);
 
 const eventsFor = (product: string, type: string) =>
   stack.bus

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { GetQueueUrlCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { eventually, startTestStack } from '../support/local-stack.ts';
+import { eventually, startTestStack, teamApi } from '../support/local-stack.ts';
 import { aTeam, load, type Team } from '../support/factories.ts';
 import { freePort } from '../../bin/local/ports.ts';
 import { readRunningStack } from '../../bin/local/stack-file.ts';
@@ -44,20 +44,7 @@ let team: Team;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let receiverUrl: string;
 
-const call = async (method: string, path: string, body?: unknown, as = 'root') => {
-  const response = await fetch(`${stack.apiUrl}${path}`, {
-    method,
-    headers: { Authorization: `Token ${team.keys[as]}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  return { status: response.status, json: text ? JSON.parse(text) : undefined };
-};
-const ok = async (method: string, path: string, body?: unknown, as = 'root') => {
-  const response = await call(method, path, body, as);
-  expect(response.status, `${method} ${path}: ${JSON.stringify(response.json)}`).toBeLessThan(300);
-  return response.json;
-};
+const { call, ok } = teamApi(() => stack.apiUrl, () => team.keys);
 
 beforeAll(async () => {
   Object.assign(process.env, { WEBHOOK_RETRY_BASE_SECONDS: '1', WEBHOOK_RETRY_MAX_DELAY_SECONDS: '2', WEBHOOK_MAX_ATTEMPTS: '3' });

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
 import { startLocalStack } from '../../bin/local/stack.ts';
 import { readRunningStack } from '../../bin/local/stack-file.ts';
 import { createDocumentClient, createDynamoClient } from '../../shared/aws/clients.ts';
@@ -60,4 +61,27 @@ export async function eventually<T>(probe: () => Promise<T>, done: (value: T) =>
     if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * JSON calls to a running stack's API as one of the team (by username): `call` answers status and
+ * body, `ok` also expects a 2xx. Both read the stack and the keys when called, so they can be made
+ * before beforeAll has started the stack.
+ */
+export function teamApi(apiUrl: () => string, keys: () => Readonly<Record<string, string>>) {
+  const call = async (method: string, path: string, body?: unknown, as = 'root') => {
+    const response = await fetch(`${apiUrl()}${path}`, {
+      method,
+      headers: { Authorization: `Token ${keys()[as]}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+    const text = await response.text();
+    return { status: response.status, json: text ? JSON.parse(text) : undefined };
+  };
+  const ok = async (method: string, path: string, body?: unknown, as = 'root') => {
+    const response = await call(method, path, body, as);
+    expect(response.status, `${method} ${path}: ${JSON.stringify(response.json)}`).toBeLessThan(300);
+    return response.json;
+  };
+  return { call, ok };
 }
