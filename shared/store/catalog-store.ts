@@ -21,7 +21,7 @@ import {
   type UsagePolicy,
   type Vulnerability,
 } from '../domain/catalog.ts';
-import { batchGet, cancellationCode, isTransactionConflict, partitionQueryInput, queryCount, queryOffset, type Item } from './dynamo.ts';
+import { batchGet, cancellationCode, revisionCondition, isTransactionConflict, partitionQueryInput, queryCount, queryOffset, type Item } from './dynamo.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type Stored = { readonly uuid: string; readonly dataspace: string; readonly rev: number };
@@ -139,9 +139,7 @@ export class Collection<T extends Stored> {
     const { type } = this.spec;
     const items: TransactItem[] = [];
     const object = (after ?? before)!;
-    const revision = before
-      ? { ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':rev': before.rev } }
-      : { ConditionExpression: 'attribute_not_exists(PK)' };
+    const revision = revisionCondition(before);
     if (after) {
       items.push({ Put: { TableName: this.tableName, Item: objectItem(this.spec, after), ...revision } });
     } else {

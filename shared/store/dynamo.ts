@@ -135,6 +135,16 @@ export async function batchGet(
   return items;
 }
 
+/**
+ * The condition of a put that replaces `before` (its revision still the one read) or, without it,
+ * creates (nothing there yet): optimistic concurrency on the `rev` attribute.
+ */
+export function revisionCondition(before: { readonly rev: number } | undefined) {
+  return before
+    ? { ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':rev': before.rev } }
+    : { ConditionExpression: 'attribute_not_exists(PK)' };
+}
+
 /** True when a write failed on its condition (alone or inside a transaction). */
 export function isConditionFailure(error: unknown): boolean {
   if (error instanceof ConditionalCheckFailedException) return true;

@@ -15,7 +15,7 @@ import { ConflictError } from '../domain/errors.ts';
 import type { Analysis, ProductPackage } from '../domain/catalog.ts';
 import type { Product } from '../domain/product.ts';
 import { StaleProductError, bumpRevision } from './product-store.ts';
-import { cancellationCode, partitionQueryInput, queryAll, queryCount, queryOffset, type Item } from './dynamo.ts';
+import { cancellationCode, partitionQueryInput, queryAll, queryCount, queryOffset, revisionCondition, type Item } from './dynamo.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -125,9 +125,7 @@ export class ProductPackageStore {
         Put: {
           TableName: this.tableName,
           Item: analysisItem(after),
-          ...(before
-            ? { ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':rev': before.rev } }
-            : { ConditionExpression: 'attribute_not_exists(PK)' }),
+          ...revisionCondition(before),
         },
       });
       if (!before) items.push({ Put: { TableName: this.tableName, Item: analysisPointer(after) } });

@@ -33,6 +33,7 @@ import {
   queryAll,
   queryCount,
   queryOffset,
+  revisionCondition,
   type Item,
 } from './dynamo.ts';
 
@@ -277,13 +278,7 @@ export class RequestStore {
         Put: {
           TableName: this.tableName,
           Item: requestItem(after),
-          ...(before
-            ? {
-                ConditionExpression: '#rev = :rev',
-                ExpressionAttributeNames: { '#rev': 'rev' },
-                ExpressionAttributeValues: { ':rev': before.rev },
-              }
-            : { ConditionExpression: 'attribute_not_exists(PK)' }),
+          ...revisionCondition(before),
         },
       },
     ];

@@ -8,7 +8,7 @@ import { keys } from '../keys.ts';
 import type { Subscription, WebhookEventType } from '../domain/webhooks.ts';
 import type { Envelope } from '../events/envelope.ts';
 import { TABLE } from '../table.ts';
-import { isConditionFailure, partitionQueryInput, queryAll, queryCount, queryOffset, type Item } from './dynamo.ts';
+import { isConditionFailure, partitionQueryInput, queryAll, queryCount, queryOffset, revisionCondition, type Item } from './dynamo.ts';
 
 const LOG_TTL_SECONDS = 30 * 86_400;
 
@@ -79,9 +79,7 @@ export class WebhookStore {
             failingSince: subscription.failingSince,
             rev: subscription.rev + 1,
           },
-          ...(before
-            ? { ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':rev': before.rev } }
-            : { ConditionExpression: 'attribute_not_exists(PK)' }),
+          ...revisionCondition(before),
         }),
       );
     } catch (error) {
