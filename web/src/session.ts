@@ -26,15 +26,18 @@ function clientFor(key: string, signedIn: boolean): ApiClient {
   });
 }
 
-/** Checks a key against the API, learns whether its user is a superuser, and keeps it for the tab. */
+/**
+ * Checks a key against the API and learns whether its user is a superuser, in one call (a refused key
+ * is the 401 of that call), and keeps the key for the tab.
+ */
 export async function signIn(key: string): Promise<Session> {
-  const probe = clientFor(key.trim(), false);
-  await probe.get('/api/v2/');
-  const session = { api: clientFor(key.trim(), true), isSuperuser: await probeSuperuser(probe) };
+  const isSuperuser = await probeSuperuser(clientFor(key.trim(), false));
+  const session = { api: clientFor(key.trim(), true), isSuperuser };
   sessionStorage.setItem(STORAGE_KEY, key.trim());
   return session;
 }
 
+/** Superusers may read the policy rules; anyone else with a valid key gets 403. */
 async function probeSuperuser(api: ApiClient): Promise<boolean> {
   try {
     await api.get('/api/v2/policy_rules/');
