@@ -14,6 +14,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { freePort } from '../../bin/local/ports.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
 import { npmRunAdmin, npmStart, repositoryRoot, type RunningStack } from '../support/npm-start.ts';
+import { eventually } from '../support/local-stack.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = join(repositoryRoot, 'test-output', 'screenshots');
@@ -41,16 +42,6 @@ async function created<T = any>(key: string, path: string, body: unknown): Promi
   const answer = await api<T>(key, 'POST', path, body);
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   return answer.body;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, withinMs = 20_000): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 200));
-  }
 }
 
 /** Every test's browser contexts are closed after it, and no page of it may have thrown. */
@@ -290,10 +281,8 @@ describe('the web console in Chromium', () => {
     const two = await created(rootKey, '/api/v2/products/', { name: 'Bulk Two', version: '1' });
     const evaluatedAt = async (uuid: string) => (await api(rootKey, 'GET', `/api/v2/products/${uuid}/policy_status/`)).body.evaluated_at as string | null;
     // Creating a product evaluates it once; wait for that, so the bulk action's own runs can be seen.
-    const before = await until('the first evaluations', async () => {
-      const [a, b] = [await evaluatedAt(one.uuid), await evaluatedAt(two.uuid)];
-      return a && b ? { a, b } : undefined;
-    });
+    const both = async () => ({ a: await evaluatedAt(one.uuid), b: await evaluatedAt(two.uuid) });
+    const before = await eventually(both, ({ a, b }) => a !== null && b !== null);
 
     const page = await signedInPage(rootKey);
     await page.getByLabel('Select Bulk One 1').check();
@@ -301,10 +290,7 @@ describe('the web console in Chromium', () => {
     await page.getByRole('button', { name: 'Evaluate policy rules' }).click();
     await page.getByText('Evaluation queued for 2 products.').waitFor();
     await screenshot(page, 'products');
-    await until('both products evaluated again', async () => {
-      const [a, b] = [await evaluatedAt(one.uuid), await evaluatedAt(two.uuid)];
-      return a! > before.a && b! > before.b ? true : undefined;
-    });
+    await eventually(both, ({ a, b }) => a! > before.a! && b! > before.b!);
     expect(await page.getByLabel('Select Bulk One 1').isChecked()).toBe(false);
 
     // A non-superuser is not offered the action (the API refuses it to them).
@@ -426,11 +412,11 @@ describe('the web console in Chromium', () => {
       const webhookUuid = page.url().split('/').pop()!;
       await created(rootKey, '/api/v2/requests/', { title: 'Hook me', request_template: 'Package Review', serialized_data: { Justification: 'x' } });
       const attempts = async () => (await api(rootKey, 'GET', `/api/v2/webhooks/${webhookUuid}/deliveries/`)).body.results.filter((d: any) => d.event_type === 'request.added');
-      await until('the request.added delivery', async () => ((await attempts()).length === 1 ? true : undefined));
+      await eventually(attempts, (found) => found.length === 1);
       await page.reload();
       await page.getByRole('button', { name: /^Redeliver request\.added/ }).click();
       await page.getByText('Delivery of request.added queued again.').waitFor();
-      await until('the second attempt', async () => ((await attempts()).length === 2 ? true : undefined));
+      await eventually(attempts, (found) => found.length === 2);
       await screenshot(page, 'webhook');
     } finally {
       await new Promise((done) => receiver.close(done));
