@@ -36,10 +36,10 @@ export async function startHttpGateway(options: {
 }): Promise<HttpGateway> {
   const inFlight = new Set<Promise<void>>();
   const server: Server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://gateway.local').pathname;
-    const handling = (options.consoleDir !== undefined && !path.startsWith('/api/')
-      ? serveConsoleFile(options.consoleDir, (req.method ?? 'GET').toUpperCase(), path, res)
-      : handle(req, res, options.invoke)
+    const url = new URL(req.url ?? '/', 'http://gateway.local');
+    const handling = (options.consoleDir !== undefined && !url.pathname.startsWith('/api/')
+      ? serveConsoleFile(options.consoleDir, (req.method ?? 'GET').toUpperCase(), url.pathname, res)
+      : handle(req, res, url, options.invoke)
     )
       .catch((error: unknown) => {
         options.onError?.(error);
@@ -70,13 +70,12 @@ export async function startHttpGateway(options: {
   };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, invoke: Invoke): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, url: URL, invoke: Invoke): Promise<void> {
   const body = await readBody(req);
   if (body === 'too-large') {
     writeJson(res, 413, { message: 'Request Entity Too Large' });
     return;
   }
-  const url = new URL(req.url ?? '/', 'http://gateway.local');
   const method = (req.method ?? 'GET').toUpperCase();
   const match = matchRoute(method, url.pathname);
   const event = buildEvent(req, url, method, body, match ? routeKey(match.route) : '$default', match?.pathParameters);
