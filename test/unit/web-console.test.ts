@@ -9,6 +9,25 @@ import { checkForm, configFromForm, formFromRules, inputId, type PolicyRule } fr
 import { emptyAnswers, serializeAnswers, type Question } from '../../web/src/lib/template-form.ts';
 import { RULES, RULE_TYPES } from '../../shared/domain/policy-rules.ts';
 import { href, parseHash } from '../../web/src/router.ts';
+import type * as z from 'zod';
+import type { CommentSchema, RequestSchema, RequestTemplateSchema } from '../../shared/schemas/request.ts';
+import type { DeliveryAttemptSchema, PingResultSchema, WebhookSchema } from '../../shared/schemas/webhooks.ts';
+import type { Comment, Delivery, PingResult, ServiceRequest, Webhook } from '../../web/src/pages/types.ts';
+import type { RequestTemplate } from '../../web/src/lib/template-form.ts';
+
+/**
+ * Checked by tsc (npm test's typecheck), not at run time: what the API's schemas answer fits the types
+ * the console writes by hand for them (their schema modules hold Node code the browser build cannot type).
+ */
+type Fits<Answer extends Expected, Expected> = [Answer, Expected];
+export type ConsoleTypesFitTheApi = [
+  Fits<z.output<typeof RequestSchema>, ServiceRequest>,
+  Fits<z.output<typeof CommentSchema>, Comment>,
+  Fits<z.output<typeof RequestTemplateSchema>, RequestTemplate>,
+  Fits<z.output<typeof WebhookSchema>, Webhook>,
+  Fits<z.output<typeof DeliveryAttemptSchema>, Delivery>,
+  Fits<z.output<typeof PingResultSchema>, PingResult>,
+];
 
 describe('error bodies', () => {
   it('reads detail, field errors, the permissions endpoint errors object and non_field_errors', () => {

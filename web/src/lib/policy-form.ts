@@ -3,20 +3,14 @@
  * section 2.7 and checked by the very function the API checks it with (shared/domain/policy-rules.ts),
  * so the form's field errors use the API's key paths and words before anything is sent.
  */
+import type * as z from 'zod';
 import { RULES, RULE_TYPES, checkConfig, type PolicyConfig, type RuleType } from '../../../shared/domain/policy-rules.ts';
+import type { PolicyRuleSchema } from '../../../shared/schemas/policy.ts';
 
 export { RULES, RULE_TYPES, type RuleType };
 
-/** One rule as GET /api/v2/policy_rules/ answers it. */
-export interface PolicyRule {
-  readonly rule_type: RuleType;
-  readonly label: string;
-  readonly description: string;
-  readonly severity: 'error' | 'warning';
-  readonly is_active: boolean;
-  readonly threshold: number;
-  readonly parameters: Readonly<Record<string, number>>;
-}
+/** One rule as GET /api/v2/policy_rules/ answers it (the API's own schema; a type-only import). */
+export type PolicyRule = z.output<typeof PolicyRuleSchema>;
 
 /** The form's state for one rule: inputs hold text as typed. */
 export interface RuleInputs {

@@ -1,53 +1,21 @@
-/** The API's resources as the console reads them (fields of the README's API section). */
-export interface Product {
-  readonly uuid: string;
-  readonly api_url: string;
-  readonly name: string;
-  readonly version: string;
-  readonly created_by: string;
-  readonly dataspace: string;
-  readonly created_date: string;
-  readonly last_modified_date: string;
-}
+/**
+ * The API's answers as the console reads them. Where the schema module is browser-clean, the type is
+ * the output of the very zod schema the API answers with and its OpenAPI document is built from
+ * (type-only imports: nothing of zod reaches the bundle). The request and webhook schema modules pull
+ * in Node code (Buffer, node:net), so those types are written here, and test/unit/web-console.test.ts
+ * checks at compile time that what those schemas describe fits them.
+ */
+import type * as z from 'zod';
+import type { PackageSchema } from '../../../shared/schemas/catalog.ts';
+import type { PolicyStatusSchema, PolicyViolationSchema, ViolationPackageSchema } from '../../../shared/schemas/policy.ts';
+import type { PermissionListingSchema, ProductSchema } from '../../../shared/schemas/product.ts';
 
-export interface Package {
-  readonly uuid: string;
-  readonly api_url: string;
-  readonly purl: string;
-  readonly name: string;
-  readonly version: string;
-  readonly license_expression: string;
-  readonly usage_policy: string | null;
-  readonly risk_score: number | null;
-}
-
-export interface Violation {
-  readonly rule_type: string;
-  readonly rule_label: string;
-  readonly rule_description: string;
-  readonly rule_severity: 'error' | 'warning';
-  readonly violation_count: number;
-  readonly detected_date: string;
-}
-
-export interface ViolationPackage {
-  readonly uuid: string;
-  readonly api_url: string;
-  readonly purl: string;
-  readonly reasons: readonly string[];
-}
-
-export interface PolicyStatus {
-  readonly status: 'fail' | 'warn' | 'pass';
-  readonly errors: number;
-  readonly warnings: number;
-  readonly evaluated_at: string | null;
-}
-
-export interface Permissions {
-  readonly users: readonly { dataspace: string; username: string; object_permissions: readonly string[] }[];
-  readonly groups: readonly { name: string; object_permissions: readonly string[] }[];
-}
+export type Product = z.output<typeof ProductSchema>;
+export type Package = z.output<typeof PackageSchema>;
+export type Violation = z.output<typeof PolicyViolationSchema>;
+export type ViolationPackage = z.output<typeof ViolationPackageSchema>;
+export type PolicyStatus = z.output<typeof PolicyStatusSchema>;
+export type Permissions = z.output<typeof PermissionListingSchema>;
 
 export interface Comment {
   readonly uuid: string;
@@ -98,5 +66,13 @@ export interface Delivery {
   readonly outcome: string;
   readonly response_status: number | null;
   readonly duration_ms: number | null;
+  readonly response: string;
+}
+
+export interface PingResult {
+  readonly event_id: string;
+  readonly delivered: boolean;
+  readonly response_status: number | null;
+  readonly duration_ms: number;
   readonly response: string;
 }

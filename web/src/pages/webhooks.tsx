@@ -4,7 +4,7 @@ import { ErrorSummary, LoadFailed, FieldError, Loading, Notice, PageHeading, Pag
 import type { Page } from '../lib/api-client.ts';
 import { href } from '../router.ts';
 import type { Session } from '../session.ts';
-import type { Delivery, Webhook } from './types.ts';
+import type { Delivery, PingResult, Webhook } from './types.ts';
 
 const EVENT_TYPES = ['policy.violation_detected', 'policy.violation_resolved', 'request.added', 'request.updated', 'request_comment.added'] as const;
 
@@ -124,13 +124,6 @@ function CreateWebhook({ session, onCreated }: { session: Session; onCreated: (w
       </form>
     </section>
   );
-}
-
-interface PingResult {
-  readonly delivered: boolean;
-  readonly response_status: number | null;
-  readonly duration_ms: number;
-  readonly response: string;
 }
 
 export function WebhookPage({ session, uuid, query }: { session: Session; uuid: string; query: URLSearchParams }) {
