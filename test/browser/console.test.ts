@@ -242,6 +242,7 @@ describe('the web console in Chromium', () => {
 
     await page.getByRole('link', { name: 'Products' }).click();
     await page.getByRole('link', { name: 'Toolkit' }).click();
+    await page.getByRole('heading', { level: 1, name: /Toolkit/ }).waitFor();
     await page.getByRole('link', { name: 'Compliance' }).click();
     const reevaluate = page.getByRole('button', { name: /Re-evaluate|Evaluating/ });
     await reevaluate.click();
@@ -347,8 +348,12 @@ describe('the web console in Chromium', () => {
 
   it('creates a request from a template form, filters the list, and adds a comment', async () => {
     const page = await signedInPage(aliceKey);
+    // A route changes after the click returns, and the request list has a "Template" filter of its own:
+    // wait for each page's heading before using its controls.
     await page.getByRole('link', { name: 'Requests' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Requests' }).waitFor();
     await page.getByRole('link', { name: 'New request' }).click();
+    await page.getByRole('heading', { level: 1, name: 'New request' }).waitFor();
     await page.getByLabel('Template').selectOption({ label: 'Package Review' });
     await page.getByLabel('Title').fill('Review copyleft-lib');
     await page.getByLabel('Priority').fill('Urgent');
