@@ -1,7 +1,38 @@
-/** Asks the OS for a free TCP port on the loopback interface. */
+/**
+ * Free TCP ports on the loopback interface for the local stand-ins.
+ *
+ * A port found free is only free until someone else binds it, and the ports the OS hands out by
+ * itself (to `listen(0)` and to the source side of every outgoing connection) come from its
+ * ephemeral range. So the port is chosen at random *below* that range: between asking and binding,
+ * no outgoing connection or port-0 listener of this machine can take it.
+ */
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-export function freePort(): Promise<number> {
+const LOWEST = 10_000;
+/** Where Linux's ephemeral range starts unless configured otherwise (macOS starts at 49152). */
+const DEFAULT_EPHEMERAL_START = 32_768;
+
+/** The first port of the OS's ephemeral range. */
+export function ephemeralRangeStart(): number {
+  try {
+    const start = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(start) && start > LOWEST + 1000 ? start : DEFAULT_EPHEMERAL_START;
+  } catch {
+    return DEFAULT_EPHEMERAL_START;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((answer) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => answer(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => answer(true)));
+  });
+}
+
+function anyPort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.unref();
@@ -12,4 +43,14 @@ export function freePort(): Promise<number> {
       server.close(() => resolvePort(port));
     });
   });
+}
+
+/** A port nobody listens on now, outside the ephemeral range where possible. */
+export async function freePort(): Promise<number> {
+  const end = ephemeralRangeStart();
+  for (let tries = 0; tries < 50; tries++) {
+    const candidate = LOWEST + Math.floor(Math.random() * (end - LOWEST));
+    if (await canListen(candidate)) return candidate;
+  }
+  return anyPort();
 }
