@@ -5,8 +5,8 @@
 export type FieldErrors = Record<string, string[]>;
 
 export abstract class DomainError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = new.target.name;
   }
 }
@@ -85,9 +85,12 @@ export class ThrottledError extends DomainError {
   }
 }
 
-/** A dependency (DynamoDB, SQS) is throttling or timing out after our retries: try again shortly. */
+/**
+ * A dependency (DynamoDB, SQS) is throttling or timing out after our retries, or a write kept losing
+ * races with other writes of the same object: try again shortly.
+ */
 export class ServiceUnavailableError extends DomainError {
-  constructor(readonly retryAfterSeconds = 1) {
-    super('The service is busy; try again shortly.');
+  constructor(readonly retryAfterSeconds = 1, options?: ErrorOptions) {
+    super('The service is busy; try again shortly.', options);
   }
 }

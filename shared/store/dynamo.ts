@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ServiceUnavailableError } from '../domain/errors.ts';
 import { TABLE, type GsiName } from '../table.ts';
 
 export type Item = Record<string, unknown>;
@@ -172,14 +173,17 @@ export function cancellationCode(error: unknown, index: number): string | undefi
 
 /**
  * Runs a read-modify-write `attempt` again when it lost an optimistic-concurrency race (its condition
- * on the revision it read failed, or its transaction conflicted), with jittered backoff.
+ * on the revision it read failed, or its transaction conflicted), with jittered backoff. A write that
+ * loses every try is contention, not a bug: ServiceUnavailableError (503, Retry-After), the lost race
+ * as its cause. Nothing was written by any try.
  */
 export async function retryOnConflict<T>(attempt: () => Promise<T>, isRace: (error: unknown) => boolean, tries = 6): Promise<T> {
   for (let i = 1; ; i++) {
     try {
       return await attempt();
     } catch (error) {
-      if (i >= tries || !isRace(error)) throw error;
+      if (!isRace(error)) throw error;
+      if (i >= tries) throw new ServiceUnavailableError(1, { cause: error });
       await sleep(Math.random() * 20 * 2 ** i);
     }
   }

@@ -14,6 +14,8 @@ import { RequestStore } from '../../shared/store/request-store.ts';
 import { ProductService } from '../../shared/services/products.ts';
 import { RequestService } from '../../shared/services/requests.ts';
 import type { Caller } from '../../shared/domain/caller.ts';
+import { ServiceUnavailableError } from '../../shared/domain/errors.ts';
+import { errorResponse } from '../../shared/http/error-table.ts';
 
 /** Cancels the next `count` transactions with TransactionConflict, then behaves. */
 function conflicting(inner: DynamoDBDocumentClient) {
@@ -99,9 +101,12 @@ describe('writes that lose a transaction race run again', () => {
     expect((await requests.retrieve(alice, request.uuid, 'https://x')).comments.map((c) => c.text)).toEqual(['after two conflicts']);
   });
 
-  it('gives up after a bounded number of tries', async () => {
+  it('gives up after a bounded number of tries, as "busy" (503) with the lost race as the cause', async () => {
     control.left = 100;
-    await expect(products.create(alice, { name: 'Never', version: '' }, 'https://x')).rejects.toBeInstanceOf(TransactionCanceledException);
+    const failure = await products.create(alice, { name: 'Never', version: '' }, 'https://x').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ServiceUnavailableError);
+    expect((failure as Error).cause).toBeInstanceOf(TransactionCanceledException);
+    expect(errorResponse(failure)).toMatchObject({ statusCode: 503, headers: { 'Retry-After': '1' }, expected: true });
     expect(control.left).toBeGreaterThan(80);
     control.left = 0;
   });
