@@ -1,29 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestTable } from '../support/environment.ts';
-import { tableSnapshot } from '../support/snapshot.ts';
-import { startTestGateway } from '../support/gateway.ts';
-import { aTeam, type Team } from '../support/factories.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useHttpTeam } from '../support/http-team.ts';
 
-let env: Awaited<ReturnType<typeof useTestTable>>;
-let api: Awaited<ReturnType<typeof startTestGateway>>;
-let team: Team;
-
-const call = (username: string, method: string, path: string, body?: unknown) =>
-  api.call(method, path, { token: team.keys[username], ...(body !== undefined ? { body } : {}) });
-
-const snapshot = () => tableSnapshot(env);
-
-beforeAll(async () => {
-  env = await useTestTable();
-  api = await startTestGateway();
-  team = await aTeam(env, {
-    acme: { users: { root: { superuser: true }, alice: {} } },
-    beta: { users: { mallory: { superuser: true } } },
-  });
+const http = useHttpTeam({
+  acme: { users: { root: { superuser: true }, alice: {} } },
+  beta: { users: { mallory: { superuser: true } } },
 });
-afterAll(async () => {
-  await api?.stop();
-});
+const { call, snapshot } = http;
 
 const create = async (collection: string, body: unknown, as = 'root') => {
   const response = await call(as, 'POST', `/api/v2/${collection}/`, body);
@@ -36,7 +18,7 @@ describe('usage policies', () => {
     const policy = await create('usage_policies', { label: 'Prohibited', content_type: 'license', compliance_alert: 'error', description: 'Never' });
     expect(policy).toEqual({
       uuid: expect.any(String),
-      api_url: `${api.url}/api/v2/usage_policies/${policy.uuid}/`,
+      api_url: `${http.api.url}/api/v2/usage_policies/${policy.uuid}/`,
       label: 'Prohibited',
       content_type: 'license',
       compliance_alert: 'error',
@@ -92,7 +74,7 @@ describe('licenses', () => {
     const license = await create('licenses', { key: 'gpl-2.0', name: 'GNU GPL 2.0', short_name: 'GPL 2.0', spdx_license_key: 'GPL-2.0-only', usage_policy: 'Copyleft' });
     expect(license).toEqual({
       uuid: expect.any(String),
-      api_url: `${api.url}/api/v2/licenses/${license.uuid}/`,
+      api_url: `${http.api.url}/api/v2/licenses/${license.uuid}/`,
       key: 'gpl-2.0',
       name: 'GNU GPL 2.0',
       short_name: 'GPL 2.0',
@@ -124,7 +106,7 @@ describe('packages', () => {
     const fromPurl = await create('packages', { purl: 'pkg:npm/%40angular/core@16.0.0', license_expression: 'mit or apache-2.0', usage_policy: 'Approved' });
     expect(fromPurl).toEqual({
       uuid: expect.any(String),
-      api_url: `${api.url}/api/v2/packages/${fromPurl.uuid}/`,
+      api_url: `${http.api.url}/api/v2/packages/${fromPurl.uuid}/`,
       type: 'npm',
       namespace: '@angular',
       name: 'core',

@@ -3,32 +3,21 @@
  * keys, prototype-named fields, overlong references and filters, JSON null, unpaired surrogates,
  * and orderings that mix characters on both sides of U+FFFF.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestTable } from '../support/environment.ts';
-import { startTestGateway } from '../support/gateway.ts';
-import { aTeam, load, type Team } from '../support/factories.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { aTeam, load } from '../support/factories.ts';
+import { useHttpTeam } from '../support/http-team.ts';
 
-let env: Awaited<ReturnType<typeof useTestTable>>;
-let api: Awaited<ReturnType<typeof startTestGateway>>;
-let team: Team;
-
-const call = (username: string, method: string, path: string, body?: unknown) =>
-  api.call(method, path, { token: team.keys[username], ...(body !== undefined ? { body } : {}) });
+const http = useHttpTeam({ acme: { users: { root: { superuser: true }, alice: {}, viewer: {} } } });
+const { call } = http;
 
 beforeAll(async () => {
-  env = await useTestTable();
-  api = await startTestGateway();
-  team = await aTeam(env, { acme: { users: { root: { superuser: true }, alice: {}, viewer: {} } } });
-  await load(env, {
+  await load(http.env, {
     request_templates: [
       { name: 'Review', dataspace: 'acme', content_type: 'product' },
       { name: '🚀'.repeat(150), dataspace: 'acme', content_type: 'product' },
     ],
     priorities: [{ label: '緊急'.repeat(70), dataspace: 'acme' }],
   });
-});
-afterAll(async () => {
-  await api?.stop();
 });
 
 describe('text in any script', () => {
@@ -72,7 +61,7 @@ describe('text in any script', () => {
 describe('fields named like Object.prototype members', () => {
   it.each(['constructor', 'toString', 'hasOwnProperty', '__proto__'])('%s is an unknown field, not a 500', async (field) => {
     const body = `{"name": "x", "${field}": 1}`;
-    const response = await api.call('POST', '/api/v2/products/', { token: team.keys.alice, body });
+    const response = await http.api.call('POST', '/api/v2/products/', { token: http.team.keys.alice, body });
     expect(response.status).toBe(400);
     expect(response.json).toEqual({ [field]: ['Unknown field.'] });
   });
@@ -105,14 +94,14 @@ describe('overlong references and filters', () => {
 describe('JSON edge cases', () => {
   it('refuses a JSON null body as DRF does, and changes nothing', async () => {
     const product = (await call('alice', 'POST', '/api/v2/products/', { name: 'Null target' })).json;
-    const response = await api.call('PATCH', `/api/v2/products/${product.uuid}/`, { token: team.keys.alice, body: 'null' });
+    const response = await http.api.call('PATCH', `/api/v2/products/${product.uuid}/`, { token: http.team.keys.alice, body: 'null' });
     expect(response.status).toBe(400);
     expect(response.json).toEqual({ non_field_errors: ['Invalid data. Expected a dictionary, but got NoneType.'] });
     expect((await call('alice', 'GET', `/api/v2/products/${product.uuid}/`)).json.last_modified_date).toBe(product.last_modified_date);
   });
 
   it('refuses an unpaired surrogate', async () => {
-    const response = await api.call('POST', '/api/v2/products/', { token: team.keys.alice, body: '{"name": "bad \\ud800 name"}' });
+    const response = await http.api.call('POST', '/api/v2/products/', { token: http.team.keys.alice, body: '{"name": "bad \\ud800 name"}' });
     expect(response.status).toBe(400);
     expect(response.json.detail).toMatch(/unpaired surrogate/);
   });
@@ -135,8 +124,8 @@ describe('JSON edge cases', () => {
 describe('a product many users can see', () => {
   it('is renamed in batches and found under its new name by every viewer', async () => {
     const usernames = Array.from({ length: 100 }, (_, i) => `viewer${i}`);
-    const many = await aTeam(env, { acme: { users: Object.fromEntries(usernames.map((u) => [u, {}])) } });
-    Object.assign(team.keys, many.keys);
+    const many = await aTeam(http.env, { acme: { users: Object.fromEntries(usernames.map((u) => [u, {}])) } });
+    Object.assign(http.team.keys, many.keys);
     const product = (await call('alice', 'POST', '/api/v2/products/', { name: 'Popular' })).json;
     for (const user of usernames) {
       expect((await call('alice', 'POST', `/api/v2/products/${product.uuid}/permissions/`, { user, permissions: ['view_product'] })).status).toBe(200);

@@ -1,26 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestTable } from '../support/environment.ts';
-import { tableSnapshot } from '../support/snapshot.ts';
-import { startTestGateway } from '../support/gateway.ts';
-import { aTeam, type Team } from '../support/factories.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useHttpTeam } from '../support/http-team.ts';
 
-let env: Awaited<ReturnType<typeof useTestTable>>;
-let api: Awaited<ReturnType<typeof startTestGateway>>;
-let team: Team;
+const http = useHttpTeam({
+  acme: { users: { root: { superuser: true }, alice: {}, viewer: {}, stranger: {} } },
+  beta: { users: { mallory: { superuser: true } } },
+});
+const { call, snapshot } = http;
+
 let packages: Record<string, { uuid: string; api_url: string; purl: string }>;
 
-const call = (username: string, method: string, path: string, body?: unknown) =>
-  api.call(method, path, { token: team.keys[username], ...(body !== undefined ? { body } : {}) });
-
-const snapshot = () => tableSnapshot(env);
-
 beforeAll(async () => {
-  env = await useTestTable();
-  api = await startTestGateway();
-  team = await aTeam(env, {
-    acme: { users: { root: { superuser: true }, alice: {}, viewer: {}, stranger: {} } },
-    beta: { users: { mallory: { superuser: true } } },
-  });
   packages = {};
   for (const purl of ['pkg:npm/left-pad@1.3.0', 'pkg:pypi/requests@2.31.0', 'pkg:npm/lodash@4.17.20']) {
     const response = await call('root', 'POST', '/api/v2/packages/', { purl });
@@ -33,9 +22,6 @@ beforeAll(async () => {
     affected_packages: [{ package: 'pkg:npm/lodash@4.17.20' }],
   });
   expect(vulnerability.status).toBe(201);
-});
-afterAll(async () => {
-  await api?.stop();
 });
 
 async function aProduct(name: string) {
@@ -51,7 +37,7 @@ describe('product packages', () => {
     expect(added.status, added.text).toBe(201);
     expect(added.json).toEqual({
       uuid: expect.any(String),
-      api_url: `${api.url}/api/v2/product_packages/${added.json.uuid}/`,
+      api_url: `${http.api.url}/api/v2/product_packages/${added.json.uuid}/`,
       product: product.api_url,
       package: packages['pkg:npm/left-pad@1.3.0']!.api_url,
       created_date: expect.stringMatching(/\+00:00$/),
@@ -131,7 +117,7 @@ describe('vulnerability analyses', () => {
     expect(created.status, created.text).toBe(201);
     expect(created.json).toEqual({
       uuid: expect.any(String),
-      api_url: `${api.url}/api/v2/vulnerability_analyses/${created.json.uuid}/`,
+      api_url: `${http.api.url}/api/v2/vulnerability_analyses/${created.json.uuid}/`,
       product_package: pp.api_url,
       vulnerability_id: 'VCID-lodash',
       state: 'not_affected',

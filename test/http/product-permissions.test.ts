@@ -1,36 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestTable } from '../support/environment.ts';
-import { tableSnapshot } from '../support/snapshot.ts';
-import { startTestGateway } from '../support/gateway.ts';
-import { aTeam, load, type Team } from '../support/factories.ts';
+import { describe, expect, it } from 'vitest';
+import { load } from '../support/factories.ts';
+import { useHttpTeam } from '../support/http-team.ts';
 
-let env: Awaited<ReturnType<typeof useTestTable>>;
-let api: Awaited<ReturnType<typeof startTestGateway>>;
-let team: Team;
-
-beforeAll(async () => {
-  env = await useTestTable();
-  api = await startTestGateway();
-  team = await aTeam(env, {
-    acme: {
-      users: {
-        root: { superuser: true },
-        alice: {},
-        bob: {},
-        carol: { groups: ['legal'] },
-        dan: { groups: ['legal', 'eng'] },
-        erin: { groups: ['eng'] },
-      },
+const http = useHttpTeam({
+  acme: {
+    users: {
+      root: { superuser: true },
+      alice: {},
+      bob: {},
+      carol: { groups: ['legal'] },
+      dan: { groups: ['legal', 'eng'] },
+      erin: { groups: ['eng'] },
     },
-    beta: { users: { mallory: { superuser: true }, trudy: { groups: ['legal'] } } },
-  });
+  },
+  beta: { users: { mallory: { superuser: true }, trudy: { groups: ['legal'] } } },
 });
-afterAll(async () => {
-  await api?.stop();
-});
-
-const call = (username: string | undefined, method: string, path: string, body?: unknown) =>
-  api.call(method, path, { ...(username ? { token: team.keys[username] } : {}), ...(body !== undefined ? { body } : {}) });
+const { call, snapshot } = http;
 
 let counter = 0;
 async function aProduct(owner = 'alice') {
@@ -44,8 +29,6 @@ async function aProduct(owner = 'alice') {
     permissions: `/api/v2/products/${uuid}/permissions/`,
   };
 }
-
-const snapshot = () => tableSnapshot(env);
 
 const ALL = ['change_product', 'delete_product', 'view_product'];
 
@@ -145,12 +128,12 @@ describe('POST and DELETE /api/v2/products/{uuid}/permissions/', () => {
     // A member who leaves the group loses what it gave at once.
     await call('alice', 'POST', product.permissions, { group: 'legal', permissions: ['view_product'] });
     expect((await call('carol', 'GET', product.path)).status).toBe(200);
-    await load(env, {
-      users: [{ username: 'carol', email: 'carol@example.com', dataspace: 'acme', groups: [], api_key: team.keys.carol }],
+    await load(http.env, {
+      users: [{ username: 'carol', email: 'carol@example.com', dataspace: 'acme', groups: [], api_key: http.team.keys.carol }],
     });
     expect((await call('carol', 'GET', product.path)).status).toBe(404);
-    await load(env, {
-      users: [{ username: 'carol', email: 'carol@example.com', dataspace: 'acme', groups: ['legal'], api_key: team.keys.carol }],
+    await load(http.env, {
+      users: [{ username: 'carol', email: 'carol@example.com', dataspace: 'acme', groups: ['legal'], api_key: http.team.keys.carol }],
     });
   });
 

@@ -1,39 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestTable } from '../support/environment.ts';
-import { tableSnapshot } from '../support/snapshot.ts';
-import { startTestGateway } from '../support/gateway.ts';
-import { aTeam, load, type Team } from '../support/factories.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { aTeam, load } from '../support/factories.ts';
+import { useHttpTeam } from '../support/http-team.ts';
 
-let env: Awaited<ReturnType<typeof useTestTable>>;
-let api: Awaited<ReturnType<typeof startTestGateway>>;
-let team: Team;
-
-beforeAll(async () => {
-  env = await useTestTable();
-  api = await startTestGateway();
-  team = await aTeam(env, {
-    acme: {
-      users: {
-        root: { superuser: true },
-        alice: {},
-        bob: {},
-        carol: { groups: ['legal'] },
-        dave: {},
-      },
+const http = useHttpTeam({
+  acme: {
+    users: {
+      root: { superuser: true },
+      alice: {},
+      bob: {},
+      carol: { groups: ['legal'] },
+      dave: {},
     },
-    beta: { users: { mallory: { superuser: true }, eve: {} } },
-  });
+  },
+  beta: { users: { mallory: { superuser: true }, eve: {} } },
 });
-afterAll(async () => {
-  await api?.stop();
-});
+const { call, snapshot } = http;
 
 const as = (username: string) => ({
-  get: (path: string) => api.call('GET', path, { token: team.keys[username] }),
-  post: (path: string, body: unknown) => api.call('POST', path, { token: team.keys[username], body }),
-  put: (path: string, body: unknown) => api.call('PUT', path, { token: team.keys[username], body }),
-  patch: (path: string, body: unknown) => api.call('PATCH', path, { token: team.keys[username], body }),
-  delete: (path: string, body?: unknown) => api.call('DELETE', path, { token: team.keys[username], body }),
+  get: (path: string) => call(username, 'GET', path),
+  post: (path: string, body: unknown) => call(username, 'POST', path, body),
+  put: (path: string, body: unknown) => call(username, 'PUT', path, body),
+  patch: (path: string, body: unknown) => call(username, 'PATCH', path, body),
+  delete: (path: string, body?: unknown) => call(username, 'DELETE', path, body),
 });
 
 let counter = 0;
@@ -47,8 +35,6 @@ async function aProduct(owner = 'alice', overrides: { name?: string; version?: s
 const grant = (productUuid: string, body: unknown, by = 'alice') =>
   as(by).post(`/api/v2/products/${productUuid}/permissions/`, body);
 
-const snapshot = () => tableSnapshot(env);
-
 describe('POST /api/v2/products/', () => {
   it('creates the product and answers it whole, with the creator and UTC-offset timestamps', async () => {
     const response = await as('alice').post('/api/v2/products/', { name: 'Nexb Toolkit', version: '2.1' });
@@ -56,7 +42,7 @@ describe('POST /api/v2/products/', () => {
     const product = response.json;
     expect(product).toEqual({
       uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      api_url: `${api.url}/api/v2/products/${product.uuid}/`,
+      api_url: `${http.api.url}/api/v2/products/${product.uuid}/`,
       name: 'Nexb Toolkit',
       version: '2.1',
       created_by: 'alice',
@@ -91,11 +77,11 @@ describe('POST /api/v2/products/', () => {
   });
 
   it('refuses malformed JSON and other media types', async () => {
-    const broken = await api.call('POST', '/api/v2/products/', { token: team.keys.alice, body: '{"name": ' });
+    const broken = await http.api.call('POST', '/api/v2/products/', { token: http.team.keys.alice, body: '{"name": ' });
     expect(broken.status).toBe(400);
     expect(broken.json.detail).toMatch(/^JSON parse error - /);
-    const text = await api.call('POST', '/api/v2/products/', {
-      token: team.keys.alice,
+    const text = await http.api.call('POST', '/api/v2/products/', {
+      token: http.team.keys.alice,
       body: 'name=x',
       headers: { 'content-type': 'text/plain' },
     });
@@ -239,10 +225,10 @@ describe('GET /api/v2/products/', () => {
   beforeAll(async () => {
     // A dataspace of its own so counts are exact.
     owner = 'lister';
-    const keys = await aTeam(env, {
+    const keys = await aTeam(http.env, {
       listing: { users: { lister: {}, admin: { superuser: true }, viewer: { groups: ['readers'] }, nobody: {} } },
     });
-    Object.assign(team.keys, keys.keys);
+    Object.assign(http.team.keys, keys.keys);
     for (let i = 0; i < 23; i++) {
       const response = await as(owner).post('/api/v2/products/', {
         name: `Item ${String(i % 12).padStart(2, '0')}`,
@@ -259,10 +245,10 @@ describe('GET /api/v2/products/', () => {
     expect(first.status).toBe(200);
     expect(first.json.count).toBe(23);
     expect(first.json.previous).toBeNull();
-    expect(first.json.next).toBe(`${api.url}/api/v2/products/?page=2`);
+    expect(first.json.next).toBe(`${http.api.url}/api/v2/products/?page=2`);
     expect(names(first.json.results).slice(0, 3)).toEqual(['Item 00@1.0', 'Item 00@2.0', 'Item 01@1.0']);
     const second = await as('admin').get('/api/v2/products/?page=2');
-    expect(second.json.previous).toBe(`${api.url}/api/v2/products/`);
+    expect(second.json.previous).toBe(`${http.api.url}/api/v2/products/`);
     const third = await as('admin').get('/api/v2/products/?page=3');
     expect(third.json.results).toHaveLength(3);
     expect(third.json.next).toBeNull();
@@ -314,7 +300,7 @@ describe('GET /api/v2/products/', () => {
     const pages = [listed.json.results];
     let next = listed.json.next as string | null;
     while (next) {
-      const page = await api.call('GET', next.slice(api.url.length), { token: team.keys.viewer });
+      const page = await http.api.call('GET', next.slice(http.api.url.length), { token: http.team.keys.viewer });
       pages.push(page.json.results);
       next = page.json.next;
     }
@@ -352,12 +338,12 @@ describe('group membership', () => {
     await grant(product.uuid, { group: 'legal', permissions: ['view_product'] });
     expect((await as('carol').get(path)).status).toBe(200);
     // carol leaves the group.
-    await load(env, {
-      users: [{ username: 'carol', email: 'carol@example.com', dataspace: 'acme', groups: [], api_key: team.keys.carol }],
+    await load(http.env, {
+      users: [{ username: 'carol', email: 'carol@example.com', dataspace: 'acme', groups: [], api_key: http.team.keys.carol }],
     });
     expect((await as('carol').get(path)).status).toBe(404);
-    await load(env, {
-      users: [{ username: 'carol', email: 'carol@example.com', dataspace: 'acme', groups: ['legal'], api_key: team.keys.carol }],
+    await load(http.env, {
+      users: [{ username: 'carol', email: 'carol@example.com', dataspace: 'acme', groups: ['legal'], api_key: http.team.keys.carol }],
     });
     expect((await as('carol').get(path)).status).toBe(200);
   });

@@ -5,10 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { useTestTable } from '../support/environment.ts';
-import { startTestGateway } from '../support/gateway.ts';
-import { tableSnapshot } from '../support/snapshot.ts';
-import { aTeam, type Team } from '../support/factories.ts';
+import { useHttpTeam } from '../support/http-team.ts';
 import { gcraStep } from '../../shared/http/rate-limit.ts';
 import { keys } from '../../shared/keys.ts';
 import { RateLimitStore } from '../../shared/store/rate-limit-store.ts';
@@ -17,28 +14,23 @@ import { TABLE } from '../../shared/table.ts';
 const LIMIT = { perSecond: 2, burst: 3 };
 Object.assign(process.env, { RATE_LIMIT_PER_SECOND: String(LIMIT.perSecond), RATE_LIMIT_BURST: String(LIMIT.burst) });
 
-let env: Awaited<ReturnType<typeof useTestTable>>;
-let api: Awaited<ReturnType<typeof startTestGateway>>;
-let team: Team;
+const http = useHttpTeam({ acme: { users: { warm: {}, alice: {}, bob: {}, carol: {}, dave: {}, erin: {} } } });
+const { call } = http;
 
 beforeAll(async () => {
-  env = await useTestTable();
-  api = await startTestGateway();
-  team = await aTeam(env, { acme: { users: { warm: {}, alice: {}, bob: {}, carol: {}, dave: {}, erin: {} } } });
   // Load the functions now, so the real-clock burst below is not spread over cold starts.
   for (const path of ['/api/v2/products/', '/api/v2/requests/', '/api/v2/']) {
-    expect((await api.call('GET', path, { token: team.keys.warm })).status).toBe(200);
+    expect((await call('warm', 'GET', path)).status).toBe(200);
   }
 });
 afterAll(async () => {
-  await api?.stop();
   delete process.env.RATE_LIMIT_PER_SECOND;
   delete process.env.RATE_LIMIT_BURST;
 });
 
 const as = (username: string) => ({
-  get: (path: string) => api.call('GET', path, { token: team.keys[username] }),
-  post: (path: string, body: unknown) => api.call('POST', path, { token: team.keys[username], body }),
+  get: (path: string) => call(username, 'GET', path),
+  post: (path: string, body: unknown) => call(username, 'POST', path, body),
 });
 
 const THROTTLED = { detail: 'Request was throttled. Expected available in 1 second.' };
@@ -86,7 +78,7 @@ describe('per-key throttling', () => {
 
   it('refuses a POST over the limit without writing, and does not count refused requests', async () => {
     for (let i = 0; i < LIMIT.burst; i++) expect((await as('carol').get('/api/v2/products/')).status).toBe(200);
-    const before = await tableSnapshot(env);
+    const before = await http.snapshot();
 
     for (let i = 0; i < 3; i++) {
       const refused = await as('carol').post('/api/v2/products/', { name: 'Throttled', version: '1.0' });
@@ -95,7 +87,7 @@ describe('per-key throttling', () => {
       expect(refused.json).toEqual(THROTTLED);
     }
     // Nothing changed: no product, no name claim, and not even the key's rate-limit item.
-    expect(await tableSnapshot(env)).toBe(before);
+    expect(await http.snapshot()).toBe(before);
 
     // Had the refusals been counted, the key would still owe a second and a half.
     wait(1);
@@ -108,7 +100,7 @@ describe('per-key throttling', () => {
 
   it('leaves requests without a valid key to authentication (401), before any throttling', async () => {
     for (let i = 0; i < LIMIT.burst + 2; i++) {
-      const response = await api.call('GET', '/api/v2/products/', { token: 'not-a-key' });
+      const response = await http.api.call('GET', '/api/v2/products/', { token: 'not-a-key' });
       expect(response.status).toBe(401);
     }
   });
@@ -124,7 +116,7 @@ describe('per-key throttling', () => {
 });
 
 describe("the limiter's state in the table", () => {
-  const store = () => new RateLimitStore(env.doc, env.tableName);
+  const store = () => new RateLimitStore(http.env.doc, http.env.tableName);
 
   it('admits exactly the burst when requests of one key race from many instances at once', async () => {
     const step = gcraStep(LIMIT, Date.now());
@@ -139,7 +131,7 @@ describe("the limiter's state in the table", () => {
   it('keeps one item per key, with its tat and a TTL a minute past the latest tat', async () => {
     const step = gcraStep(LIMIT, Date.now());
     expect(await store().take('itemkey0000a', step)).toEqual({ admitted: true });
-    const { Item } = await env.doc.send(new GetCommand({ TableName: env.tableName, Key: keys.rateLimit('itemkey0000a') }));
+    const { Item } = await http.env.doc.send(new GetCommand({ TableName: http.env.tableName, Key: keys.rateLimit('itemkey0000a') }));
     expect(Item).toEqual({
       PK: 'RATE#itemkey0000a',
       SK: 'RATE',
@@ -155,7 +147,7 @@ describe("the limiter's state in the table", () => {
     expect((await store().take('idlekey0000a', earlier)).admitted).toBe(false);
     const now = gcraStep(LIMIT, Date.now());
     expect(await store().take('idlekey0000a', now)).toEqual({ admitted: true });
-    const { Item } = await env.doc.send(new GetCommand({ TableName: env.tableName, Key: keys.rateLimit('idlekey0000a') }));
+    const { Item } = await http.env.doc.send(new GetCommand({ TableName: http.env.tableName, Key: keys.rateLimit('idlekey0000a') }));
     expect(Item?.tat).toBe(now.now + now.interval);
   });
 });

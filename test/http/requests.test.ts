@@ -1,19 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestTable } from '../support/environment.ts';
-import { tableSnapshot } from '../support/snapshot.ts';
-import { startTestGateway } from '../support/gateway.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { aTeam, load, type Team } from '../support/factories.ts';
 import { ORDERING_FIELDS } from '../../shared/domain/request.ts';
+import { useHttpTeam } from '../support/http-team.ts';
 
-let env: Awaited<ReturnType<typeof useTestTable>>;
-let api: Awaited<ReturnType<typeof startTestGateway>>;
-let team: Team;
+const http = useHttpTeam({
+  acme: { users: { root: { superuser: true }, alice: {}, bob: {}, carol: {} } },
+  beta: { users: { mallory: { superuser: true } } },
+});
+const { call, snapshot } = http;
+
 let templates: Record<string, { uuid: string; api_url: string }>;
-
-const call = (username: string, method: string, path: string, body?: unknown) =>
-  api.call(method, path, { token: team.keys[username], ...(body !== undefined ? { body } : {}) });
-
-const snapshot = () => tableSnapshot(env);
 
 const questions = [
   { label: 'Justification', input_type: 'TextField', is_required: true },
@@ -22,13 +18,7 @@ const questions = [
 ];
 
 beforeAll(async () => {
-  env = await useTestTable();
-  api = await startTestGateway();
-  team = await aTeam(env, {
-    acme: { users: { root: { superuser: true }, alice: {}, bob: {}, carol: {} } },
-    beta: { users: { mallory: { superuser: true } } },
-  });
-  await load(env, {
+  await load(http.env, {
     request_templates: [
       { name: 'Package Review', dataspace: 'acme', description: 'Review a package', content_type: 'product', questions },
       { name: 'License Review', dataspace: 'acme', content_type: 'product' },
@@ -45,9 +35,6 @@ beforeAll(async () => {
   templates = Object.fromEntries(listed.map((t) => [t.name, t]));
   const beta = (await call('mallory', 'GET', '/api/v2/request_templates/')).json.results as { name: string; uuid: string; api_url: string }[];
   templates['beta:Package Review'] = beta[0]!;
-});
-afterAll(async () => {
-  await api?.stop();
 });
 
 const valid = (overrides: Record<string, unknown> = {}) => ({
@@ -72,7 +59,7 @@ describe('request templates', () => {
     const review = response.json.results[1];
     expect(review).toEqual({
       uuid: templates['Package Review']!.uuid,
-      api_url: `${api.url}/api/v2/request_templates/${templates['Package Review']!.uuid}/`,
+      api_url: `${http.api.url}/api/v2/request_templates/${templates['Package Review']!.uuid}/`,
       name: 'Package Review',
       description: 'Review a package',
       content_type: 'product',
@@ -95,7 +82,7 @@ describe('request templates', () => {
 
   it('loading the same templates again changes nothing; a changed one is updated in place', async () => {
     const before = await snapshot();
-    const again = await load(env, { request_templates: [{ name: 'License Review', dataspace: 'acme', content_type: 'product' }] });
+    const again = await load(http.env, { request_templates: [{ name: 'License Review', dataspace: 'acme', content_type: 'product' }] });
     expect(again.created.request_templates + again.updatedTemplates).toBe(0);
     expect(await snapshot()).toBe(before);
   });
@@ -108,7 +95,7 @@ describe('POST /api/v2/requests/', () => {
     const request = response.json;
     expect(request).toEqual({
       uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      api_url: `${api.url}/api/v2/requests/${request.uuid}/`,
+      api_url: `${http.api.url}/api/v2/requests/${request.uuid}/`,
       title: 'Review zlib',
       request_template: templates['Package Review']!.api_url,
       request_template_name: 'Package Review',
@@ -297,7 +284,7 @@ describe('GET /api/v2/requests/ in a dataspace of its own', () => {
   type Listed = Record<string, any>;
   let lister: Team;
   let all: Listed[];
-  const as = (user: string, query = '') => api.call('GET', `/api/v2/requests/${query}`, { token: lister.keys[user] });
+  const as = (user: string, query = '') => http.api.call('GET', `/api/v2/requests/${query}`, { token: lister.keys[user] });
 
   async function everyPage(user: string, query: string): Promise<Listed[]> {
     const results: Listed[] = [];
@@ -306,7 +293,7 @@ describe('GET /api/v2/requests/ in a dataspace of its own', () => {
     results.push(...response.json.results);
     const count = response.json.count;
     while (response.json.next) {
-      response = await api.call('GET', response.json.next.slice(api.url.length), { token: lister.keys[user] });
+      response = await http.api.call('GET', response.json.next.slice(http.api.url.length), { token: lister.keys[user] });
       results.push(...response.json.results);
     }
     expect(results).toHaveLength(count);
@@ -314,8 +301,8 @@ describe('GET /api/v2/requests/ in a dataspace of its own', () => {
   }
 
   beforeAll(async () => {
-    lister = await aTeam(env, { ordering: { users: { boss: { superuser: true }, ann: {}, ben: {}, cat: {} } } });
-    await load(env, {
+    lister = await aTeam(http.env, { ordering: { users: { boss: { superuser: true }, ann: {}, ben: {}, cat: {} } } });
+    await load(http.env, {
       request_templates: [
         { name: 'Alpha', dataspace: 'ordering', content_type: 'product' },
         { name: 'beta', dataspace: 'ordering', content_type: 'product' },
@@ -328,7 +315,7 @@ describe('GET /api/v2/requests/ in a dataspace of its own', () => {
     const titles = ['apple', 'Banana', 'cherry', 'apple', 'Date', 'elder', 'Fig', 'grape', 'apple', 'Honeydew', 'kiwi', 'Lemon', 'mango', 'Nectarine'];
     const users = ['ann', 'ben', 'cat'];
     for (const [i, title] of titles.entries()) {
-      const response = await api.call('POST', '/api/v2/requests/', {
+      const response = await http.api.call('POST', '/api/v2/requests/', {
         token: lister.keys[users[i % 3]!],
         body: {
           title,

@@ -6,22 +6,18 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { useTestTable } from '../support/environment.ts';
-import { startTestGateway } from '../support/gateway.ts';
-import { aTeam, type Team } from '../support/factories.ts';
+import { useHttpTeam } from '../support/http-team.ts';
 import { startStreamPoller, type StreamPoller } from '../../bin/local/stream-poller.ts';
 import { changeTargets } from '../../shared/domain/change-records.ts';
 import { ChangeTargetResolver, changeRecordOf } from '../../shared/store/change-targets.ts';
 
-let env: Awaited<ReturnType<typeof useTestTable>>;
-let api: Awaited<ReturnType<typeof startTestGateway>>;
-let team: Team;
+const http = useHttpTeam({ acme: { users: { root: { superuser: true }, alice: {} } }, beta: { users: { mallory: { superuser: true } } } });
 let poller: StreamPoller;
 const seen: DynamoDBRecord[] = [];
 let resolver: ChangeTargetResolver;
 
 const call = async (method: string, path: string, body?: unknown, as = 'root') => {
-  const response = await api.call(method, path, { token: team.keys[as], ...(body !== undefined ? { body } : {}) });
+  const response = await http.call(as, method, path, body);
   expect(response.status, `${method} ${path}: ${response.text}`).toBeLessThan(300);
   return response.json;
 };
@@ -34,7 +30,7 @@ let marks = 0;
  */
 async function mark(): Promise<number> {
   const id = `MARK#${++marks}`;
-  await env.doc.send(new PutCommand({ TableName: env.tableName, Item: { PK: id, SK: id } }));
+  await http.env.doc.send(new PutCommand({ TableName: http.env.tableName, Item: { PK: id, SK: id } }));
   const deadline = Date.now() + 15_000;
   for (;;) {
     const index = seen.findIndex((record) => record.dynamodb?.Keys?.PK?.S === id);
@@ -59,14 +55,11 @@ let other: string;
 let pkg: { uuid: string };
 
 beforeAll(async () => {
-  env = await useTestTable();
-  api = await startTestGateway();
-  team = await aTeam(env, { acme: { users: { root: { superuser: true }, alice: {} } }, beta: { users: { mallory: { superuser: true } } } });
-  resolver = new ChangeTargetResolver(env.doc, env.tableName);
+  resolver = new ChangeTargetResolver(http.env.doc, http.env.tableName);
   poller = startStreamPoller({
     dynamodbEndpoint: inject('dynamodbEndpoint'),
     region: 'us-east-1',
-    tableName: env.tableName,
+    tableName: http.env.tableName,
     startingPosition: 'TRIM_HORIZON',
     batchSize: 100,
     maxRetryAttempts: 0,
@@ -90,7 +83,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await poller?.stop();
-  await api?.stop();
 });
 
 describe('change records map to the products they affect', () => {
