@@ -23,24 +23,16 @@ export function ephemeralRangeStart(): number {
   }
 }
 
-function canListen(port: number): Promise<boolean> {
+/** Binds `port` on loopback (0: any port) and lets go at once: the port it got, or undefined when taken. */
+function tryListen(port: number): Promise<number | undefined> {
   return new Promise((answer) => {
     const server = createServer();
     server.unref();
-    server.once('error', () => answer(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => answer(true)));
-  });
-}
-
-function anyPort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.once('error', () => answer(undefined));
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
+      const bound = typeof address === 'object' && address ? address.port : undefined;
+      server.close(() => answer(bound));
     });
   });
 }
@@ -49,8 +41,10 @@ function anyPort(): Promise<number> {
 export async function freePort(): Promise<number> {
   const end = ephemeralRangeStart();
   for (let tries = 0; tries < 50; tries++) {
-    const candidate = LOWEST + Math.floor(Math.random() * (end - LOWEST));
-    if (await canListen(candidate)) return candidate;
+    const port = await tryListen(LOWEST + Math.floor(Math.random() * (end - LOWEST)));
+    if (port !== undefined) return port;
   }
-  return anyPort();
+  const any = await tryListen(0);
+  if (any === undefined) throw new Error('No free TCP port on 127.0.0.1.');
+  return any;
 }
