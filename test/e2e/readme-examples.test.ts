@@ -8,7 +8,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bin/local/ports.ts';
@@ -97,6 +97,10 @@ describe('the README, followed by a new user', () => {
     killGroup(child, 'SIGTERM');
     const stopped = await Promise.race([closed.then(() => true), new Promise<false>((done) => setTimeout(() => done(false), 30_000))]);
     if (!stopped) killGroup(child, 'SIGKILL');
+
+    // What the examples printed, for a reader checking the README's sample answers against real ones.
+    mkdirSync(join(repositoryRoot, 'test-output'), { recursive: true });
+    writeFileSync(join(repositoryRoot, 'test-output', 'readme-examples.log'), output);
 
     expect(exitCode, `the README's examples failed:\n${output}`).toBe(0);
     expect(output, 'the webhook receiver verified the ping').toMatch(/verified webhook\.ping/);

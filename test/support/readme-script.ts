@@ -131,27 +131,28 @@ function curlCount(command: ShellCommand): number {
 const FORBIDDEN = [/\bnpm\s+(ci|install|i|test)\b/, /\bcdk\s+(deploy|bootstrap|destroy)\b/, /\brm\s+-r/];
 
 /** bash for the prelude: the README line being run, and curl checked against the stated status. */
-const PRELUDE = String.raw`set -euo pipefail
-README_LINE=0
-trap 'rc=$?; echo "README.md:$README_LINE: this example failed (exit $rc)" >&2' ERR
-curl() {
-  local headers status rc=0
-  headers=$(mktemp)
-  command curl -D "$headers" "$@" || rc=$?
-  status=$(awk '/^HTTP\//{code=$2} END{print code}' "$headers")
-  rm -f "$headers"
-  if [ "$rc" -ne 0 ]; then return "$rc"; fi
-  if [ -n "\${EXPECT_STATUS:-}" ]; then
-    if [ "$status" != "$EXPECT_STATUS" ]; then
-      echo "README.md:$README_LINE: expected HTTP $EXPECT_STATUS, got \${status:-no answer}" >&2
-      return 1
-    fi
-  elif [ -n "$status" ] && [ "$status" -ge 400 ]; then
-    echo "README.md:$README_LINE: HTTP $status, which the example does not say it expects" >&2
-    return 1
-  fi
-}
-`;
+const PRELUDE = [
+  'set -euo pipefail',
+  'README_LINE=0',
+  `trap 'rc=$?; echo "README.md:$README_LINE: this example failed (exit $rc)" >&2' ERR`,
+  'curl() {',
+  '  local headers status rc=0',
+  '  headers=$(mktemp)',
+  '  command curl -D "$headers" "$@" || rc=$?',
+  `  status=$(awk '/^HTTP/{code=$2} END{print code}' "$headers")`,
+  '  rm -f "$headers"',
+  '  if [ "$rc" -ne 0 ]; then return "$rc"; fi',
+  '  if [ -n "${EXPECT_STATUS:-}" ]; then',
+  '    if [ "$status" != "$EXPECT_STATUS" ]; then',
+  '      echo "README.md:$README_LINE: expected HTTP $EXPECT_STATUS, got ${status:-no answer}" >&2',
+  '      return 1',
+  '    fi',
+  '  elif [ -n "$status" ] && [ "$status" -ge 400 ]; then',
+  '    echo "README.md:$README_LINE: HTTP $status, which the example does not say it expects" >&2',
+  '    return 1',
+  '  fi',
+  '}',
+].join('\n');
 
 export interface ReadmeScript {
   readonly script: string;

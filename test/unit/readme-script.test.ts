@@ -1,5 +1,7 @@
 /** How README.md's examples become one script (test/support/readme-script.ts), on small READMEs. */
 import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
 import { fencedBlocks, readmeScript, shellCommands } from '../support/readme-script.ts';
 
 const fence = '```';
@@ -75,5 +77,34 @@ describe('README examples as a script', () => {
     expect(() => readmeScript(md(`${fence}sh`, 'npx cdk deploy', fence), ports)).toThrow(/`cdk deploy` cannot run/);
     expect(() => readmeScript(md(`${fence}sh`, 'echo a; echo b   # 200', fence), ports)).toThrow(/needs exactly one curl/);
     expect(() => readmeScript(md(`${fence}sh`, "echo 'open", fence), ports)).toThrow(/never closed/);
+  });
+});
+
+describe('the script run by bash', () => {
+  it('fails on a curl whose answer is not the status its comment states, or a 4xx nobody stated', async () => {
+    const server = createServer((req, res) => res.writeHead(req.url === '/' ? 200 : 404).end('{}'));
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const port = (server.address() as { port: number }).port;
+    const run = (...lines: string[]) => {
+      const { script } = readmeScript(md(`${fence}sh`, ...lines, fence), { api: port, receiver: port });
+      return new Promise<{ code: number | null; stderr: string }>((done) => {
+        const child = spawn('bash', ['-c', script]);
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.once('close', (code) => done({ code, stderr }));
+      });
+    };
+    try {
+      expect((await run('curl -s http://127.0.0.1:8000/   # 200', 'curl -s -o /dev/null http://127.0.0.1:8000/x', '# 404')).code).toBe(0);
+      const wrong = await run('echo first', 'curl -s http://127.0.0.1:8000/x   # 200');
+      expect(wrong.code).not.toBe(0);
+      expect(wrong.stderr).toContain('README.md:3: expected HTTP 200, got 404');
+      const unstated = await run('X=$(curl -s http://127.0.0.1:8000/x)');
+      expect(unstated.code).not.toBe(0);
+      expect(unstated.stderr).toContain('README.md:2: HTTP 404, which the example does not say it expects');
+      expect((await run('false', 'echo never')).stderr).toContain('README.md:2: this example failed (exit 1)');
+    } finally {
+      server.close();
+    }
   });
 });
