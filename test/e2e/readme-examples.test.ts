@@ -71,6 +71,7 @@ describe('the README, followed by a new user', () => {
     for (const block of skipped) {
       expect(NOT_RUN, `README.md:${block.line}: marked no-test, but not in NOT_RUN with a reason`).toHaveProperty([block.body[0]!]);
     }
+    expect(skipped.map((block) => block.body[0]).sort(), 'NOT_RUN names a block the README no longer has').toEqual(Object.keys(NOT_RUN).sort());
 
     const dir = freshCheckout();
     writeFileSync(join(dir, 'readme-examples.sh'), script);
