@@ -3,6 +3,7 @@
  * while `npm start` runs, or to a deployed table when TABLE_NAME (and AWS_REGION, credentials) are set.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDocumentClient, createDynamoClient } from '../shared/aws/clients.ts';
 import { randomUUID } from 'node:crypto';
@@ -69,8 +70,9 @@ function connect(): Connection {
   const stack = readRunningStack(dataDir);
   if (!stack) {
     throw new UsageError(
-      `No local stack is running for DATA_DIR=${dataDir}. Start one with \`npm start\`, ` +
-        'or set TABLE_NAME (and AWS_REGION) to work on a deployed table.',
+      `No local stack is running for DATA_DIR=${dataDir}: \`npm start\` records itself in ${join(dataDir, 'stack.json')} ` +
+        'once it prints "Compliance API ready" (if it is starting, wait for that line; if it runs with another ' +
+        'DATA_DIR, give the same DATA_DIR here). Or set TABLE_NAME (and AWS_REGION) to work on a deployed table.',
     );
   }
   const doc = createDocumentClient(createDynamoClient({ region: stack.region, endpoint: stack.dynamodbEndpoint }));
