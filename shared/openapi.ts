@@ -4,6 +4,7 @@
  */
 import * as z from 'zod';
 import type { Route } from './routes/index.ts';
+import { DetailErrorSchema, FieldErrorsSchema } from './schemas/common.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -78,23 +79,127 @@ function pathParameters(path: string): JsonObject[] {
   }));
 }
 
+type Method = Lowercase<Route['method']> | 'head';
+
+/** The project's license, for info.license: package.json names none and the repository has no LICENSE file yet. */
+export const API_LICENSE = { name: 'Proprietary (no license granted yet)', identifier: 'LicenseRef-Proprietary' } as const;
+
+const detail = { 'application/json': { schema: { $ref: componentUri('DetailError') } } };
+const headerUri = (id: string) => `#/components/headers/${id}`;
+const responseUri = (id: string) => `#/components/responses/${id}`;
+
+/** Response headers the answers carry: required where the error table always sets them. */
+const HEADERS: Record<string, JsonObject> = {
+  WWWAuthenticate: { description: 'The scheme to authenticate with', required: true, schema: { type: 'string', const: 'Token' } },
+  RetryAfter: { description: 'Seconds to wait before trying again', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
+  ETag: { description: 'The version of the object: send it back in If-Match to change or delete only that version', schema: { type: 'string' } },
+};
+
+/**
+ * The answers every operation can give, in the error format of every other answer (`{"detail"}`), or
+ * only some: 413 and 415 judge a request body, 409 and 412 a change to one object.
+ */
+const SHARED_RESPONSES: Record<string, JsonObject> = {
+  Unauthorized: {
+    description: 'Missing, malformed or unknown API key, or an inactive user',
+    headers: { 'WWW-Authenticate': { $ref: headerUri('WWWAuthenticate') } },
+    content: detail,
+  },
+  PayloadTooLarge: { description: 'A body over 1 MiB (the gateway itself refuses any request over 10 MiB)', content: detail },
+  UnsupportedMediaType: { description: 'A body whose Content-Type is not application/json (or +json)', content: detail },
+  Throttled: {
+    description: "Too many requests: this key's allowance is spent, or too many failed authentications came from this source",
+    headers: { 'Retry-After': { $ref: headerUri('RetryAfter') } },
+    content: detail,
+  },
+  Unavailable: {
+    description: 'Busy (throttled or conflicting storage, a timeout): nothing was written; try again after Retry-After',
+    headers: { 'Retry-After': { $ref: headerUri('RetryAfter') } },
+    content: detail,
+  },
+  InUse: { description: 'Still in use by other objects: nothing was deleted; the detail says by how many', content: detail },
+  PreconditionFailed: { description: "If-Match does not name the object's current ETag: nothing was changed", content: detail },
+};
+
+const IF_MATCH = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description: 'The ETag of the version the change is meant for: answered 412 when the object has changed since',
+  schema: { type: 'string' },
+};
+
+const MALFORMED_CASES = 'JSON that does not parse, a body that is not UTF-8, a malformed header';
+
+/** A route's own 400, merged with the `{"detail"}` answer that any request can get. */
+function badRequest(route: Route, components: Components): JsonObject {
+  const own = route.responses[400];
+  const fields = own?.schema ?? (route.body || route.query ? FieldErrorsSchema : undefined);
+  if (!fields || fields === DetailErrorSchema) {
+    return { description: own?.description ?? `A malformed request: ${MALFORMED_CASES}`, content: detail };
+  }
+  const description = own?.description ?? (route.body ? 'Invalid body: errors by field' : 'Invalid query parameters: errors by field');
+  return {
+    description: `${description}; or \`{"detail": ...}\` when the request itself is malformed: ${MALFORMED_CASES}`,
+    content: { 'application/json': { schema: { oneOf: [components.ref(fields, 'output', `${route.operationId}_400`), { $ref: componentUri('DetailError') }] } } },
+  };
+}
+
+/** Every answer of a route: its own (from the table), and the shared ones. */
+function responsesOf(route: Route, components: Components): Record<string, JsonObject> {
+  const single = route.path.endsWith('/{uuid}/');
+  const responses: Record<string, JsonObject> = {};
+  for (const [status, response] of Object.entries(route.responses)) {
+    responses[status] = {
+      description: response.description,
+      ...(single && status === '200' && route.method !== 'DELETE' ? { headers: { ETag: { $ref: headerUri('ETag') } } } : {}),
+      ...(response.schema ? { content: { 'application/json': { schema: components.ref(response.schema, 'output', `${route.operationId}_${status}`) } } }
+        : {}),
+    };
+  }
+  responses[400] = badRequest(route, components);
+  responses[401] = { $ref: responseUri('Unauthorized') };
+  if (single && route.method === 'DELETE') responses[409] = { $ref: responseUri('InUse') };
+  if (single && route.method !== 'GET') responses[412] = { $ref: responseUri('PreconditionFailed') };
+  responses[413] = { $ref: responseUri('PayloadTooLarge') };
+  if (route.body) responses[415] = { $ref: responseUri('UnsupportedMediaType') };
+  responses[429] = { $ref: responseUri('Throttled') };
+  responses[503] = { $ref: responseUri('Unavailable') };
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
+}
+
+/** HEAD on a GET route: the same statuses and headers as GET, without a body. */
+function headOf(get: JsonObject): JsonObject {
+  const responses = Object.fromEntries(
+    Object.entries(get.responses as Record<string, JsonObject>).map(([status, response]) => {
+      const shared = typeof response.$ref === 'string' ? SHARED_RESPONSES[response.$ref.slice(responseUri('').length)] : undefined;
+      const { content: _content, ...rest } = shared ?? response;
+      return [status, rest];
+    }),
+  );
+  return {
+    ...get,
+    operationId: `head_${get.operationId as string}`,
+    summary: `The headers of: ${get.summary as string}`,
+    responses,
+  };
+}
+
 export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string): JsonObject {
-  const paths: Record<string, Record<string, JsonObject>> = {};
+  const paths: Record<string, Partial<Record<Method, JsonObject>>> = {};
   const components = new Components();
+  components.ref(DetailErrorSchema, 'output', 'DetailError');
   for (const route of routes) {
-    const responses: JsonObject = {};
-    for (const [status, response] of Object.entries(route.responses)) {
-      responses[status] = {
-        description: response.description,
-        ...(response.schema ? { content: { 'application/json': { schema: components.ref(response.schema, 'output', `${route.operationId}_${status}`) } } }
-          : {}),
-      };
-    }
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = {
+    const single = route.path.endsWith('/{uuid}/');
+    (paths[route.path] ??= {})[route.method.toLowerCase() as Method] = {
       operationId: route.operationId,
       summary: route.summary,
       security: [{ TokenAuth: [] }],
-      parameters: [...pathParameters(route.path), ...queryParameters(route.query)],
+      parameters: [
+        ...pathParameters(route.path),
+        ...queryParameters(route.query),
+        ...(single && route.method !== 'GET' ? [IF_MATCH] : []),
+      ],
       ...(route.body
         ? {
             requestBody: {
@@ -103,8 +208,11 @@ export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string
             },
           }
         : {}),
-      responses,
+      responses: responsesOf(route, components),
     };
+  }
+  for (const item of Object.values(paths)) {
+    if (item.get) item.head ??= headOf(item.get);
   }
   return {
     openapi: '3.1.0',
@@ -113,11 +221,18 @@ export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string
       version: '2',
       description:
         'REST API v2: products with object permissions, requests, and the policy rules engine. ' +
-        'Authenticate every call with the header `Authorization: Token <API key>`.',
+        'Authenticate every call with the header `Authorization: Token <API key>`. ' +
+        'Every error answer is DRF-style: `{"detail": "..."}`, or errors by field `{"field": ["..."]}`. ' +
+        'A path not listed here answers 404, and a listed path called with a method it does not list answers 405 ' +
+        'with an `Allow` header naming its methods, both as `{"detail": "..."}` and before authentication; ' +
+        'OPTIONS on a listed path answers 200 with that `Allow` header.',
+      license: API_LICENSE,
     },
     servers: [{ url: serverUrl }],
     components: {
       schemas: components.render(),
+      responses: SHARED_RESPONSES,
+      headers: HEADERS,
       securitySchemes: {
         TokenAuth: {
           type: 'apiKey',

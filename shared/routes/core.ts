@@ -1,6 +1,11 @@
 /** The API root and its OpenAPI document. */
+import * as z from 'zod';
 import { ApiRootSchema } from '../schemas/common.ts';
 import { unauthorized, type Route } from './route.ts';
+
+const OpenApiDocumentSchema = z
+  .looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) })
+  .meta({ id: 'OpenApiDocument', description: 'An OpenAPI 3.1 document: this one.' });
 
 export const CORE_ROUTES: readonly Route[] = [
   {
@@ -19,6 +24,6 @@ export const CORE_ROUTES: readonly Route[] = [
     operationId: 'schema',
     summary: 'This OpenAPI 3.1 document',
     auth: 'api-key',
-    responses: { 200: { description: 'OpenAPI 3.1 document' }, 401: unauthorized },
+    responses: { 200: { description: 'OpenAPI 3.1 document', schema: OpenApiDocumentSchema }, 401: unauthorized },
   },
 ];

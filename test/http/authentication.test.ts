@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestTable } from '../support/environment.ts';
 import { startTestGateway } from '../support/gateway.ts';
+import { openApiChecker } from '../support/openapi-check.ts';
 import { aUserWithKey } from '../support/factories.ts';
 import { ROUTES } from '../../shared/routes/index.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
@@ -95,6 +96,8 @@ describe('the API root and schema', () => {
     expect(response.json.openapi).toBe('3.1.0');
     expect(response.json.servers).toEqual([{ url: api.url }]);
     expect(Object.keys(response.json.paths)).toContain('/api/v2/');
+    // It is the document every answer of the HTTP tests is checked against (test/support/openapi-check.ts).
+    expect({ ...response.json, servers: [] }).toEqual({ ...openApiChecker().document, servers: [] });
   });
 });
 

@@ -1,7 +1,12 @@
-/** Serves the real handlers through the local API Gateway stand-in on a free port, for HTTP-level tests. */
+/**
+ * Serves the real handlers through the local API Gateway stand-in on a free port, for HTTP-level tests.
+ * Every answer of call() is checked against the served OpenAPI document (openapi-check.ts): an answer
+ * the document does not describe fails the test that got it.
+ */
 import { startHttpGateway } from '../../bin/local/http-gateway.ts';
 import { loadHandler } from '../../bin/local/functions.ts';
 import { lambdaContext } from '../../bin/local/lambda-context.ts';
+import { openApiChecker } from './openapi-check.ts';
 
 export async function startTestGateway() {
   const gateway = await startHttpGateway({
@@ -25,6 +30,7 @@ export async function startTestGateway() {
     } catch {
       json = undefined;
     }
+    openApiChecker().check(method, path, { status: response.status, headers: response.headers, text });
     return { status: response.status, headers: response.headers, json: json as any, text };
   };
   return { url: gateway.url, call, stop: gateway.stop };

@@ -15,6 +15,7 @@ import { RequestStore } from '../../shared/store/request-store.ts';
 import { CatalogStore } from '../../shared/store/catalog-store.ts';
 import { ProductPackageStore } from '../../shared/store/product-package-store.ts';
 import { PolicyStore } from '../../shared/store/policy-store.ts';
+import { openApiChecker } from './openapi-check.ts';
 
 export async function startTestStack({ evaluationDelaySeconds = 0 } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-pipeline-'));
@@ -65,7 +66,7 @@ export async function eventually<T>(probe: () => Promise<T>, done: (value: T) =>
 
 /**
  * JSON calls to a running stack's API as one of the team (by username): `call` answers status and
- * body, `ok` also expects a 2xx. Both read the stack and the keys when called, so they can be made
+ * body (checked against the served OpenAPI document, as startTestGateway's are), `ok` also expects a 2xx. Both read the stack and the keys when called, so they can be made
  * before beforeAll has started the stack.
  */
 export function teamApi(apiUrl: () => string, keys: () => Readonly<Record<string, string>>) {
@@ -76,6 +77,7 @@ export function teamApi(apiUrl: () => string, keys: () => Readonly<Record<string
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
     const text = await response.text();
+    openApiChecker().check(method, path, { status: response.status, headers: response.headers, text });
     return { status: response.status, json: text ? JSON.parse(text) : undefined };
   };
   const ok = async (method: string, path: string, body?: unknown, as = 'root') => {

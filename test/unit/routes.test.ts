@@ -46,7 +46,9 @@ describe('OpenAPI document', () => {
     const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.entries(methods).map(([method, operation]) => ({ key: `${method.toUpperCase()} ${path}`, operation })),
     );
-    expect(operations.map((o) => o.key).sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+    // Every route of the table, and HEAD (GET without a body) on every GET route.
+    const expected = ROUTES.flatMap((r) => [`${r.method} ${r.path}`, ...(r.method === 'GET' ? [`HEAD ${r.path}`] : [])]);
+    expect(operations.map((o) => o.key).sort()).toEqual(expected.sort());
     for (const { operation } of operations) {
       expect(operation.security).toEqual([{ TokenAuth: [] }]);
       expect(Object.keys(operation.responses)).toContain('401');
@@ -71,7 +73,7 @@ describe('OpenAPI document', () => {
     expect(products.get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ProductPage' });
     expect(products.get.parameters.map((p: { name: string }) => p.name)).toEqual(['page', 'page_size', 'name', 'version']);
     const permissions = document.paths['/api/v2/products/{uuid}/permissions/'] as unknown as Record<string, any>;
-    expect(Object.keys(permissions).sort()).toEqual(['delete', 'get', 'post']);
+    expect(Object.keys(permissions).sort()).toEqual(['delete', 'get', 'head', 'post']);
     expect(permissions.get.parameters[0]).toMatchObject({ name: 'uuid', in: 'path', required: true });
     const schemas = (document as unknown as { components: { schemas: Record<string, any> } }).components.schemas;
     expect(schemas.ProductCreateInput.required).toEqual(['name']);
@@ -80,9 +82,75 @@ describe('OpenAPI document', () => {
 
   it('resolves every $ref it contains', () => {
     const text = JSON.stringify(document);
-    const schemas = (document as unknown as { components: { schemas: Record<string, unknown> } }).components.schemas;
-    for (const [, id] of text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) {
-      expect(schemas, `$ref ${id}`).toHaveProperty(id!);
+    const components = (document as unknown as { components: Record<string, Record<string, unknown>> }).components;
+    for (const [, kind, id] of text.matchAll(/"\$ref":"#\/components\/(\w+)\/([^"]+)"/g)) {
+      expect(components[kind!], `$ref ${kind}/${id}`).toHaveProperty(id!);
     }
+  });
+
+  const all = () =>
+    Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ path, method, operation: operation as unknown as Record<string, any> })),
+    );
+  const schemas = (document as unknown as { components: { schemas: Record<string, any> } }).components;
+
+  it('documents the shared error answers on every operation, with their headers', () => {
+    for (const { operation } of all().filter(({ method }) => method !== 'head')) {
+      expect(operation.responses['401'], operation.operationId).toEqual({ $ref: '#/components/responses/Unauthorized' });
+      expect(operation.responses['413'], operation.operationId).toEqual({ $ref: '#/components/responses/PayloadTooLarge' });
+      expect(operation.responses['429'], operation.operationId).toEqual({ $ref: '#/components/responses/Throttled' });
+      expect(operation.responses['503'], operation.operationId).toEqual({ $ref: '#/components/responses/Unavailable' });
+      expect(operation.responses['400'], operation.operationId).toBeDefined();
+    }
+    const shared = (document as unknown as { components: { responses: Record<string, any>; headers: Record<string, any> } }).components;
+    expect(shared.responses.Unauthorized.headers).toEqual({ 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } });
+    expect(shared.responses.Throttled.headers).toEqual({ 'Retry-After': { $ref: '#/components/headers/RetryAfter' } });
+    expect(shared.responses.Unavailable.headers).toEqual({ 'Retry-After': { $ref: '#/components/headers/RetryAfter' } });
+    expect(shared.headers.RetryAfter.required).toBe(true);
+    for (const response of Object.values(shared.responses)) {
+      expect(response.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/DetailError' } } });
+    }
+  });
+
+  it('documents a 400 of a body route as its field errors or {"detail"} (a body that does not parse), and 415', () => {
+    const products = document.paths['/api/v2/products/'] as unknown as Record<string, any>;
+    expect(products.post.responses['400'].content['application/json'].schema).toEqual({
+      oneOf: [{ $ref: '#/components/schemas/FieldErrors' }, { $ref: '#/components/schemas/DetailError' }],
+    });
+    expect(products.post.responses['415']).toEqual({ $ref: '#/components/responses/UnsupportedMediaType' });
+    expect(products.get.responses['415']).toBeUndefined();
+    const permissions = document.paths['/api/v2/products/{uuid}/permissions/'] as unknown as Record<string, any>;
+    expect(permissions.post.responses['400'].content['application/json'].schema).toEqual({
+      oneOf: [{ $ref: '#/components/schemas/WrappedFieldErrors' }, { $ref: '#/components/schemas/DetailError' }],
+    });
+    expect(schemas.schemas.WrappedFieldErrors.required).toEqual(['errors']);
+  });
+
+  it('documents If-Match, 412 and ETag on single-object routes, 409 on their deletes, and HEAD without a body', () => {
+    for (const { path, method, operation } of all()) {
+      const single = path.endsWith('/{uuid}/');
+      const write = ['put', 'patch', 'delete'].includes(method);
+      const ifMatch = (operation.parameters as { name: string; in: string }[]).some((p) => p.name === 'If-Match' && p.in === 'header');
+      expect(ifMatch, operation.operationId).toBe(single && write);
+      expect(operation.responses['412'] !== undefined, operation.operationId).toBe(single && write);
+      expect(operation.responses['409'] !== undefined, operation.operationId).toBe(single && method === 'delete');
+      if (single && ['get', 'head', 'put', 'patch'].includes(method)) {
+        expect(operation.responses['200'].headers, operation.operationId).toEqual({ ETag: { $ref: '#/components/headers/ETag' } });
+      }
+      if (method === 'head') {
+        for (const response of Object.values(operation.responses as Record<string, any>)) {
+          expect(response.$ref, operation.operationId).toBeUndefined();
+          expect(response.content, operation.operationId).toBeUndefined();
+        }
+        expect(operation.responses['401'].headers).toEqual({ 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } });
+      }
+    }
+  });
+
+  it('names its license', () => {
+    expect((document as unknown as { info: { license: unknown } }).info.license).toEqual({
+      name: 'Proprietary (no license granted yet)',
+      identifier: 'LicenseRef-Proprietary',
+    });
   });
 });
