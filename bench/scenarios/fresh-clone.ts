@@ -121,12 +121,29 @@ export const freshClone: Scenario = {
 
       const first: number[] = [];
       const second: number[] = [];
+      let dataDirs = 0;
+      // Under load a first start can fail with "Cannot create preexisting table" (a CreateTable that
+      // timed out on the client, retried after it succeeded: issue 14, section 2). Such a start is
+      // counted, not timed, and the round starts again on another fresh DATA_DIR; any other failure
+      // fails the scenario.
+      let tableFlakes = 0;
       for (let round = 0; round < ROUNDS; round += 1) {
-        const dataDir = join(work, `data-${round}`);
-        first.push(await timeStart(clone, env, dataDir));
+        let dataDir: string;
+        for (;;) {
+          dataDir = join(work, `data-${(dataDirs += 1)}`);
+          try {
+            first.push(await timeStart(clone, env, dataDir));
+            break;
+          } catch (error) {
+            if (!String(error).includes('Cannot create preexisting table') || tableFlakes >= 5) throw error;
+            tableFlakes += 1;
+            log(`a first start failed with "Cannot create preexisting table"; starting again on a fresh DATA_DIR`);
+          }
+        }
         second.push(await timeStart(clone, env, dataDir));
         log(`round ${round + 1}: first start ${first.at(-1)!.toFixed(1)} s, second start ${second.at(-1)!.toFixed(1)} s`);
       }
+      const flakes = tableFlakes === 0 ? '' : `; ${tableFlakes} more first start(s) failed with "Cannot create preexisting table" (issue 14, section 2) and were not timed`;
 
       const machine = `${load}, the bench's own stack idle beside it`;
       return [
@@ -146,7 +163,7 @@ export const freshClone: Scenario = {
           unit: 's',
           target: 'reference',
           met: true,
-          note: `median of ${ROUNDS} (${range(first)}), from spawning npm to the ready line: DynamoDB Local and the SQS emulator started, the table and queues created, the console built; ${machine}`,
+          note: `median of ${ROUNDS} (${range(first)}), from spawning npm to the ready line: DynamoDB Local and the SQS emulator started, the table and queues created, the console built; ${machine}${flakes}`,
         },
         {
           scenario: NAME,
