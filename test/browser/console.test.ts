@@ -24,6 +24,8 @@ const started: ChildProcess[] = [];
 let dataDir: string;
 let stack: RunningStack;
 let browser: Browser;
+/** Started first, beside `npm start`: on a fresh clone it unpacks the browser (seconds, more under load). */
+let launching: Promise<Browser> | undefined;
 const rootKey = generateApiKey();
 const aliceKey = generateApiKey();
 const carolKey = generateApiKey();
@@ -93,6 +95,8 @@ async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 beforeAll(async () => {
+  launching = launchChromium();
+  launching.catch(() => undefined); // awaited below; afterAll closes it whatever happens
   mkdirSync(SCREENSHOTS, { recursive: true });
   dataDir = mkdtempSync(join(tmpdir(), 'cms-browser-'));
   stack = await npmStart({ ...process.env, PORT: String(await freePort()), DATA_DIR: dataDir }, started);
@@ -125,12 +129,12 @@ beforeAll(async () => {
   );
   const loaded = npmRunAdmin(dataDir, 'load', seed);
   expect(loaded.status, loaded.stderr).toBe(0);
-  browser = await launchChromium();
-}, 120_000);
+  browser = await launching;
+}, 300_000);
 
 afterAll(async () => {
   try {
-    await browser?.close();
+    await (await launching?.catch(() => undefined))?.close();
   } finally {
     for (const child of started) {
       if (child.exitCode !== null) continue;
