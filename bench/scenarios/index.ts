@@ -6,6 +6,7 @@ import type { Scenario } from '../lib/scenario.ts';
 import { apiLatency } from './api-latency.ts';
 import { apiOverhead } from './api-overhead.ts';
 import { coldStart } from './cold-start.ts';
+import { freshClone } from './fresh-clone.ts';
 import { permissionFilteredList } from './permission-filtered-list.ts';
 import { policyBurst } from './policy-burst.ts';
 import { policyEvaluation } from './policy-evaluation.ts';
@@ -23,4 +24,5 @@ export const SCENARIOS: readonly Scenario[] = [
   policyEvaluation,
   policyBurst,
   webhookFanOut,
+  freshClone,
 ];

@@ -1,5 +1,6 @@
 /**
- * The web console in a real browser (Debian's Chromium driven by playwright-core) against `npm start`,
+ * The web console in a real browser (headless Chromium from the npm registry, @sparticuz/chromium, driven by
+ * playwright-core; see test/support/chromium.ts) against `npm start`,
  * as a compliance officer uses it: sign in with a key, configure rules, re-evaluate a product and see a
  * red and a yellow violation, run the bulk action, create a request from a template and comment on it.
  * Screenshots of the main pages go to test-output/screenshots/.
@@ -7,22 +8,24 @@
 /// <reference lib="dom" />
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { freePort } from '../../bin/local/ports.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
 import { npmRunAdmin, npmStart, repositoryRoot, type RunningStack } from '../support/npm-start.ts';
 import { eventually } from '../support/local-stack.ts';
+import { launchChromium } from '../support/chromium.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = join(repositoryRoot, 'test-output', 'screenshots');
 
 const started: ChildProcess[] = [];
 let dataDir: string;
 let stack: RunningStack;
 let browser: Browser;
+/** Started first, beside `npm start`: on a fresh clone it unpacks the browser (seconds, more under load). */
+let launching: Promise<Browser> | undefined;
 const rootKey = generateApiKey();
 const aliceKey = generateApiKey();
 const carolKey = generateApiKey();
@@ -92,7 +95,8 @@ async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium (.ci/run installs it), or set CHROMIUM_PATH.`);
+  launching = launchChromium();
+  launching.catch(() => undefined); // awaited below; afterAll closes it whatever happens
   mkdirSync(SCREENSHOTS, { recursive: true });
   dataDir = mkdtempSync(join(tmpdir(), 'cms-browser-'));
   stack = await npmStart({ ...process.env, PORT: String(await freePort()), DATA_DIR: dataDir }, started);
@@ -125,16 +129,12 @@ beforeAll(async () => {
   );
   const loaded = npmRunAdmin(dataDir, 'load', seed);
   expect(loaded.status, loaded.stderr).toBe(0);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-}, 120_000);
+  browser = await launching;
+}, 300_000);
 
 afterAll(async () => {
   try {
-    await browser?.close();
+    await (await launching?.catch(() => undefined))?.close();
   } finally {
     for (const child of started) {
       if (child.exitCode !== null) continue;
