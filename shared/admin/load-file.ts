@@ -79,7 +79,13 @@ export const LoadFileSchema = z.strictObject({
         questions: z
           .array(
             z.strictObject({
-              label: z.string().trim().min(1).max(255),
+              // Answers are stored as a DynamoDB map keyed by label, which cannot hold these two keys.
+              label: z
+                .string()
+                .trim()
+                .min(1)
+                .max(255)
+                .refine((label) => label !== '__proto__' && label !== 'constructor', 'may not be "__proto__" or "constructor"'),
               input_type: z.enum(INPUT_TYPES),
               is_required: z.boolean().default(false),
             }),
