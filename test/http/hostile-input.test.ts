@@ -5,10 +5,10 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { request, type IncomingHttpHeaders } from 'node:http';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { aTeam, load } from '../support/factories.ts';
 import { useHttpTeam } from '../support/http-team.ts';
+import { rawRequest } from '../support/raw-request.ts';
 import { ROUTES, type Route } from '../../shared/routes/index.ts';
 import { loadHandler } from '../../bin/local/functions.ts';
 import { lambdaContext } from '../../bin/local/lambda-context.ts';
@@ -161,35 +161,7 @@ describe('a product many users can see', () => {
 // Issue 14: no 5xx on any input, and nothing stored from a body that is not UTF-8.
 // ---------------------------------------------------------------------------------------------
 
-/**
- * A request sent byte for byte: fetch would normalise the path (%2e%2e), drop a Host header and
- * re-encode the body, which are exactly what these tests send.
- */
-function raw(method: string, path: string, init: { headers?: Record<string, string>; body?: Buffer | string; token?: string } = {}) {
-  const target = new URL(http.api.url);
-  const headers: Record<string, string> = { ...init.headers };
-  if (init.token !== undefined) headers.authorization = `Token ${init.token}`;
-  if (init.body !== undefined) headers['content-type'] ??= 'application/json';
-  return new Promise<{ status: number; headers: IncomingHttpHeaders; text: string; json: any; bytes: number }>((resolve, reject) => {
-    const req = request({ host: target.hostname, port: target.port, method, path, headers, setHost: headers.host === undefined }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json, bytes: Buffer.concat(chunks).byteLength });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(init.body);
-  });
-}
+const raw = (method: string, path: string, init: Parameters<typeof rawRequest>[3] = {}) => rawRequest(http.api.url, method, path, init);
 
 /** A path of the route with every parameter filled: a fresh uuid, or a known rule type. */
 const pathOf = (route: Route) => route.path.replace(/\{([^}]+)\}/g, (_, name: string) => (name === 'rule_type' ? 'license_policy' : randomUUID()));
