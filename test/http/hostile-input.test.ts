@@ -240,6 +240,18 @@ describe('issue 14: purl qualifiers named like Object.prototype members', () => 
   );
 });
 
+describe('issue 14: other client-named keys that become map keys', () => {
+  it.each(['constructor', 'toString', 'hasOwnProperty'])('a vulnerability named %s affects a package like any other', async (id) => {
+    const purl = `pkg:npm/vuln-${id.toLowerCase()}@1.0.0`;
+    expect((await call('root', 'POST', '/api/v2/packages/', { purl })).status).toBe(201);
+    const created = await call('root', 'POST', '/api/v2/vulnerabilities/', { vulnerability_id: id, risk_score: 5, affected_packages: [{ package: purl }] });
+    expect(created.status, created.text).toBe(201);
+    const read = await call('root', 'GET', `/api/v2/vulnerabilities/${created.json.uuid}/`);
+    expect(read.status, read.text).toBe(200);
+    expect(read.json.affected_packages.map((p: { purl: string }) => p.purl)).toEqual([purl]);
+  });
+});
+
 describe('issue 14: malformed Host headers', () => {
   it.each(['bad host', 'example.com:99999', '[::1', 'a@b', 'a/b', 'a?b', 'exa_mple.com', ''])('Host %j answers 400', async (host) => {
     for (const [method, path] of [
