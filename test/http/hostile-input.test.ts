@@ -267,6 +267,13 @@ describe('issue 14: malformed Host headers', () => {
     }
   });
 
+  it('a request target that is no URL answers 400 in the error format, and the gateway stays up', async () => {
+    const response = await raw('GET', 'http://[/api/v2/', { token: http.team.keys.alice });
+    expect(response.status, response.text).toBe(400);
+    expect(isDetail(response.json), response.text).toBe(true);
+    expect((await raw('GET', '/api/v2/products/', { token: http.team.keys.alice })).status).toBe(200);
+  });
+
   it('serves a well-formed Host with a port as before', async () => {
     const response = await raw('GET', '/api/v2/products/', { token: http.team.keys.alice, headers: { host: 'api.example.com:8443' } });
     expect(response.status, response.text).toBe(200);
