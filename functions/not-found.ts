@@ -1,6 +1,6 @@
 /**
  * API Gateway's $default route: a path no route serves is 404, a served path with another method is
- * 405 with Allow, both in the API's error format. Like Django, it answers before authentication:
+ * 405 with Allow, both in the API's error format (a path with dot segments or %2f names no route: 404). Like Django, it answers before authentication:
  * it reveals nothing but the public route table.
  */
 import middy from '@middy/core';
@@ -13,7 +13,9 @@ export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
   .use(errorMapper())
   .handler(async (event) => {
     const method = event.requestContext.http.method.toUpperCase();
-    const allowed = matchPath(event.rawPath).map((match) => match.route.method);
+    const methods = matchPath(event.rawPath).map((match) => match.route.method);
+    // Every GET route also answers HEAD (shared/routes gatewayRouteKeys).
+    const allowed = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
     if (allowed.length === 0) throw new NotFoundError();
     if (method === 'OPTIONS') {
       return { statusCode: 200, headers: { Allow: [...allowed, 'OPTIONS'].join(', ') }, body: '' };

@@ -5,8 +5,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { DEFAULT_ROUTE_FUNCTION, matchRoute, routeKey } from '../../shared/routes/index.ts';
+import { DEFAULT_ROUTE_FUNCTION, gatewayPath, matchRoute } from '../../shared/routes/index.ts';
 import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
 import { serveConsoleFile } from './console-files.ts';
 
@@ -36,14 +37,18 @@ export async function startHttpGateway(options: {
 }): Promise<HttpGateway> {
   const inFlight = new Set<Promise<void>>();
   const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://gateway.local');
+    const url = parseTarget(req.url ?? '/');
+    if (!url) {
+      writeJson(res, 400, { detail: 'Malformed request target.' });
+      return;
+    }
     const handling = (options.consoleDir !== undefined && !url.pathname.startsWith('/api/')
       ? serveConsoleFile(options.consoleDir, (req.method ?? 'GET').toUpperCase(), url.pathname, res)
       : handle(req, res, url, options.invoke)
     )
       .catch((error: unknown) => {
         options.onError?.(error);
-        if (!res.headersSent) writeJson(res, 500, { message: 'Internal Server Error' });
+        if (!res.headersSent) writeJson(res, 500, { detail: SERVER_ERROR });
         else res.destroy();
       })
       .finally(() => inFlight.delete(handling));
@@ -70,15 +75,47 @@ export async function startHttpGateway(options: {
   };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, url: URL, invoke: Invoke): Promise<void> {
+/**
+ * The request target as a URL whose pathname is the path as sent: no dot segments resolved (a URL
+ * parser turns /products/%2e%2e/requests/ into /requests/), so the route matcher sees them. API
+ * Gateway's rawPath is the path as sent too. Undefined when the target is no URL at all.
+ */
+function parseTarget(target: string): RequestTarget | undefined {
+  try {
+    const url = new URL(target, 'http://gateway.local');
+    const pathname = target.startsWith('/') ? target.split(/[?#]/, 1)[0]! : url.pathname;
+    return { pathname, search: url.search, searchParams: url.searchParams };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The parts of a request's URL the gateway reads (a URL has them, with its path resolved). */
+export interface RequestTarget {
+  readonly pathname: string;
+  readonly search: string;
+  readonly searchParams: URLSearchParams;
+}
+
+/**
+ * What API Gateway answers itself, in the API's error format here. On AWS an HTTP API answers these
+ * with {"message": ...} and cannot be told otherwise (docs/security.md).
+ */
+const SERVER_ERROR = 'A server error occurred.';
+const TOO_LARGE = `Request body is larger than API Gateway's ${GATEWAY_MAX_PAYLOAD_BYTES} bytes.`;
+const UNAVAILABLE = 'Service temporarily unavailable, try again later.';
+
+async function handle(req: IncomingMessage, res: ServerResponse, url: RequestTarget, invoke: Invoke): Promise<void> {
   const body = await readBody(req);
   if (body === 'too-large') {
-    writeJson(res, 413, { message: 'Request Entity Too Large' });
+    writeJson(res, 413, { detail: TOO_LARGE });
     return;
   }
   const method = (req.method ?? 'GET').toUpperCase();
   const match = matchRoute(method, url.pathname);
-  const event = buildEvent(req, url, method, body, match ? routeKey(match.route) : '$default', match?.pathParameters);
+  // As the HTTP API's routes are keyed: HEAD /x is a route of its own (lib/constructs/http-api.ts).
+  const key = match ? `${method} ${gatewayPath(match.route)}` : '$default';
+  const event = buildEvent(req, url, method, body, key, match?.pathParameters);
   const functionName = match ? match.route.function : DEFAULT_ROUTE_FUNCTION;
   const timeoutMs = FUNCTIONS[functionName].timeoutSeconds * 1000;
   let result: unknown;
@@ -88,17 +125,17 @@ async function handle(req: IncomingMessage, res: ServerResponse, url: URL, invok
     // API Gateway answers a function error or timeout this way; the details are only in the logs.
     console.error(`[gateway] ${functionName} failed on ${method} ${url.pathname}:`, error);
     writeJson(res, error instanceof FunctionTimeoutError ? 503 : 500, {
-      message: error instanceof FunctionTimeoutError ? 'Service Unavailable' : 'Internal Server Error',
+      detail: error instanceof FunctionTimeoutError ? UNAVAILABLE : SERVER_ERROR,
     });
     return;
   }
   if (Buffer.byteLength(JSON.stringify(result ?? null)) > LAMBDA_MAX_RESPONSE_BYTES) {
     // Lambda refuses such a response, and API Gateway answers 500.
     console.error(`[gateway] ${functionName} answered more than ${LAMBDA_MAX_RESPONSE_BYTES} bytes on ${method} ${url.pathname}`);
-    writeJson(res, 500, { message: 'Internal Server Error' });
+    writeJson(res, 500, { detail: SERVER_ERROR });
     return;
   }
-  writeResult(res, result);
+  writeResult(res, result, method === 'HEAD');
 }
 
 class FunctionTimeoutError extends Error {}
@@ -130,7 +167,7 @@ const TEXT_TYPES = /^(text\/|application\/(json|.*\+json|xml|x-www-form-urlencod
 
 export function buildEvent(
   req: IncomingMessage,
-  url: URL,
+  url: RequestTarget,
   method: string,
   body: Buffer,
   key: string,
@@ -152,7 +189,9 @@ export function buildEvent(
     query[name] = query[name] === undefined ? value : `${query[name]},${value}`;
   }
   const now = new Date();
-  const isText = body.byteLength === 0 || TEXT_TYPES.test(headers['content-type'] ?? '');
+  // Text that is not UTF-8 goes base64-encoded, bytes as sent: decoding it here would turn the bad
+  // bytes into U+FFFD, which the function could no longer tell from a real one (and refuse).
+  const isText = body.byteLength === 0 || (TEXT_TYPES.test(headers['content-type'] ?? '') && isUtf8(body));
   const decodedParameters = pathParameters
     ? Object.fromEntries(Object.entries(pathParameters).map(([name, value]) => [name, safeDecode(value)]))
     : undefined;
@@ -203,8 +242,12 @@ function clfTime(date: Date): string {
   return `${pad(date.getUTCDate())}/${MONTHS[date.getUTCMonth()]}/${date.getUTCFullYear()}:${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())} +0000`;
 }
 
-/** API Gateway's mapping of a payload-2.0 result, including its inference for non-structured results. */
-function writeResult(res: ServerResponse, result: unknown): void {
+/**
+ * API Gateway's mapping of a payload-2.0 result, including its inference for non-structured results.
+ * To HEAD, the function's Content-Length (the length of the body GET would send) stands, and node
+ * sends no body.
+ */
+function writeResult(res: ServerResponse, result: unknown, head = false): void {
   const structured =
     typeof result === 'object' && result !== null && 'statusCode' in result
       ? (result as APIGatewayProxyStructuredResultV2)
@@ -218,7 +261,9 @@ function writeResult(res: ServerResponse, result: unknown): void {
       : structured.isBase64Encoded
         ? Buffer.from(structured.body, 'base64')
         : Buffer.from(structured.body, 'utf8');
-  headers['content-length'] = String(body.byteLength);
+  const given = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-length');
+  for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-length') delete headers[name];
+  headers['content-length'] = head && given ? String(given[1]) : String(body.byteLength);
   res.writeHead(structured.statusCode ?? 200, headers);
   res.end(body);
 }

@@ -1,6 +1,7 @@
 /**
  * The service's API Gateway HTTP API: exactly the routes of shared/routes.ts (the same table the local
- * gateway serves), a $default route for everything else, and one auto-deployed $default stage with
+ * gateway serves), each GET route also as HEAD (an HTTP API does not answer HEAD by itself), a
+ * $default route for everything else, and one auto-deployed $default stage with
  * access logs and throttling.
  */
 import { Validations } from 'aws-cdk-lib';
@@ -84,14 +85,18 @@ export class ServiceHttpApi extends Construct {
 
     const seen = new Set<string>();
     for (const route of routes) {
-      const key = apigw.HttpRouteKey.with(gatewayPath(route), apigw.HttpMethod[route.method]);
-      if (seen.has(key.key)) throw new Error(`Two routes of the route table become ${key.key} on API Gateway`);
-      seen.add(key.key);
-      new apigw.HttpRoute(this.api, `Route${pascalCase(route.operationId)}`, {
-        httpApi: this.api,
-        routeKey: key,
-        integration: integrationFor(route.function),
-      });
+      // HEAD goes to the GET route's function, which answers it as GET without the body (headAsGet).
+      const methods = route.method === 'GET' ? (['GET', 'HEAD'] as const) : ([route.method] as const);
+      for (const method of methods) {
+        const key = apigw.HttpRouteKey.with(gatewayPath(route), apigw.HttpMethod[method]);
+        if (seen.has(key.key)) throw new Error(`Two routes of the route table become ${key.key} on API Gateway`);
+        seen.add(key.key);
+        new apigw.HttpRoute(this.api, `Route${pascalCase(route.operationId)}${method === 'HEAD' ? 'Head' : ''}`, {
+          httpApi: this.api,
+          routeKey: key,
+          integration: integrationFor(route.function),
+        });
+      }
     }
 
     this.accessLogs = new logs.LogGroup(this, 'AccessLogs', {

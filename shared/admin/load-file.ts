@@ -18,6 +18,7 @@ import { CatalogService, canonicalPurl } from '../services/catalog.ts';
 import type { Caller } from '../domain/caller.ts';
 import { isUuid } from '../domain/identifiers.ts';
 import { UsagePolicyBodies, VulnerabilityBodies } from '../schemas/catalog.ts';
+import { jsonObject } from '../schemas/json-input.ts';
 
 /** Where a load file goes. */
 export interface LoadTarget {
@@ -47,7 +48,7 @@ export const LoadFileSchema = z.strictObject({
       z.strictObject({
         name: NAME,
         /** Section 2.7's configuration object; checked by the policy domain, which names every bad key. */
-        policy_rules: z.record(z.string(), z.unknown()).optional(),
+        policy_rules: jsonObject('must be an object: rule type → options').optional(),
       }),
     )
     .default([]),
@@ -79,7 +80,13 @@ export const LoadFileSchema = z.strictObject({
         questions: z
           .array(
             z.strictObject({
-              label: z.string().trim().min(1).max(255),
+              // Answers are stored as a DynamoDB map keyed by label, which cannot hold these two keys.
+              label: z
+                .string()
+                .trim()
+                .min(1)
+                .max(255)
+                .refine((label) => label !== '__proto__' && label !== 'constructor', 'may not be "__proto__" or "constructor"'),
               input_type: z.enum(INPUT_TYPES),
               is_required: z.boolean().default(false),
             }),

@@ -156,7 +156,8 @@ export function checkConfig(raw: unknown): ConfigCheck {
       problem(`${type}.parameters`, 'Must be an object.');
     } else {
       for (const [name, value] of Object.entries(parameters)) {
-        const spec = rule.parameters[name];
+        // Own parameters only: "constructor" or "__proto__" must not find Object.prototype's members.
+        const spec = Object.hasOwn(rule.parameters, name) ? rule.parameters[name] : undefined;
         const at = `${type}.parameters.${name}`;
         if (!spec) {
           const known = Object.keys(rule.parameters);

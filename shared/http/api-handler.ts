@@ -1,6 +1,7 @@
 /**
  * The one middy stack every API function is built with:
- *   authenticate (Authorization: Token <key>) → throttle per key (when a rate limiter is given) →
+ *   check the request line (a malformed Host is 400, a path with dot segments 404; HEAD is answered as
+ *   GET without the body) → authenticate (Authorization: Token <key>) → throttle per key (when a rate limiter is given) →
  *   parse and validate the body and query (zod, from the route table) → the route's handler → map any
  *   error through the error table (last).
  * A function serves one or more routes of shared/routes.ts and dispatches on the event's routeKey.
@@ -11,12 +12,14 @@ import type { z } from 'zod';
 import type { Caller } from '../domain/caller.ts';
 import {
   AuthenticationError,
+  NotFoundError,
   ParseError,
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../domain/errors.ts';
-import { ROUTES, routeByKey, type Route } from '../routes/index.ts';
+import { ROUTES, isAmbiguousPath, routeByKey, type Route } from '../routes/index.ts';
+import { jsonProblem } from '../schemas/json-input.ts';
 import { errorResponse } from './error-table.ts';
 import { PARSE_OPTIONS, fieldErrorsFromZod } from './validation.ts';
 import { logger } from '../logger.ts';
@@ -112,32 +115,45 @@ function throttle(limiter: RateLimiter): MiddlewareObj<Event, Result, Error, Api
   };
 }
 
+/** Strict UTF-8: a byte sequence that is not UTF-8 throws instead of becoming U+FFFD. A BOM is kept (and is then bad JSON). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const NOT_UTF8 = 'JSON parse error - the body is not valid UTF-8.';
+
+/**
+ * The body as JSON, or NO_BODY. Refused: over MAX_BODY_BYTES (413), not JSON (415), not UTF-8 (400,
+ * whether it came base64-encoded or as text), malformed, nested deeper than MAX_JSON_DEPTH or holding
+ * an unpaired surrogate (400). Nothing here recurses, whatever the depth.
+ */
 function parseBody(event: Event): unknown {
   if (event.body === undefined || event.body === '') return NO_BODY;
-  const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
-  if (raw.byteLength > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+  const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : undefined;
+  const size = bytes ? bytes.byteLength : Buffer.byteLength(event.body, 'utf8');
+  if (size > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
   const contentType = (event.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (contentType !== 'application/json' && !contentType.endsWith('+json')) {
     throw new UnsupportedMediaTypeError(contentType || 'none');
   }
+  let text: string;
+  if (bytes) {
+    try {
+      text = UTF8.decode(bytes);
+    } catch {
+      throw new ParseError(NOT_UTF8);
+    }
+  } else {
+    // A text body with a lone surrogate came from bytes that were not UTF-8.
+    if (!event.body.isWellFormed()) throw new ParseError(NOT_UTF8);
+    text = event.body;
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(raw.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch (error) {
     throw new ParseError(`JSON parse error - ${(error as Error).message}`);
   }
-  if (!wellFormed(parsed)) throw new ParseError('JSON parse error - a string holds an unpaired surrogate (\\ud800-\\udfff).');
+  const problem = jsonProblem(parsed);
+  if (problem !== undefined) throw new ParseError(`JSON parse error - ${problem}.`);
   return parsed;
-}
-
-/** True when every string and key of a parsed JSON value is well-formed Unicode. */
-function wellFormed(value: unknown): boolean {
-  if (typeof value === 'string') return value.isWellFormed();
-  if (Array.isArray(value)) return value.every(wellFormed);
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).every(([key, inner]) => key.isWellFormed() && wellFormed(inner));
-  }
-  return true;
 }
 
 const NO_BODY = Symbol('no body');
@@ -181,6 +197,44 @@ function prepareRequest(): MiddlewareObj<Event, Result, Error, ApiContext> {
   };
 }
 
+/** A host name, IPv4 or bracketed IPv6 address, and an optional port: what a Host header may hold (Django's check). */
+const VALID_HOST = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.?|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/i;
+
+export function isValidHost(host: string): boolean {
+  const match = VALID_HOST.exec(host);
+  return match !== null && (match[1] === undefined || Number(match[1]) <= 65_535);
+}
+
+/**
+ * Refuses, before authentication, what no route can answer: a malformed Host header (400, as Django
+ * answers DisallowedHost; on AWS the event still carries the client's Host) and a path whose dot
+ * segments or encoded slashes would name another route once resolved (404, whatever API Gateway matched).
+ */
+function checkRequestLine(): MiddlewareObj<Event, Result, Error, ApiContext> {
+  return {
+    name: 'check-request-line',
+    before: async (request) => {
+      const host = request.event.headers.host;
+      if (host !== undefined && !isValidHost(host)) throw new ParseError('Invalid Host header.');
+      if (isAmbiguousPath(request.event.rawPath ?? '')) throw new NotFoundError();
+    },
+  };
+}
+
+/**
+ * HEAD is GET without the body: the GET route answers it, and this drops the body of the answer
+ * (success or error), keeping its status and headers and the Content-Length GET would send.
+ */
+export function headAsGet(): MiddlewareObj<Event, Result, Error, Context> {
+  const strip = async (request: { event: Event; response: Result | null | undefined }) => {
+    if (request.event.requestContext?.http?.method?.toUpperCase() !== 'HEAD' || !request.response) return;
+    const body = request.response.body ?? '';
+    const length = request.response.isBase64Encoded ? Buffer.from(body, 'base64').byteLength : Buffer.byteLength(body);
+    request.response = { ...request.response, headers: { ...request.response.headers, 'Content-Length': String(length) }, body: '' };
+  };
+  return { name: 'head-as-get', after: strip, onError: strip };
+}
+
 /** Maps errors through the error table; last in the stack so it sees every error. */
 export function errorMapper(): MiddlewareObj<Event, Result, Error, Context> {
   return {
@@ -216,7 +270,10 @@ export function apiFunction(deps: ApiFunctionDeps, handlers: Readonly<Record<str
     }
   }
   const stack = middy<Event, Result, Error, ApiContext>()
+    // First, so that its after and onError run last: on the answer the error mapper made.
+    .use(headAsGet())
     .use(errorMapper())
+    .use(checkRequestLine())
     .use(authenticate(deps.authenticator));
   if (deps.rateLimiter) stack.use(throttle(deps.rateLimiter));
   return stack

@@ -35,10 +35,31 @@ export function routeKey(route: Pick<Route, 'method' | 'path'>): string {
   return `${route.method} ${gatewayPath(route)}`;
 }
 
+/**
+ * The route keys API Gateway holds for a route: a GET route also answers HEAD (as GET without the
+ * body), which an HTTP API does not do by itself.
+ */
+export function gatewayRouteKeys(route: Pick<Route, 'method' | 'path'>): string[] {
+  return route.method === 'GET' ? [routeKey(route), `HEAD ${gatewayPath(route)}`] : [routeKey(route)];
+}
+
 const routesByKey = new Map(ROUTES.map((route) => [routeKey(route), route]));
 
+/** The route of an event's routeKey; `HEAD /x` is the route `GET /x`. */
 export function routeByKey(key: string): Route | undefined {
-  return routesByKey.get(key);
+  return routesByKey.get(key) ?? (key.startsWith('HEAD ') ? routesByKey.get(`GET ${key.slice('HEAD '.length)}`) : undefined);
+}
+
+/**
+ * True for a path with a segment that is "." or ".." once %2e is decoded (in any case), or a segment
+ * holding an encoded slash (%2f). Such a path names no route: a URL parser would resolve the dot
+ * segments (so /products/%2e%2e/requests/ would reach /requests/), and %2f would split a parameter.
+ */
+export function isAmbiguousPath(path: string): boolean {
+  return path.split('/').some((segment) => {
+    const dots = segment.replace(/%2e/gi, '.');
+    return dots === '.' || dots === '..' || /%2f/i.test(segment);
+  });
 }
 
 function trimSlash(path: string): string {
@@ -68,6 +89,7 @@ export interface RouteMatch {
 /** Matches a request path against the table as API Gateway does: with or without its trailing slash. */
 export function matchPath(path: string): RouteMatch[] {
   const matches: RouteMatch[] = [];
+  if (isAmbiguousPath(path)) return matches;
   for (const route of ROUTES) {
     const found = pathPattern(route.path).exec(trimSlash(path));
     if (found) matches.push({ route, pathParameters: { ...found.groups } });
@@ -75,6 +97,8 @@ export function matchPath(path: string): RouteMatch[] {
   return matches;
 }
 
+/** The route serving `method` on `path`; HEAD is served by the GET route. */
 export function matchRoute(method: string, path: string): RouteMatch | undefined {
-  return matchPath(path).find((match) => match.route.method === method);
+  const served = method === 'HEAD' ? 'GET' : method;
+  return matchPath(path).find((match) => match.route.method === served);
 }

@@ -1,10 +1,10 @@
 /** zod schemas of the policy endpoints, for OpenAPI (the configuration itself is checked by the domain). */
 import * as z from 'zod';
 import { RULE_TYPES } from '../domain/policy-rules.ts';
+import { expectedDictionary, jsonObject } from './json-input.ts';
 
 /** Section 2.7: rule type → options. Validated by checkConfig, which names every bad key. */
-export const PolicyConfigSchema = z
-  .record(z.string(), z.unknown())
+export const PolicyConfigSchema = jsonObject(expectedDictionary)
   .meta({ id: 'PolicyRulesConfiguration', description: 'Rule type → {is_active, threshold, parameters}', example: { vulnerability_stale: { is_active: true, threshold: 0, parameters: { max_days: 30, min_risk_score: 8 } } } });
 
 export const PolicyRuleSchema = z

@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { CONTENT_TYPES, INPUT_TYPES, REQUEST_STATUSES } from '../domain/request.ts';
 import { pageQuery, shown, writableObject } from './common.ts';
+import { TOO_DEEP, UNPAIRED_SURROGATE, jsonObject, jsonProblem } from './json-input.ts';
 
 const noControl = (value: string) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(value);
 
@@ -19,18 +20,28 @@ const reference = z
   .nullable()
   .transform((value) => (value === '' ? null : value));
 
+const NOT_AN_OBJECT = 'Must be a JSON object, or a string holding one.';
+
+/** Answers by question label: an object, or a string holding one (checked as a body is: depth, surrogates). */
 const serializedData = z
-  .union([z.record(z.string(), z.unknown()), z.string()], { error: 'Must be a JSON object, or a string holding one.' })
+  .union([jsonObject(NOT_AN_OBJECT), z.string()], { error: NOT_AN_OBJECT })
   .transform((value, ctx) => {
     if (typeof value !== 'string') return value;
     if (value.trim() === '') return {};
+    let parsed: unknown;
     try {
-      const parsed: unknown = JSON.parse(value);
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+      parsed = JSON.parse(value);
     } catch {
-      // reported below
+      ctx.addIssue({ code: 'custom', message: NOT_AN_OBJECT });
+      return z.NEVER;
     }
-    ctx.addIssue({ code: 'custom', message: 'Must be a JSON object, or a string holding one.' });
+    const problem = jsonProblem(parsed);
+    if (problem !== undefined) {
+      ctx.addIssue({ code: 'custom', message: problem === TOO_DEEP ? `The JSON in this string is ${TOO_DEEP}.` : `The JSON in this string has ${UNPAIRED_SURROGATE.replace(/^a string holds /, '')}.` });
+      return z.NEVER;
+    }
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    ctx.addIssue({ code: 'custom', message: NOT_AN_OBJECT });
     return z.NEVER;
   });
 

@@ -412,7 +412,8 @@ function packageIdentity(before: Package | undefined, body: Body, errors: FieldE
     namespace: purl.namespace ?? '',
     name: purl.name,
     version: purl.version ?? '',
-    qualifiers: { ...(purl.qualifiers ?? {}) } as Record<string, string>,
+    // Own keys as they are ("__proto__" and "constructor" included): fromEntries defines, never assigns.
+    qualifiers: Object.fromEntries(Object.entries(purl.qualifiers ?? {})) as Record<string, string>,
     subpath: purl.subpath ?? '',
     purl: purl.toString(),
   };

@@ -232,7 +232,9 @@ export const CATALOG_SPECS: {
       namespace: p.namespace,
       name: p.name,
       version: p.version,
-      qualifiers: p.qualifiers,
+      // A list of [key, value] pairs, not a map: the DynamoDB marshaller drops a "__proto__" key and
+      // cannot marshal a map with a "constructor" key, and a purl may have either qualifier.
+      qualifiers: Object.entries(p.qualifiers),
       subpath: p.subpath,
       purl: p.purl,
       filename: p.filename,
@@ -248,7 +250,7 @@ export const CATALOG_SPECS: {
       namespace: String(item.namespace ?? ''),
       name: String(item.name),
       version: String(item.version ?? ''),
-      qualifiers: (item.qualifiers as Record<string, string> | undefined) ?? {},
+      qualifiers: qualifiersOf(item.qualifiers),
       subpath: String(item.subpath ?? ''),
       purl: String(item.purl),
       filename: String(item.filename ?? ''),
@@ -348,4 +350,10 @@ export class CatalogStore {
 
 function stored(item: Item): Stored {
   return { uuid: String(item.uuid), dataspace: String(item.dataspace), rev: Number(item.rev ?? 0) };
+}
+
+/** Qualifiers as stored: [key, value] pairs (or, written before issue 14, a map). */
+function qualifiersOf(stored: unknown): Record<string, string> {
+  if (Array.isArray(stored)) return Object.fromEntries(stored as [string, string][]);
+  return (stored as Record<string, string> | undefined) ?? {};
 }

@@ -111,7 +111,7 @@ describe('paths and methods no route serves', () => {
   it('a known path with another method is 405 with Allow', async () => {
     const response = await api.call('DELETE', '/api/v2/');
     expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('GET, OPTIONS');
+    expect(response.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     expect(response.json).toEqual({ detail: 'Method "DELETE" not allowed.' });
   });
 });

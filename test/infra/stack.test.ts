@@ -9,7 +9,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '../../shared/functions.ts';
 import { EVENT_BUS, EVENT_SOURCES, QUEUES, type QueueName } from '../../shared/resources.ts';
-import { DEFAULT_ROUTE_FUNCTION, ROUTES, routeKey } from '../../shared/routes/index.ts';
+import { DEFAULT_ROUTE_FUNCTION, ROUTES, gatewayRouteKeys } from '../../shared/routes/index.ts';
 import { TABLE, keyAttributes } from '../../shared/table.ts';
 import { acknowledgments, actionsOf, logicalId, nagFindings, roleStatements, synthesize, type Synthesized } from './helpers.ts';
 
@@ -72,9 +72,10 @@ describe('the table', () => {
 });
 
 describe('the HTTP API', () => {
-  it('has exactly one route per route-table entry, plus $default', () => {
+  it('has exactly one route per route-table entry, a HEAD route per GET route, plus $default', () => {
     const keys = Object.values(synth.template.findResources('AWS::ApiGatewayV2::Route')).map((route) => route.Properties.RouteKey as string);
-    expect(keys.sort()).toEqual([...ROUTES.map(routeKey), '$default'].sort());
+    expect(keys.sort()).toEqual([...ROUTES.flatMap(gatewayRouteKeys), '$default'].sort());
+    expect(keys.filter((key) => key.startsWith('HEAD ')).length).toBe(ROUTES.filter((route) => route.method === 'GET').length);
   });
 
   it('sends every route to the function the route table names, and $default to DEFAULT_ROUTE_FUNCTION', () => {
@@ -89,7 +90,7 @@ describe('the HTTP API', () => {
     };
     const functionId = (name: FunctionName) => logicalId(synth.stack, synth.stack.functions[name].function);
     for (const route of ROUTES) {
-      expect(functionOf(routeKey(route)), routeKey(route)).toBe(functionId(route.function));
+      for (const key of gatewayRouteKeys(route)) expect(functionOf(key), key).toBe(functionId(route.function));
     }
     expect(functionOf('$default')).toBe(functionId(DEFAULT_ROUTE_FUNCTION));
     synth.template.allResourcesProperties('AWS::ApiGatewayV2::Integration', {

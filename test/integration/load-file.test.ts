@@ -125,6 +125,12 @@ describe('admin load of policy rules', () => {
     const bad = await validateLoadFile({ dataspaces: [{ name: 'acme', policy_rules: { vulnerability_stale: { parameters: { max_days: 0 } } } }] }, env);
     expect(bad.ok ? [] : bad.problems).toEqual(['$.dataspaces[0].policy_rules.vulnerability_stale.parameters.max_days: Must be a whole number of days from 1 to 36500.']);
   });
+
+  it('names a __proto__ rule type of a load file (as JSON.parse reads it) instead of dropping it', async () => {
+    const file = JSON.parse('{"dataspaces": [{"name": "acme", "policy_rules": {"__proto__": {"is_active": true}}}]}') as object;
+    const checked = await validateLoadFile(file, env);
+    expect(checked.ok ? [] : checked.problems).toEqual([expect.stringMatching(/^\$\.dataspaces\[0\]\.policy_rules\.__proto__: Unknown rule type/)]);
+  });
 });
 
 describe('admin load of the catalog', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ROUTES, matchPath, matchRoute, routeByKey, routeKey } from '../../shared/routes/index.ts';
+import { ROUTES, gatewayRouteKeys, matchPath, matchRoute, routeByKey, routeKey } from '../../shared/routes/index.ts';
 import { FUNCTIONS } from '../../shared/functions.ts';
 import { buildOpenApiDocument } from '../../shared/openapi.ts';
 
@@ -30,6 +30,41 @@ describe('route table', () => {
       expect(routeByKey(routeKey(route))).toBe(route);
     }
     expect(routeKey({ method: 'GET', path: '/api/v2/products/{uuid}/' })).toBe('GET /api/v2/products/{uuid}');
+  });
+});
+
+describe('route matcher: dot segments, encoded slashes and HEAD (issue 14)', () => {
+  it.each([
+    '/api/v2/products/%2e%2e/requests/',
+    '/api/v2/products/%2E%2E/requests/',
+    '/api/v2/products/%2e./requests/',
+    '/api/v2/products/.%2e/requests/',
+    '/api/v2/products/../requests/',
+    '/api/v2/products/%2e/',
+    '/api/v2/products/./',
+    '/api/v2/products/x/%2e%2e/',
+    '/api/v2/products/a%2Fb/',
+    '/api/v2/products/a%2fb/',
+    '/api/v2%2Fproducts/',
+  ])('%s matches no route', (path) => {
+    expect(matchPath(path)).toEqual([]);
+    expect(matchRoute('GET', path)).toBeUndefined();
+  });
+
+  it('still matches segments that merely hold dots or percent escapes', () => {
+    expect(matchRoute('GET', '/api/v2/products/a.b/')?.route.operationId).toBe('retrieve_product');
+    expect(matchRoute('GET', '/api/v2/products/.../')?.route.operationId).toBe('retrieve_product');
+    expect(matchRoute('GET', '/api/v2/products/%2e%2e%2e/')?.route.operationId).toBe('retrieve_product');
+    expect(matchRoute('GET', '/api/v2/products/a%20b/')?.route.operationId).toBe('retrieve_product');
+  });
+
+  it('serves HEAD with the GET route, by path and by route key', () => {
+    expect(matchRoute('HEAD', '/api/v2/products/')?.route.operationId).toBe('list_products');
+    expect(routeByKey('HEAD /api/v2/products')?.operationId).toBe('list_products');
+    expect(routeByKey('HEAD /api/v2/webhooks/{uuid}/ping')).toBeUndefined();
+    for (const route of ROUTES) {
+      expect(gatewayRouteKeys(route)).toEqual(route.method === 'GET' ? [routeKey(route), routeKey(route).replace(/^GET /, 'HEAD ')] : [routeKey(route)]);
+    }
   });
 });
 
