@@ -70,6 +70,11 @@ export interface ComplianceStackProps extends StackProps {
   readonly keyRateLimit?: KeyRateLimitProps;
   /** Static webhook destinations (context `webhookDestinations`): lib/webhook-destinations.ts. */
   readonly webhookDestinations?: readonly WebhookDestination[];
+  /**
+   * Deploy the web console (CloudFront in front of the console and the API; context `webConsole`).
+   * Without it, the API is reached at its own endpoint, and links are built on that. @default true
+   */
+  readonly webConsole?: boolean;
 }
 
 export interface ServiceQueue {
@@ -83,7 +88,10 @@ export class ComplianceStack extends Stack {
   readonly queues: Readonly<Record<QueueName, ServiceQueue>>;
   readonly eventBus: events.EventBus;
   readonly httpApi: ServiceHttpApi;
-  readonly webConsole: WebConsole;
+  /** Undefined when the stack is built without the console (props.webConsole false). */
+  readonly webConsole: WebConsole | undefined;
+  /** The public origin every absolute URL is built on: the console's when deployed, else the API's endpoint. */
+  readonly publicBaseUrl: string;
   private readonly alarmAction: cloudwatch.IAlarmAction | undefined;
 
   constructor(scope: Construct, id: string, props: ComplianceStackProps = {}) {
@@ -105,17 +113,20 @@ export class ComplianceStack extends Stack {
       ...(props.apiThrottle ? { throttle: props.apiThrottle } : {}),
     });
 
-    this.webConsole = new WebConsole(this, 'WebConsole', { api: this.httpApi.api });
+    this.webConsole = props.webConsole === false ? undefined : new WebConsole(this, 'WebConsole', { api: this.httpApi.api });
 
-    // Functions that write absolute URLs into events (a product's or a request's api_url) use the public
-    // origin, the console's, whose /api/* is the API. (The API's own functions take it from each request:
-    // giving it to them would make the API and its integrations depend on each other.)
-    for (const [name, definition] of Object.entries(FUNCTIONS) as [FunctionName, FunctionDefinition][]) {
-      if (definition.buildsEventUrls) this.functions[name].function.addEnvironment('PUBLIC_BASE_URL', this.webConsole.origin);
-    }
+    // Every absolute URL the service writes (api_url, next and previous in answers; the URLs in events) is
+    // built on one configured public origin, never on a header a client sends: the console's, whose /api/*
+    // is the API, or the API's own endpoint without the console. No cycle: the distribution and the
+    // endpoint need the AWS::ApiGatewayV2::Api, which does not need the functions (its routes do).
+    this.publicBaseUrl = this.webConsole?.origin ?? this.httpApi.api.apiEndpoint;
+    for (const name of functionsWithPublicBaseUrl()) this.functions[name].function.addEnvironment('PUBLIC_BASE_URL', this.publicBaseUrl);
 
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.url, description: 'Base URL of the HTTP API' });
-    new CfnOutput(this, 'ConsoleUrl', { value: this.webConsole.url, description: 'The web console; its API is /api/* of the same origin' });
+    if (this.webConsole) {
+      new CfnOutput(this, 'ConsoleUrl', { value: this.webConsole.url, description: 'The web console; its API is /api/* of the same origin' });
+    }
+    new CfnOutput(this, 'PublicBaseUrl', { value: this.publicBaseUrl, description: "The origin of the API's links (PUBLIC_BASE_URL of the functions)" });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName });
     for (const [name, { queue, deadLetterQueue }] of Object.entries(this.queues)) {
@@ -332,6 +343,15 @@ export class ComplianceStack extends Stack {
       }),
     );
   }
+}
+
+/** The functions that build absolute URLs: those behind the API's routes, and those marked `buildsEventUrls`. */
+export function functionsWithPublicBaseUrl(): FunctionName[] {
+  const names = new Set<FunctionName>(ROUTES.map((route) => route.function));
+  for (const [name, definition] of Object.entries(FUNCTIONS) as [FunctionName, FunctionDefinition][]) {
+    if (definition.buildsEventUrls) names.add(name);
+  }
+  return [...names].sort();
 }
 
 function mapValues<K extends string, V, R>(record: Readonly<Record<K, V>>, map: (value: V, key: K) => R): Record<K, R> {

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { getDocumentClient } from './aws/clients.ts';
-import { getConfig, getRateLimitConfig } from './config.ts';
+import { eventBaseUrl, getConfig, getRateLimitConfig } from './config.ts';
 import { storeAuthenticator } from './http/authenticator.ts';
 import { gcraRateLimiter } from './http/rate-limit.ts';
 import { RateLimitStore } from './store/rate-limit-store.ts';
@@ -60,7 +60,8 @@ function getStores() {
 let deps: ApiFunctionDeps | undefined;
 
 export function apiDeps(): ApiFunctionDeps {
-  deps ??= { authenticator: storeAuthenticator(getStores().identity), ...keyRateLimiter() };
+  const { PUBLIC_BASE_URL: publicBaseUrl } = getConfig();
+  deps ??= { authenticator: storeAuthenticator(getStores().identity), ...keyRateLimiter(), ...(publicBaseUrl ? { publicBaseUrl } : {}) };
   return deps;
 }
 
@@ -126,7 +127,7 @@ export function getEvaluationService(): EvaluationService {
     catalog,
     now: () => new Date(),
     newUuid: randomUUID,
-    baseUrl: getConfig().PUBLIC_BASE_URL,
+    baseUrl: eventBaseUrl(getConfig()),
   });
   return evaluationService;
 }

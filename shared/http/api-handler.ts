@@ -32,9 +32,9 @@ export interface ApiRequest<B = unknown, Q = Record<string, string>> {
   readonly body: B;
   readonly query: Q;
   readonly pathParameters: Readonly<Record<string, string>>;
-  /** Scheme and host the client called, for absolute URLs in answers: https://api.example.com */
+  /** Scheme and host of absolute URLs in answers (baseUrlOf): https://api.example.com */
   readonly baseUrl: string;
-  /** The absolute URL the client called, with its query: what next/previous links build on. */
+  /** The absolute URL of the request on baseUrl, with its query: what next/previous links build on. */
   readonly url: URL;
   readonly event: APIGatewayProxyEventV2;
 }
@@ -51,21 +51,15 @@ type ApiContext = Context & { apiRequest?: ApiRequest };
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 
-/** A host name, IPv4 or bracketed IPv6 address, with an optional port: what may stand in a URL's authority. */
-const HOST_PATTERN = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
-
 /**
- * Scheme and host the client called, for the absolute URLs of answers (api_url, next, previous).
- * Behind the console's CloudFront distribution the Host header is the API's own (API Gateway chooses the
- * API by it) and the host the viewer called arrives as X-Forwarded-Host, set by the distribution's
- * viewer-request function (lib/constructs/web-console.ts); it wins when present. Of a list (proxies
- * append) the first entry counts, and a value that is not a host is ignored rather than breaking the URL.
+ * Scheme and host of the absolute URLs of answers (api_url, next, previous): the configured public base
+ * URL (PUBLIC_BASE_URL, read once at cold start: the console's CloudFront origin on AWS, the gateway's
+ * own address locally), else the API's own domain from the request context, which API Gateway sets.
+ * Never a request header: Host, X-Forwarded-Host and X-Forwarded-Proto are the client's to choose, and a
+ * link built on them would be one caller's to poison for every other.
  */
-export function baseUrlOf(event: Event): string {
-  const proto = event.headers['x-forwarded-proto'] ?? 'https';
-  const forwarded = event.headers['x-forwarded-host']?.split(',')[0]?.trim();
-  const host = forwarded && HOST_PATTERN.test(forwarded) ? forwarded : (event.headers.host ?? event.requestContext.domainName);
-  return `${proto}://${host}`;
+export function baseUrlOf(event: Event, publicBaseUrl?: string): string {
+  return publicBaseUrl ?? `https://${event.requestContext.domainName}`;
 }
 
 export function jsonResult(statusCode: number, body: unknown, headers: Readonly<Record<string, string>> = {}): Result {
@@ -149,7 +143,7 @@ function validate<T>(schema: z.ZodType<T> | undefined, value: unknown, wrapError
   return parsed.data;
 }
 
-function prepareRequest(): MiddlewareObj<Event, Result, Error, ApiContext> {
+function prepareRequest(publicBaseUrl: string | undefined): MiddlewareObj<Event, Result, Error, ApiContext> {
   return {
     name: 'prepare-request',
     before: async (request) => {
@@ -160,6 +154,7 @@ function prepareRequest(): MiddlewareObj<Event, Result, Error, ApiContext> {
       // The body is parsed and validated when the handler first reads it: as in DRF, a route that
       // looks up an object answers 404 or 403 before it judges the body.
       let body: { value: unknown } | undefined;
+      const baseUrl = baseUrlOf(event, publicBaseUrl);
       request.context.apiRequest = {
         caller: (request.internal as { caller: Caller }).caller,
         get body() {
@@ -173,8 +168,8 @@ function prepareRequest(): MiddlewareObj<Event, Result, Error, ApiContext> {
         },
         query: query as Record<string, string>,
         pathParameters: (event.pathParameters ?? {}) as Record<string, string>,
-        baseUrl: baseUrlOf(event),
-        url: new URL(`${baseUrlOf(event)}${event.rawPath}${event.rawQueryString ? `?${event.rawQueryString}` : ''}`),
+        baseUrl,
+        url: new URL(`${baseUrl}${event.rawPath}${event.rawQueryString ? `?${event.rawQueryString}` : ''}`),
         event,
       };
     },
@@ -203,6 +198,8 @@ export interface ApiFunctionDeps {
   readonly authenticator: Authenticator;
   /** Per-key throttling; none when RATE_LIMIT_PER_SECOND is 0. */
   readonly rateLimiter?: RateLimiter;
+  /** PUBLIC_BASE_URL, an origin: the base of every absolute URL; none: the request context's domain. */
+  readonly publicBaseUrl?: string;
 }
 
 /**
@@ -220,7 +217,7 @@ export function apiFunction(deps: ApiFunctionDeps, handlers: Readonly<Record<str
     .use(authenticate(deps.authenticator));
   if (deps.rateLimiter) stack.use(throttle(deps.rateLimiter));
   return stack
-    .use(prepareRequest())
+    .use(prepareRequest(deps.publicBaseUrl))
     .handler(async (event, context) => {
       const route = routeByKey(event.routeKey);
       const handler = route && handlers[route.operationId];
