@@ -6,7 +6,7 @@
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ComplianceStack, DEFAULT_KEY_RATE_LIMIT } from '../lib/compliance-stack.ts';
+import { ComplianceStack, DEFAULT_AUTH_FAILURE_LIMIT, DEFAULT_KEY_RATE_LIMIT } from '../lib/compliance-stack.ts';
 import { webhookDestinations } from '../lib/webhook-destinations.ts';
 
 const app = new App();
@@ -16,6 +16,8 @@ const alarmTopicArn = contextString('alarmTopicArn');
 const destinations = webhookDestinations(app.node.tryGetContext('webhookDestinations'));
 const keyRatePerSecond = contextNumber('keyRateLimitPerSecond');
 const keyRateBurst = contextNumber('keyRateLimitBurst');
+const authFailuresPerMinute = contextNumber('authFailuresPerMinute');
+const authFailuresBurst = contextNumber('authFailuresBurst');
 const webConsole = contextBoolean('webConsole') ?? true;
 const account = process.env.CDK_DEFAULT_ACCOUNT;
 const region = process.env.CDK_DEFAULT_REGION;
@@ -27,6 +29,10 @@ new ComplianceStack(app, stackName, {
   ...(account && region ? { env: { account, region } } : {}),
   ...(alarmTopicArn ? { alarmTopicArn } : {}),
   webhookDestinations: destinations,
+  authFailureLimit: {
+    perMinute: authFailuresPerMinute ?? DEFAULT_AUTH_FAILURE_LIMIT.perMinute,
+    burst: authFailuresBurst ?? DEFAULT_AUTH_FAILURE_LIMIT.burst,
+  },
   webConsole,
   keyRateLimit: { perSecond: keyRatePerSecond ?? DEFAULT_KEY_RATE_LIMIT.perSecond, burst: keyRateBurst ?? DEFAULT_KEY_RATE_LIMIT.burst },
 });

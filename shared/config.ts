@@ -95,6 +95,26 @@ export function getRateLimitConfig(): RateLimitConfig {
   return cachedRateLimit;
 }
 
+/**
+ * Throttling of failed authentication per source address (shared/http/auth-failures.ts): on by default,
+ * locally as on AWS, where the CDK stack sets it on the API functions.
+ */
+const AuthFailureConfigSchema = z.object({
+  /** Steady failed authentications a minute per source address; 0 turns the throttle off. */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().min(0).default(30),
+  /** Failures a source may make at once before the steady rate applies. */
+  AUTH_FAILURES_BURST: z.coerce.number().int().min(1).default(10),
+});
+
+export type AuthFailureConfig = z.infer<typeof AuthFailureConfigSchema>;
+
+let cachedAuthFailure: AuthFailureConfig | undefined;
+
+export function getAuthFailureConfig(): AuthFailureConfig {
+  cachedAuthFailure ??= parseEnvironment(AuthFailureConfigSchema);
+  return cachedAuthFailure;
+}
+
 function parseEnvironment<T>(schema: z.ZodType<T>): T {
   const parsed = schema.safeParse(process.env);
   if (!parsed.success) {

@@ -1,6 +1,7 @@
 /**
  * The one middy stack every API function is built with:
- *   authenticate (Authorization: Token <key>) → throttle per key (when a rate limiter is given) →
+ *   authenticate (Authorization: Token <key>; a refused one counts against its source address, 429 past
+ *   its allowance) → throttle per key (when a rate limiter is given) →
  *   parse and validate the body and query (zod, from the route table) → the route's handler → map any
  *   error through the error table (last).
  * A function serves one or more routes of shared/routes.ts and dispatches on the event's routeKey.
@@ -12,6 +13,7 @@ import type { Caller } from '../domain/caller.ts';
 import {
   AuthenticationError,
   ParseError,
+  ThrottledError,
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
   ValidationError,
@@ -23,6 +25,7 @@ import { logger } from '../logger.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { parseApiKey } from '../auth/api-key.ts';
+import { failureSource } from './auth-failures.ts';
 
 /** Bodies above this are refused with 413 before they are parsed. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -81,17 +84,48 @@ export function tokenFromHeader(header: string | undefined): string | undefined 
   return parts[1];
 }
 
-function authenticate(authenticator: Authenticator): MiddlewareObj<Event, Result, Error, ApiContext> {
+function authenticate(authenticator: Authenticator, failures: RateLimiter | undefined): MiddlewareObj<Event, Result, Error, ApiContext> {
   return {
     name: 'authenticate',
     before: async (request) => {
-      const token = tokenFromHeader(request.event.headers.authorization);
+      const token = presentedToken(request.event.headers.authorization);
       if (token === undefined) throw new AuthenticationError();
-      const caller = await authenticator.authenticate(token);
+      let caller: Caller;
+      try {
+        if (token instanceof AuthenticationError) throw token;
+        caller = await authenticator.authenticate(token);
+      } catch (error) {
+        if (failures && error instanceof AuthenticationError) await countFailure(failures, request.event, error);
+        throw error;
+      }
       // An authenticated token is a well-formed key, so it has a key id.
       request.internal = { ...request.internal, caller, keyId: parseApiKey(token)?.keyId };
     },
   };
+}
+
+/** The token of the header; a refused header (a credential presented badly) as its error; undefined when none is presented. */
+function presentedToken(header: string | undefined): string | AuthenticationError | undefined {
+  try {
+    return tokenFromHeader(header);
+  } catch (error) {
+    if (error instanceof AuthenticationError) return error;
+    throw error;
+  }
+}
+
+/**
+ * Counts a refused credential against the request's source (shared/http/auth-failures.ts): a source
+ * past its allowance is answered 429 with Retry-After instead of 401. Should the limiter itself fail,
+ * the 401 stands: its outage must not turn refusals into 5xx.
+ */
+async function countFailure(failures: RateLimiter, event: Event, refusal: AuthenticationError): Promise<void> {
+  try {
+    await failures.admit(failureSource(event));
+  } catch (error) {
+    if (error instanceof ThrottledError) throw error;
+    logger.warn('Failed-authentication throttle unavailable; answering 401', { error: error as Error, refusal: refusal.message });
+  }
 }
 
 /** Counts the request against its key's allowance, before anything is parsed or written: 429 when spent. */
@@ -198,6 +232,8 @@ export interface ApiFunctionDeps {
   readonly authenticator: Authenticator;
   /** Per-key throttling; none when RATE_LIMIT_PER_SECOND is 0. */
   readonly rateLimiter?: RateLimiter;
+  /** Failed authentications per source address (auth-failures.ts); none when AUTH_FAILURES_PER_MINUTE is 0. */
+  readonly authFailureLimiter?: RateLimiter;
   /** PUBLIC_BASE_URL, an origin: the base of every absolute URL; none: the request context's domain. */
   readonly publicBaseUrl?: string;
 }
@@ -214,7 +250,7 @@ export function apiFunction(deps: ApiFunctionDeps, handlers: Readonly<Record<str
   }
   const stack = middy<Event, Result, Error, ApiContext>()
     .use(errorMapper())
-    .use(authenticate(deps.authenticator));
+    .use(authenticate(deps.authenticator, deps.authFailureLimiter));
   if (deps.rateLimiter) stack.use(throttle(deps.rateLimiter));
   return stack
     .use(prepareRequest(deps.publicBaseUrl))
