@@ -1,11 +1,12 @@
 /**
  * The CDK app: one ComplianceStack, checked against the cdk-nag AWS Solutions rules on every synth
  * (an unacknowledged finding stops the synth). Context: `stackName` (default ComplianceService) and
- * `alarmTopicArn` (optional SNS topic for the dead-letter-queue alarms).
+ * `alarmTopicArn` (optional SNS topic for the dead-letter-queue alarms), `webConsole` (false: no console
+ * distribution; the API's links are then built on its own endpoint).
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ComplianceStack, DEFAULT_KEY_RATE_LIMIT } from '../lib/compliance-stack.ts';
+import { ComplianceStack, DEFAULT_AUTH_FAILURE_LIMIT, DEFAULT_KEY_RATE_LIMIT } from '../lib/compliance-stack.ts';
 import { webhookDestinations } from '../lib/webhook-destinations.ts';
 
 const app = new App();
@@ -15,6 +16,9 @@ const alarmTopicArn = contextString('alarmTopicArn');
 const destinations = webhookDestinations(app.node.tryGetContext('webhookDestinations'));
 const keyRatePerSecond = contextNumber('keyRateLimitPerSecond');
 const keyRateBurst = contextNumber('keyRateLimitBurst');
+const authFailuresPerMinute = contextNumber('authFailuresPerMinute');
+const authFailuresBurst = contextNumber('authFailuresBurst');
+const webConsole = contextBoolean('webConsole') ?? true;
 const account = process.env.CDK_DEFAULT_ACCOUNT;
 const region = process.env.CDK_DEFAULT_REGION;
 
@@ -25,6 +29,11 @@ new ComplianceStack(app, stackName, {
   ...(account && region ? { env: { account, region } } : {}),
   ...(alarmTopicArn ? { alarmTopicArn } : {}),
   webhookDestinations: destinations,
+  authFailureLimit: {
+    perMinute: authFailuresPerMinute ?? DEFAULT_AUTH_FAILURE_LIMIT.perMinute,
+    burst: authFailuresBurst ?? DEFAULT_AUTH_FAILURE_LIMIT.burst,
+  },
+  webConsole,
   keyRateLimit: { perSecond: keyRatePerSecond ?? DEFAULT_KEY_RATE_LIMIT.perSecond, burst: keyRateBurst ?? DEFAULT_KEY_RATE_LIMIT.burst },
 });
 
@@ -44,4 +53,13 @@ function contextNumber(key: string): number | undefined {
   const number = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
   if (!Number.isFinite(number)) throw new Error(`Context '${key}' must be a number`);
   return number;
+}
+
+/** A boolean from context: `-c key=false` arrives as a string, cdk.json may hold a boolean. */
+function contextBoolean(key: string): boolean | undefined {
+  const value: unknown = app.node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new Error(`Context '${key}' must be true or false`);
 }

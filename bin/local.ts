@@ -2,7 +2,8 @@
  * `npm start`: runs the whole service on this machine (see bin/local/stack.ts), with the web console
  * at `/`, and prints the API URL.
  * Ctrl-C or SIGTERM stops everything it started. Environment: PORT (8000), HOST (127.0.0.1),
- * DATA_DIR (.data), TABLE_NAME (compliance), AWS_REGION (us-east-1).
+ * DATA_DIR (.data), TABLE_NAME (compliance), AWS_REGION (us-east-1), PUBLIC_BASE_URL (http://HOST:PORT: the
+ * origin the API's links are built on).
  */
 import { startLocalStack } from './local/stack.ts';
 import { DEFAULT_DATA_DIR } from './local/stack-file.ts';
@@ -20,6 +21,7 @@ const stack = await startLocalStack({
   dataDir: process.env.DATA_DIR ?? DEFAULT_DATA_DIR,
   tableName: process.env.TABLE_NAME ?? 'compliance',
   region: process.env.AWS_REGION ?? 'us-east-1',
+  ...(process.env.PUBLIC_BASE_URL ? { publicBaseUrl: process.env.PUBLIC_BASE_URL } : {}),
   log: (line) => console.error(line),
   serveConsole: true,
 }).catch((error: unknown) => {

@@ -12,13 +12,14 @@ import { getEventPublisher } from '../shared/events/eventbridge-publisher.ts';
 import { EVENT_SOURCE, type Envelope } from '../shared/events/envelope.ts';
 import { REQUEST_ADDED, REQUEST_COMMENT_ADDED, REQUEST_UPDATED, requestEvent } from '../shared/events/request-events.ts';
 import { stableUuid } from '../shared/domain/identifiers.ts';
-import { getConfig } from '../shared/config.ts';
+import { eventBaseUrl, getConfig } from '../shared/config.ts';
 import { getRequestStore } from '../shared/runtime.ts';
 import { commentView, requestView } from '../shared/services/requests.ts';
 import { isoWithOffset } from '../shared/services/products.ts';
 import { logger } from '../shared/logger.ts';
 
 const config = getConfig();
+const baseUrl = eventBaseUrl(config);
 const requests = getRequestStore();
 
 /** The event a stream record stands for, or undefined when it stands for none. */
@@ -36,7 +37,7 @@ async function eventOf(record: DynamoDBRecord): Promise<Envelope | undefined> {
       if (!found) return undefined;
       const type = record.eventName === 'INSERT' ? REQUEST_ADDED : REQUEST_UPDATED;
       return requestEvent(type, id, String(item.lastModifiedDate ?? at), String(item.dataspace), {
-        request: requestView(found.request, found.comments, config.PUBLIC_BASE_URL),
+        request: requestView(found.request, found.comments, baseUrl),
       });
     }
     case 'RequestComment': {
@@ -50,7 +51,7 @@ async function eventOf(record: DynamoDBRecord): Promise<Envelope | undefined> {
         createdDate: String(item.createdDate),
       };
       return requestEvent(REQUEST_COMMENT_ADDED, id, comment.createdDate, found.request.dataspace, {
-        request: requestView(found.request, found.comments, config.PUBLIC_BASE_URL),
+        request: requestView(found.request, found.comments, baseUrl),
         comment: commentView(comment),
       });
     }

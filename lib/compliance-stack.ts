@@ -27,7 +27,7 @@ import {
   type EventSourceDefinition,
   type QueueName,
 } from '../shared/resources.ts';
-import type { RateLimitConfig } from '../shared/config.ts';
+import type { AuthFailureConfig, RateLimitConfig } from '../shared/config.ts';
 import { ROUTES } from '../shared/routes/index.ts';
 import { TABLE } from '../shared/table.ts';
 import { ServiceHttpApi, type ThrottleProps } from './constructs/http-api.ts';
@@ -44,6 +44,19 @@ const SERVICE_NAME = EVENT_BUS.source;
  * requests a second with bursts; 5 with bursts of 20 keeps one busy client well inside the stage's 50.
  */
 export const DEFAULT_KEY_RATE_LIMIT: KeyRateLimitProps = { perSecond: 5, burst: 20 };
+
+/**
+ * Throttling of failed authentication per source address (shared/http/auth-failures.ts): a client
+ * whose key is wrong sees ten 401s at once, then one every two seconds; a valid key is never slowed.
+ */
+export const DEFAULT_AUTH_FAILURE_LIMIT: AuthFailureLimitProps = { perMinute: 30, burst: 10 };
+
+export interface AuthFailureLimitProps {
+  /** Steady failed authentications a minute per source address. */
+  readonly perMinute: number;
+  /** Failures a source may make at once. */
+  readonly burst: number;
+}
 
 export interface KeyRateLimitProps {
   /** Steady requests a second per API key. */
@@ -68,8 +81,15 @@ export interface ComplianceStackProps extends StackProps {
   readonly apiThrottle?: ThrottleProps;
   /** Throttling of each API key, in the API functions. @default DEFAULT_KEY_RATE_LIMIT (5 a second, bursts of 20) */
   readonly keyRateLimit?: KeyRateLimitProps;
+  /** Throttling of failed authentication per source address. @default DEFAULT_AUTH_FAILURE_LIMIT (30 a minute, bursts of 10) */
+  readonly authFailureLimit?: AuthFailureLimitProps;
   /** Static webhook destinations (context `webhookDestinations`): lib/webhook-destinations.ts. */
   readonly webhookDestinations?: readonly WebhookDestination[];
+  /**
+   * Deploy the web console (CloudFront in front of the console and the API; context `webConsole`).
+   * Without it, the API is reached at its own endpoint, and links are built on that. @default true
+   */
+  readonly webConsole?: boolean;
 }
 
 export interface ServiceQueue {
@@ -83,7 +103,10 @@ export class ComplianceStack extends Stack {
   readonly queues: Readonly<Record<QueueName, ServiceQueue>>;
   readonly eventBus: events.EventBus;
   readonly httpApi: ServiceHttpApi;
-  readonly webConsole: WebConsole;
+  /** Undefined when the stack is built without the console (props.webConsole false). */
+  readonly webConsole: WebConsole | undefined;
+  /** The public origin every absolute URL is built on: the console's when deployed, else the API's endpoint. */
+  readonly publicBaseUrl: string;
   private readonly alarmAction: cloudwatch.IAlarmAction | undefined;
 
   constructor(scope: Construct, id: string, props: ComplianceStackProps = {}) {
@@ -96,7 +119,7 @@ export class ComplianceStack extends Stack {
     this.queues = this.createQueues();
     this.eventBus = new events.EventBus(this, 'EventBus', { eventBusName: `${this.stackName}-${EVENT_BUS.localName}` });
     this.functions = this.createFunctions();
-    this.limitKeyRate(props.keyRateLimit ?? DEFAULT_KEY_RATE_LIMIT);
+    this.limitKeyRate(props.keyRateLimit ?? DEFAULT_KEY_RATE_LIMIT, props.authFailureLimit ?? DEFAULT_AUTH_FAILURE_LIMIT);
     for (const source of props.eventSources ?? EVENT_SOURCES) this.addEventSource(source);
     for (const rule of EVENT_RULES) this.addEventRule(rule);
     for (const destination of props.webhookDestinations ?? []) this.addWebhookDestination(destination);
@@ -105,17 +128,20 @@ export class ComplianceStack extends Stack {
       ...(props.apiThrottle ? { throttle: props.apiThrottle } : {}),
     });
 
-    this.webConsole = new WebConsole(this, 'WebConsole', { api: this.httpApi.api });
+    this.webConsole = props.webConsole === false ? undefined : new WebConsole(this, 'WebConsole', { api: this.httpApi.api });
 
-    // Functions that write absolute URLs into events (a product's or a request's api_url) use the public
-    // origin, the console's, whose /api/* is the API. (The API's own functions take it from each request:
-    // giving it to them would make the API and its integrations depend on each other.)
-    for (const [name, definition] of Object.entries(FUNCTIONS) as [FunctionName, FunctionDefinition][]) {
-      if (definition.buildsEventUrls) this.functions[name].function.addEnvironment('PUBLIC_BASE_URL', this.webConsole.origin);
-    }
+    // Every absolute URL the service writes (api_url, next and previous in answers; the URLs in events) is
+    // built on one configured public origin, never on a header a client sends: the console's, whose /api/*
+    // is the API, or the API's own endpoint without the console. No cycle: the distribution and the
+    // endpoint need the AWS::ApiGatewayV2::Api, which does not need the functions (its routes do).
+    this.publicBaseUrl = this.webConsole?.origin ?? this.httpApi.api.apiEndpoint;
+    for (const name of functionsWithPublicBaseUrl()) this.functions[name].function.addEnvironment('PUBLIC_BASE_URL', this.publicBaseUrl);
 
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.url, description: 'Base URL of the HTTP API' });
-    new CfnOutput(this, 'ConsoleUrl', { value: this.webConsole.url, description: 'The web console; its API is /api/* of the same origin' });
+    if (this.webConsole) {
+      new CfnOutput(this, 'ConsoleUrl', { value: this.webConsole.url, description: 'The web console; its API is /api/* of the same origin' });
+    }
+    new CfnOutput(this, 'PublicBaseUrl', { value: this.publicBaseUrl, description: "The origin of the API's links (PUBLIC_BASE_URL of the functions)" });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName });
     for (const [name, { queue, deadLetterQueue }] of Object.entries(this.queues)) {
@@ -251,29 +277,34 @@ export class ComplianceStack extends Stack {
   }
 
   /**
-   * Sets the per-key rate limit on the functions behind the route table's routes (not the stream and
-   * queue consumers). The limiter keeps its state in the table with conditional UpdateItems, so only
-   * the functions the catalog lets write the table get it: a read-only one (api-root, api-schema,
-   * request-templates) would be refused by IAM on every request. Those stay under the stage throttle.
+   * Sets the per-key rate limit and the failed-authentication limit on the functions behind the route
+   * table's routes (not the stream and queue consumers). The limiters keep their state in the table with
+   * conditional UpdateItems, so only the functions the catalog lets use the table get them; a read-only
+   * one (api-root, api-schema, request-templates) may update the limiters' items and no other.
    */
-  private limitKeyRate(limit: KeyRateLimitProps): void {
+  private limitKeyRate(limit: KeyRateLimitProps, failures: AuthFailureLimitProps): void {
     if (!(limit.perSecond > 0) || !Number.isInteger(limit.burst) || limit.burst < 1) {
       throw new Error(`Key rate limit needs perSecond above 0 and a whole burst of at least 1: ${JSON.stringify(limit)}`);
     }
-    const environment: Record<keyof RateLimitConfig, string> = {
+    if (!(failures.perMinute > 0) || !Number.isInteger(failures.burst) || failures.burst < 1) {
+      throw new Error(`Failed-authentication limit needs perMinute above 0 and a whole burst of at least 1: ${JSON.stringify(failures)}`);
+    }
+    const environment: Record<keyof RateLimitConfig | keyof AuthFailureConfig, string> = {
       RATE_LIMIT_PER_SECOND: String(limit.perSecond),
       RATE_LIMIT_BURST: String(limit.burst),
+      AUTH_FAILURES_PER_MINUTE: String(failures.perMinute),
+      AUTH_FAILURES_BURST: String(failures.burst),
     };
     for (const name of new Set(ROUTES.map((route) => route.function))) {
       const fn = this.functions[name];
       if (FUNCTIONS[name].table === 'none') continue;
       if (FUNCTIONS[name].table === 'read') {
-        // A read-only API function still keeps its callers' rate state: UpdateItem on RATE# items only.
+        // A read-only API function still keeps its callers' rate state: UpdateItem on limiter items only.
         fn.role.addToPrincipalPolicy(
           new iam.PolicyStatement({
             actions: ['dynamodb:UpdateItem'],
             resources: [this.table.tableArn],
-            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*'] } },
+            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*', 'AUTHFAIL#*'] } },
           }),
         );
       }
@@ -332,6 +363,15 @@ export class ComplianceStack extends Stack {
       }),
     );
   }
+}
+
+/** The functions that build absolute URLs: those behind the API's routes, and those marked `buildsEventUrls`. */
+export function functionsWithPublicBaseUrl(): FunctionName[] {
+  const names = new Set<FunctionName>(ROUTES.map((route) => route.function));
+  for (const [name, definition] of Object.entries(FUNCTIONS) as [FunctionName, FunctionDefinition][]) {
+    if (definition.buildsEventUrls) names.add(name);
+  }
+  return [...names].sort();
 }
 
 function mapValues<K extends string, V, R>(record: Readonly<Record<K, V>>, map: (value: V, key: K) => R): Record<K, R> {

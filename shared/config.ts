@@ -15,8 +15,23 @@ const ConfigSchema = z.object({
   EVALUATION_QUEUE_URL: z.string().optional(),
   /** How long an evaluation request waits in the queue, so a burst of changes becomes one evaluation. */
   EVALUATION_DELAY_SECONDS: z.coerce.number().int().min(0).max(900).default(2),
-  /** The API's public base URL (scheme and host), for the product URLs in events. */
-  PUBLIC_BASE_URL: z.string().default('http://127.0.0.1:8000'),
+  /**
+   * The public origin of the API (scheme, host, port), on which every absolute URL is built: api_url,
+   * next and previous in answers, and the URLs in events. Set by the CDK stack and by the local stack;
+   * when unset, API functions use the request context's own domain. Never taken from request headers.
+   */
+  PUBLIC_BASE_URL: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      if (value === undefined || value === '') return undefined;
+      const origin = publicOrigin(value);
+      if (origin === undefined) {
+        context.issues.push({ code: 'custom', input: value, message: 'must be an http(s) origin such as https://api.example.com, without a path, query or credentials' });
+        return z.NEVER;
+      }
+      return origin;
+    }),
   /** Lifts the private-address rule for webhook targets and allows http: the local stack and tests only. */
   ALLOW_PRIVATE_WEBHOOK_TARGETS: z
     .enum(['true', 'false'])
@@ -32,6 +47,26 @@ const ConfigSchema = z.object({
 });
 
 export type ServiceConfig = z.infer<typeof ConfigSchema>;
+
+/** `value` as a bare origin (https://host[:port]), or undefined when it is anything more or less. */
+export function publicOrigin(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return undefined;
+  }
+  const bare = url.pathname === '/' && url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+  return (url.protocol === 'https:' || url.protocol === 'http:') && bare ? url.origin : undefined;
+}
+
+/**
+ * The base of the URLs in events, written by functions with no request to take a domain from. The CDK
+ * stack and the local stack always set PUBLIC_BASE_URL; the fallback serves tests that start no stack.
+ */
+export function eventBaseUrl(config: ServiceConfig): string {
+  return config.PUBLIC_BASE_URL ?? 'http://127.0.0.1:8000';
+}
 
 let cached: ServiceConfig | undefined;
 
@@ -58,6 +93,26 @@ let cachedRateLimit: RateLimitConfig | undefined;
 export function getRateLimitConfig(): RateLimitConfig {
   cachedRateLimit ??= parseEnvironment(RateLimitConfigSchema);
   return cachedRateLimit;
+}
+
+/**
+ * Throttling of failed authentication per source address (shared/http/auth-failures.ts): on by default,
+ * locally as on AWS, where the CDK stack sets it on the API functions.
+ */
+const AuthFailureConfigSchema = z.object({
+  /** Steady failed authentications a minute per source address; 0 turns the throttle off. */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().min(0).default(30),
+  /** Failures a source may make at once before the steady rate applies. */
+  AUTH_FAILURES_BURST: z.coerce.number().int().min(1).default(10),
+});
+
+export type AuthFailureConfig = z.infer<typeof AuthFailureConfigSchema>;
+
+let cachedAuthFailure: AuthFailureConfig | undefined;
+
+export function getAuthFailureConfig(): AuthFailureConfig {
+  cachedAuthFailure ??= parseEnvironment(AuthFailureConfigSchema);
+  return cachedAuthFailure;
 }
 
 function parseEnvironment<T>(schema: z.ZodType<T>): T {

@@ -47,6 +47,7 @@
  *   Delivery     PK=WEBHOOK#<uuid>        SK=DELIVERY#<delivery id>   an event to deliver to it (for redelivery)
  *   Attempt      PK=WEBHOOK#<uuid>        SK=ATTEMPT#<time>#<id>      its delivery log, newest first (TTL 30 days)
  *   Rate limit   PK=RATE#<keyId>          SK=RATE               an API key's throttling state (GCRA `tat`, TTL a minute past it)
+ *   Auth failures PK=AUTHFAIL#<source>    SK=AUTHFAIL           a source address's failed-authentication throttling state (GCRA `tat`, TTL)
  *
  * Usernames are global, as in DejaCode (one user belongs to exactly one dataspace); group names are
  * unique within their dataspace. Names never contain '#': the load file and the services reject it.
@@ -78,6 +79,8 @@ export const keys = {
 
   apiKey: (keyId: string): Key => ({ PK: `APIKEY#${keyId}`, SK: 'APIKEY' }),
   rateLimit: (keyId: string): Key => ({ PK: `RATE#${keyId}`, SK: 'RATE' }),
+  /** `source`: an IPv4 address or an IPv6 /64 (shared/http/auth-failures.ts). */
+  authFailures: (source: string): Key => ({ PK: `AUTHFAIL#${source}`, SK: 'AUTHFAIL' }),
 
   product: (uuid: string): Key => ({ PK: `PRODUCT#${uuid}`, SK: 'PRODUCT' }),
   /** List order: name, then version, then uuid; ␁ sorts below every character a name may hold. */
@@ -218,4 +221,5 @@ export type EntityType =
   | 'Webhook'
   | 'WebhookDelivery'
   | 'WebhookAttempt'
-  | 'RateLimit';
+  | 'RateLimit'
+  | 'AuthFailures';

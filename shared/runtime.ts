@@ -4,10 +4,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { getDocumentClient } from './aws/clients.ts';
-import { getConfig, getRateLimitConfig } from './config.ts';
+import { eventBaseUrl, getAuthFailureConfig, getConfig, getRateLimitConfig } from './config.ts';
+import { authFailureLimit } from './http/auth-failures.ts';
 import { storeAuthenticator } from './http/authenticator.ts';
 import { gcraRateLimiter } from './http/rate-limit.ts';
-import { RateLimitStore } from './store/rate-limit-store.ts';
+import { AUTH_FAILURE_SPACE, RateLimitStore } from './store/rate-limit-store.ts';
 import type { ApiFunctionDeps } from './http/api-handler.ts';
 import { IdentityStore } from './store/identity-store.ts';
 import { ProductStore } from './store/product-store.ts';
@@ -60,8 +61,23 @@ function getStores() {
 let deps: ApiFunctionDeps | undefined;
 
 export function apiDeps(): ApiFunctionDeps {
-  deps ??= { authenticator: storeAuthenticator(getStores().identity), ...keyRateLimiter() };
+  const { PUBLIC_BASE_URL: publicBaseUrl } = getConfig();
+  deps ??= {
+    authenticator: storeAuthenticator(getStores().identity),
+    ...keyRateLimiter(),
+    ...authFailureLimiter(),
+    ...(publicBaseUrl ? { publicBaseUrl } : {}),
+  };
   return deps;
+}
+
+/** Failed authentications per source address, unless AUTH_FAILURES_PER_MINUTE is 0. */
+function authFailureLimiter(): Pick<ApiFunctionDeps, 'authFailureLimiter'> {
+  const { AUTH_FAILURES_PER_MINUTE: perMinute, AUTH_FAILURES_BURST: burst } = getAuthFailureConfig();
+  if (perMinute === 0) return {};
+  const config = getConfig();
+  const store = new RateLimitStore(getDocumentClient(config), config.TABLE_NAME, AUTH_FAILURE_SPACE);
+  return { authFailureLimiter: gcraRateLimiter(store, authFailureLimit(perMinute, burst), () => Date.now()) };
 }
 
 /** Per-key throttling, unless RATE_LIMIT_PER_SECOND is 0. */
@@ -126,7 +142,7 @@ export function getEvaluationService(): EvaluationService {
     catalog,
     now: () => new Date(),
     newUuid: randomUUID,
-    baseUrl: getConfig().PUBLIC_BASE_URL,
+    baseUrl: eventBaseUrl(getConfig()),
   });
   return evaluationService;
 }

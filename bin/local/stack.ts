@@ -24,6 +24,7 @@ import { EVENT_BUS, EVENT_RULES, EVENT_SOURCES, QUEUES, type QueueDefinition, ty
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
 import { setPublisher } from '../../shared/events/publisher.ts';
+import { publicOrigin } from '../../shared/config.ts';
 
 export interface LocalStackOptions {
   readonly port: number;
@@ -32,6 +33,11 @@ export interface LocalStackOptions {
   readonly tableName: string;
   readonly region: string;
   readonly log: (line: string) => void;
+  /**
+   * The public origin links are built on (PUBLIC_BASE_URL), when the stack is reached through another
+   * address than its own. @default the gateway's own http://HOST:PORT
+   */
+  readonly publicBaseUrl?: string;
   /** Build the web console into DATA_DIR/console and serve it at `/` (npm start does; tests of the API need not). */
   readonly serveConsole?: boolean;
 }
@@ -53,6 +59,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const running = readRunningStack(dataDir);
   if (running) {
     throw new Error(`Another local stack (pid ${running.pid}, ${running.apiUrl}) is using DATA_DIR ${dataDir}`);
+  }
+
+  const publicBaseUrl = options.publicBaseUrl === undefined ? undefined : publicOrigin(options.publicBaseUrl);
+  if (options.publicBaseUrl !== undefined && publicBaseUrl === undefined) {
+    throw new Error(`PUBLIC_BASE_URL must be an http(s) origin such as https://compliance.example.com, not "${options.publicBaseUrl}"`);
   }
 
   const stoppers: (() => Promise<void>)[] = [];
@@ -133,8 +144,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       onError: (error) => options.log(`[gateway] ${String(error)}`),
     });
     stoppers.push(() => gateway.stop());
-    // Events name products by their API URL: the gateway's, now that it listens.
-    process.env.PUBLIC_BASE_URL = gateway.url;
+    // Answers and events build their links on the public origin: the gateway's own, now that it listens,
+    // unless one was given. Never the Host a client sends.
+    process.env.PUBLIC_BASE_URL = publicBaseUrl ?? gateway.url;
 
     for (const source of EVENT_SOURCES) {
       const name = functionName(source.function);

@@ -23,23 +23,6 @@ const WEB_DIR = path.join(PROJECT_ROOT, 'web');
 const VITE_CONFIG = path.join(WEB_DIR, 'vite.config.ts');
 const VITE = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'vite');
 
-/**
- * Viewer-request function of `/api/*` (cloudfront-js-2.0). The API origin must receive its own Host
- * (API Gateway picks the API by it), so the host the viewer called travels as X-Forwarded-Host, from
- * which the API builds its absolute URLs (api_url, next, previous). A viewer's own X-Forwarded-Host is
- * always replaced or dropped, never passed on.
- */
-export const FORWARD_HOST_FUNCTION_CODE = `function handler(event) {
-  var request = event.request;
-  var host = request.headers.host;
-  if (host && host.value) {
-    request.headers['x-forwarded-host'] = { value: host.value };
-  } else {
-    delete request.headers['x-forwarded-host'];
-  }
-  return request;
-}`;
-
 export interface WebConsoleCustomDomain {
   /** Names the distribution answers to, e.g. `console.example.com`. */
   readonly domainNames: readonly string[];
@@ -65,11 +48,11 @@ export class WebConsole extends Construct {
   readonly bucket: s3.Bucket;
   readonly distribution: cloudfront.Distribution;
   readonly securityHeaders: cloudfront.ResponseHeadersPolicy;
-  /** Viewer-request function of `/api/*`: FORWARD_HOST_FUNCTION_CODE. */
-  readonly forwardHost: cloudfront.Function;
+  private readonly customDomain: WebConsoleCustomDomain | undefined;
 
   constructor(scope: Construct, id: string, props: WebConsoleProps) {
     super(scope, id);
+    this.customDomain = props.customDomain;
 
     this.bucket = new s3.Bucket(this, 'Bucket', {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
@@ -99,12 +82,6 @@ export class WebConsole extends Construct {
         frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
         referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.NO_REFERRER, override: true },
       },
-    });
-
-    this.forwardHost = new cloudfront.Function(this, 'ForwardHost', {
-      comment: 'Copies the viewer Host header to X-Forwarded-Host for the API',
-      runtime: cloudfront.FunctionRuntime.JS_2_0,
-      code: cloudfront.FunctionCode.fromInline(FORWARD_HOST_FUNCTION_CODE),
     });
 
     // https://<id>.execute-api.<region>.amazonaws.com → <id>.execute-api.<region>.amazonaws.com
@@ -139,9 +116,9 @@ export class WebConsole extends Construct {
           allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
           cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
           // Everything the viewer sent (Authorization, query, body) except Host, which must stay the API's.
+          // The API builds its links on its configured PUBLIC_BASE_URL (this origin), not on any header.
           originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
           responseHeadersPolicy: this.securityHeaders,
-          functionAssociations: [{ eventType: cloudfront.FunctionEventType.VIEWER_REQUEST, function: this.forwardHost }],
         },
       },
     });
@@ -174,9 +151,13 @@ export class WebConsole extends Construct {
     this.deploy(props.deploymentLogRetention ?? logs.RetentionDays.ONE_MONTH);
   }
 
-  /** https://<distribution domain>: the public origin of the console and of the API under /api/. */
+  /**
+   * The public origin of the console and of the API under /api/: https://<first custom domain name>, or
+   * https://<distribution domain> without one.
+   */
   get origin(): string {
-    return `https://${this.distribution.distributionDomainName}`;
+    const name = this.customDomain?.domainNames[0];
+    return `https://${name ?? this.distribution.distributionDomainName}`;
   }
 
   /** https://<distribution domain>/ */

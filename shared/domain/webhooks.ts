@@ -3,6 +3,7 @@
  * a failing subscription is switched off, and which addresses a delivery may never reach.
  */
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 export const WEBHOOK_EVENT_TYPES = [
   'policy.violation_detected',
@@ -58,65 +59,39 @@ export function shouldDisable(schedule: RetrySchedule, failingSince: string | nu
 }
 
 /**
- * Addresses a webhook must never reach: loopback, private, link-local (cloud metadata at
- * 169.254.169.254 among them), carrier-grade NAT, unspecified, multicast and reserved ranges, in
- * IPv4 and IPv6 (IPv4-mapped included).
+ * IANA's Global Unicast space (IPv6 Address Space registry). Everything outside it is reserved by the
+ * IETF, local, multicast or a translation prefix: ::/8 (unspecified, loopback, IPv4-compatible, NAT64's
+ * 64:ff9b::/96 and 64:ff9b:1::/48), 100::/64 (discard-only) and 100:0:0:1::/64 (dummy), 5f00::/16
+ * (SRv6 SIDs), fc00::/7, fe80::/10, ff00::/8 among them.
+ */
+const IPV6_GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
+
+/**
+ * Addresses a webhook must never reach: any address the IANA special-purpose registries (IPv4 and IPv6)
+ * do not mark globally reachable, classified by ipaddr.js rather than by tables of our own: loopback,
+ * private, shared (CGNAT), link-local (cloud metadata at 169.254.169.254 among them), unspecified,
+ * broadcast, multicast, documentation, benchmarking, reserved; in IPv6 everything outside the Global
+ * Unicast space, and in it anything ipaddr.js does not call ordinary `unicast` (Teredo, 2001::/23,
+ * 2001:db8::/32, 3fff::/20, …). An IPv4 address carried in IPv6 (IPv4-mapped, 6to4) is judged as IPv4;
+ * NAT64 and Teredo, whose IPv4 side the check cannot see, are refused whole. Not an IP address: refused.
  */
 export function isForbiddenAddress(address: string): boolean {
-  const version = isIP(address);
-  if (version === 4) return isForbiddenIpv4(address.split('.').map(Number));
-  if (version !== 6) return true;
-  const hextets = ipv6Hextets(address);
-  if (!hextets) return true;
-  const [h0 = 0, h1 = 0, h2 = 0, h3 = 0, h4 = 0, h5 = 0, h6 = 0, h7 = 0] = hextets;
-  const embedded = (high: number, low: number) => [high >> 8, high & 0xff, low >> 8, low & 0xff];
-  const zeroPrefix = h0 === 0 && h1 === 0 && h2 === 0 && h3 === 0 && h4 === 0;
-  // ::/96 (unspecified, loopback, IPv4-compatible) and ::ffff:0:0/96 (IPv4-mapped), in any spelling.
-  if (zeroPrefix && (h5 === 0 || h5 === 0xffff)) return h5 === 0 || isForbiddenIpv4(embedded(h6, h7));
-  // 64:ff9b::/96 and 64:ff9b:1::/48 (NAT64) reach IPv4 hosts the check cannot see.
-  if (h0 === 0x64 && h1 === 0xff9b) return true;
-  // 2002::/16 (6to4) carries an IPv4 address in its second and third hextets.
-  if (h0 === 0x2002) return isForbiddenIpv4(embedded(h1, h2));
-  return (
-    (h0 & 0xfe00) === 0xfc00 || // unique local
-    (h0 & 0xffc0) === 0xfe80 || // link-local
-    (h0 & 0xffc0) === 0xfec0 || // site-local (deprecated)
-    (h0 & 0xff00) === 0xff00 || // multicast
-    (h0 === 0x2001 && h1 === 0x0db8) || // documentation
-    (h0 === 0x2001 && h1 === 0) // Teredo
-  );
+  const text = address.replace(/%.*$/, '');
+  if (isIP(text) === 0) return true;
+  return isForbidden(ipaddr.parse(text));
 }
 
-function isForbiddenIpv4([a = 0, b = 0]: number[]): boolean {
-  return (
-    a === 0 ||
-    a === 10 ||
-    a === 127 ||
-    (a === 100 && b >= 64 && b <= 127) ||
-    (a === 169 && b === 254) ||
-    (a === 172 && b >= 16 && b <= 31) ||
-    (a === 192 && b === 168) ||
-    (a === 192 && b === 0) ||
-    (a === 198 && (b === 18 || b === 19)) ||
-    a >= 224
-  );
-}
-
-/** The eight 16-bit groups of a valid IPv6 address (zone dropped, `::` and a dotted tail expanded). */
-function ipv6Hextets(address: string): number[] | undefined {
-  let text = address.toLowerCase().replace(/%.*$/, '');
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+function isForbidden(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (address.kind() === 'ipv4') return address.range() !== 'unicast';
+  const v6 = address as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return isForbidden(v6.toIPv4Address());
+  if (!v6.match(IPV6_GLOBAL_UNICAST)) return true;
+  // 2002::/16 (6to4) carries an IPv4 address in its second and third groups.
+  if (v6.range() === '6to4') {
+    const [, high = 0, low = 0] = v6.parts;
+    return isForbidden(new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]));
   }
-  const [head = '', tail] = text.split('::');
-  const parse = (part: string) => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
-  const left = parse(head);
-  const right = tail === undefined ? [] : parse(tail);
-  const missing = 8 - left.length - right.length;
-  const groups = tail === undefined ? left : [...left, ...Array<number>(Math.max(0, missing)).fill(0), ...right];
-  return groups.length === 8 && groups.every((group) => Number.isInteger(group) && group >= 0 && group <= 0xffff) ? groups : undefined;
+  return v6.range() !== 'unicast';
 }
 
 /** The first 1 KB of a response (or error), as the delivery log keeps it. */

@@ -1,7 +1,8 @@
 /**
  * The one middy stack every API function is built with:
  *   check the request line (a malformed Host is 400, a path with dot segments 404; HEAD is answered as
- *   GET without the body) → authenticate (Authorization: Token <key>) → throttle per key (when a rate limiter is given) →
+ *   GET without the body) → authenticate (Authorization: Token <key>; a refused one counts against its
+ *   source address, 429 past its allowance) → throttle per key (when a rate limiter is given) →
  *   parse and validate the body and query (zod, from the route table) → the route's handler → map any
  *   error through the error table (last).
  * A function serves one or more routes of shared/routes.ts and dispatches on the event's routeKey.
@@ -14,6 +15,7 @@ import {
   AuthenticationError,
   NotFoundError,
   ParseError,
+  ThrottledError,
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
   ValidationError,
@@ -26,6 +28,7 @@ import { logger } from '../logger.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { parseApiKey } from '../auth/api-key.ts';
+import { failureSource } from './auth-failures.ts';
 
 /** Bodies above this are refused with 413 before they are parsed. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -35,9 +38,9 @@ export interface ApiRequest<B = unknown, Q = Record<string, string>> {
   readonly body: B;
   readonly query: Q;
   readonly pathParameters: Readonly<Record<string, string>>;
-  /** Scheme and host the client called, for absolute URLs in answers: https://api.example.com */
+  /** Scheme and host of absolute URLs in answers (baseUrlOf): https://api.example.com */
   readonly baseUrl: string;
-  /** The absolute URL the client called, with its query: what next/previous links build on. */
+  /** The absolute URL of the request on baseUrl, with its query: what next/previous links build on. */
   readonly url: URL;
   readonly event: APIGatewayProxyEventV2;
 }
@@ -54,21 +57,15 @@ type ApiContext = Context & { apiRequest?: ApiRequest };
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 
-/** A host name, IPv4 or bracketed IPv6 address, with an optional port: what may stand in a URL's authority. */
-const HOST_PATTERN = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
-
 /**
- * Scheme and host the client called, for the absolute URLs of answers (api_url, next, previous).
- * Behind the console's CloudFront distribution the Host header is the API's own (API Gateway chooses the
- * API by it) and the host the viewer called arrives as X-Forwarded-Host, set by the distribution's
- * viewer-request function (lib/constructs/web-console.ts); it wins when present. Of a list (proxies
- * append) the first entry counts, and a value that is not a host is ignored rather than breaking the URL.
+ * Scheme and host of the absolute URLs of answers (api_url, next, previous): the configured public base
+ * URL (PUBLIC_BASE_URL, read once at cold start: the console's CloudFront origin on AWS, the gateway's
+ * own address locally), else the API's own domain from the request context, which API Gateway sets.
+ * Never a request header: Host, X-Forwarded-Host and X-Forwarded-Proto are the client's to choose, and a
+ * link built on them would be one caller's to poison for every other.
  */
-export function baseUrlOf(event: Event): string {
-  const proto = event.headers['x-forwarded-proto'] ?? 'https';
-  const forwarded = event.headers['x-forwarded-host']?.split(',')[0]?.trim();
-  const host = forwarded && HOST_PATTERN.test(forwarded) ? forwarded : (event.headers.host ?? event.requestContext.domainName);
-  return `${proto}://${host}`;
+export function baseUrlOf(event: Event, publicBaseUrl?: string): string {
+  return publicBaseUrl ?? `https://${event.requestContext.domainName}`;
 }
 
 export function jsonResult(statusCode: number, body: unknown, headers: Readonly<Record<string, string>> = {}): Result {
@@ -90,17 +87,48 @@ export function tokenFromHeader(header: string | undefined): string | undefined 
   return parts[1];
 }
 
-function authenticate(authenticator: Authenticator): MiddlewareObj<Event, Result, Error, ApiContext> {
+function authenticate(authenticator: Authenticator, failures: RateLimiter | undefined): MiddlewareObj<Event, Result, Error, ApiContext> {
   return {
     name: 'authenticate',
     before: async (request) => {
-      const token = tokenFromHeader(request.event.headers.authorization);
+      const token = presentedToken(request.event.headers.authorization);
       if (token === undefined) throw new AuthenticationError();
-      const caller = await authenticator.authenticate(token);
+      let caller: Caller;
+      try {
+        if (token instanceof AuthenticationError) throw token;
+        caller = await authenticator.authenticate(token);
+      } catch (error) {
+        if (failures && error instanceof AuthenticationError) await countFailure(failures, request.event, error);
+        throw error;
+      }
       // An authenticated token is a well-formed key, so it has a key id.
       request.internal = { ...request.internal, caller, keyId: parseApiKey(token)?.keyId };
     },
   };
+}
+
+/** The token of the header; a refused header (a credential presented badly) as its error; undefined when none is presented. */
+function presentedToken(header: string | undefined): string | AuthenticationError | undefined {
+  try {
+    return tokenFromHeader(header);
+  } catch (error) {
+    if (error instanceof AuthenticationError) return error;
+    throw error;
+  }
+}
+
+/**
+ * Counts a refused credential against the request's source (shared/http/auth-failures.ts): a source
+ * past its allowance is answered 429 with Retry-After instead of 401. Should the limiter itself fail,
+ * the 401 stands: its outage must not turn refusals into 5xx.
+ */
+async function countFailure(failures: RateLimiter, event: Event, refusal: AuthenticationError): Promise<void> {
+  try {
+    await failures.admit(failureSource(event));
+  } catch (error) {
+    if (error instanceof ThrottledError) throw error;
+    logger.warn('Failed-authentication throttle unavailable; answering 401', { error: error as Error, refusal: refusal.message });
+  }
 }
 
 /** Counts the request against its key's allowance, before anything is parsed or written: 429 when spent. */
@@ -165,7 +193,7 @@ function validate<T>(schema: z.ZodType<T> | undefined, value: unknown, wrapError
   return parsed.data;
 }
 
-function prepareRequest(): MiddlewareObj<Event, Result, Error, ApiContext> {
+function prepareRequest(publicBaseUrl: string | undefined): MiddlewareObj<Event, Result, Error, ApiContext> {
   return {
     name: 'prepare-request',
     before: async (request) => {
@@ -176,6 +204,7 @@ function prepareRequest(): MiddlewareObj<Event, Result, Error, ApiContext> {
       // The body is parsed and validated when the handler first reads it: as in DRF, a route that
       // looks up an object answers 404 or 403 before it judges the body.
       let body: { value: unknown } | undefined;
+      const baseUrl = baseUrlOf(event, publicBaseUrl);
       request.context.apiRequest = {
         caller: (request.internal as { caller: Caller }).caller,
         get body() {
@@ -189,8 +218,8 @@ function prepareRequest(): MiddlewareObj<Event, Result, Error, ApiContext> {
         },
         query: query as Record<string, string>,
         pathParameters: (event.pathParameters ?? {}) as Record<string, string>,
-        baseUrl: baseUrlOf(event),
-        url: new URL(`${baseUrlOf(event)}${event.rawPath}${event.rawQueryString ? `?${event.rawQueryString}` : ''}`),
+        baseUrl,
+        url: new URL(`${baseUrl}${event.rawPath}${event.rawQueryString ? `?${event.rawQueryString}` : ''}`),
         event,
       };
     },
@@ -257,6 +286,10 @@ export interface ApiFunctionDeps {
   readonly authenticator: Authenticator;
   /** Per-key throttling; none when RATE_LIMIT_PER_SECOND is 0. */
   readonly rateLimiter?: RateLimiter;
+  /** Failed authentications per source address (auth-failures.ts); none when AUTH_FAILURES_PER_MINUTE is 0. */
+  readonly authFailureLimiter?: RateLimiter;
+  /** PUBLIC_BASE_URL, an origin: the base of every absolute URL; none: the request context's domain. */
+  readonly publicBaseUrl?: string;
 }
 
 /**
@@ -274,10 +307,10 @@ export function apiFunction(deps: ApiFunctionDeps, handlers: Readonly<Record<str
     .use(headAsGet())
     .use(errorMapper())
     .use(checkRequestLine())
-    .use(authenticate(deps.authenticator));
+    .use(authenticate(deps.authenticator, deps.authFailureLimiter));
   if (deps.rateLimiter) stack.use(throttle(deps.rateLimiter));
   return stack
-    .use(prepareRequest())
+    .use(prepareRequest(deps.publicBaseUrl))
     .handler(async (event, context) => {
       const route = routeByKey(event.routeKey);
       const handler = route && handlers[route.operationId];

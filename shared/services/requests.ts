@@ -80,7 +80,17 @@ export function commentView(comment: RequestComment) {
   return { uuid: comment.uuid, username: comment.username, text: comment.text, created_date: comment.createdDate };
 }
 
-export function requestView(request: RequestRecord, comments: readonly RequestComment[], baseUrl: string) {
+/** Whether the caller may see the product of this uuid; events, for their superuser-run subscriptions, see all. */
+export type ProductVisibility = (productUuid: string) => boolean;
+
+const ALL_PRODUCTS: ProductVisibility = () => true;
+
+/**
+ * The request as the API shows it. Its product (product_context, content_object) is shown only to a
+ * caller who may view that product, and is null to others who see the request.
+ */
+export function requestView(request: RequestRecord, comments: readonly RequestComment[], baseUrl: string, canViewProduct: ProductVisibility = ALL_PRODUCTS) {
+  const productLink = (uuid: string | null) => (uuid !== null && canViewProduct(uuid) ? productUrl(baseUrl, uuid) : null);
   return {
     uuid: request.uuid,
     api_url: requestUrl(baseUrl, request.uuid),
@@ -91,8 +101,8 @@ export function requestView(request: RequestRecord, comments: readonly RequestCo
     priority: request.priority,
     assignee: request.assignee,
     requester: request.requester,
-    product_context: request.productContext && productUrl(baseUrl, request.productContext),
-    content_object: request.contentObject && productUrl(baseUrl, request.contentObject),
+    product_context: productLink(request.productContext),
+    content_object: productLink(request.contentObject),
     content_type: request.contentType,
     notes: request.notes,
     serialized_data: request.serializedData,
@@ -166,7 +176,21 @@ export class RequestService {
   async retrieve(caller: Caller, uuid: string, baseUrl: string) {
     const found = isUuid(uuid) ? await this.deps.requests.getWithComments(uuid.toLowerCase()) : undefined;
     if (!found || !canSee(caller, found.request)) throw new NotFoundError();
-    return requestView(found.request, found.comments, baseUrl);
+    return requestView(found.request, found.comments, baseUrl, await this.productVisibility(caller, [found.request]));
+  }
+
+  /**
+   * Which of the requests' products the caller may view: all for a superuser, otherwise each distinct
+   * product checked once (directly or through a group), as the product routes check it.
+   */
+  private async productVisibility(caller: Caller, requests: readonly Pick<RequestRecord, 'productContext' | 'contentObject'>[]): Promise<ProductVisibility> {
+    if (caller.isSuperuser) return ALL_PRODUCTS;
+    const uuids = new Set(requests.flatMap((request) => [request.productContext, request.contentObject]).filter((uuid): uuid is string => uuid !== null));
+    const visible = new Set<string>();
+    await Promise.all([...uuids].map(async (uuid) => {
+      if (await this.visibleProduct(caller, uuid)) visible.add(uuid);
+    }));
+    return (uuid) => visible.has(uuid);
   }
 
   async create(caller: Caller, input: Required<RequestWrite>, baseUrl: string) {
@@ -197,7 +221,7 @@ export class RequestService {
       ...resolved,
     } as RequestRecord;
     await retryOnConflict(() => this.deps.requests.create(request), isTransactionConflict);
-    return requestView({ ...request, rev: 1 }, [], baseUrl);
+    return requestView({ ...request, rev: 1 }, [], baseUrl, await this.productVisibility(caller, [request]));
   }
 
   /** PUT and PATCH: 404 for who cannot see it, 403 for who may not change it, then the body. */
@@ -213,7 +237,7 @@ export class RequestService {
         const named = await this.findTemplate(caller.dataspace, input.request_template);
         if (named?.uuid !== before.templateUuid) errors.request_template = ['The request template cannot be changed.'];
       }
-      const resolved = await this.resolveReferences(caller, input, template, errors);
+      const resolved = await this.resolveReferences(caller, input, template, errors, before);
       if (Object.keys(errors).length > 0) throw new ValidationError(errors);
       const after: RequestRecord = {
         ...before,
@@ -230,7 +254,8 @@ export class RequestService {
       return after;
     }, isRace);
     const found = await this.deps.requests.getWithComments(updated.uuid);
-    return requestView(found?.request ?? updated, found?.comments ?? [], baseUrl);
+    const shown = found?.request ?? updated;
+    return requestView(shown, found?.comments ?? [], baseUrl, await this.productVisibility(caller, [shown]));
   }
 
   /**
@@ -242,6 +267,7 @@ export class RequestService {
     input: RequestWrite,
     template: RequestTemplate | undefined,
     errors: FieldErrors,
+    before?: RequestRecord,
   ): Promise<Partial<RequestRecord>> {
     const resolved: { -readonly [K in keyof RequestRecord]?: RequestRecord[K] } = {};
     if (input.assignee !== undefined) {
@@ -264,7 +290,10 @@ export class RequestService {
       const reference = input[field];
       if (reference === undefined) continue;
       if (reference === null) {
-        resolved[key] = null;
+        // The caller was shown null for a product they may not view (a GET body PUT back): that is
+        // no change, not an order to drop a link they cannot see.
+        const current = before?.[key] ?? null;
+        if (current === null || (await this.visibleProduct(caller, current))) resolved[key] = null;
         continue;
       }
       const uuid = await this.visibleProduct(caller, reference);
@@ -348,10 +377,11 @@ export class RequestService {
 
     const page = resolvePage(request, count);
     const entries = await fetch(offsetOf(page));
+    const canViewProduct = await this.productVisibility(caller, entries);
     return {
       count,
       ...pageLinks(listUrl, page, request.pageSize, count),
-      results: entries.map((entry) => requestView(entry, [], baseUrl)).map(({ comments: _comments, ...rest }) => rest),
+      results: entries.map((entry) => requestView(entry, [], baseUrl, canViewProduct)).map(({ comments: _comments, ...rest }) => rest),
     };
   }
 

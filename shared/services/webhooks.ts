@@ -20,7 +20,7 @@ import {
 import { envelope, type Envelope } from '../events/envelope.ts';
 import { retryOnConflict } from '../store/dynamo.ts';
 import { StaleWebhookError, type Attempt, type WebhookStore } from '../store/webhook-store.ts';
-import { deliver, targetProblem, type DeliveryResult } from '../webhooks/sender.ts';
+import { deliver, normalisedTarget, targetProblem, type DeliveryResult } from '../webhooks/sender.ts';
 import { isoWithOffset } from './products.ts';
 import { paginate } from './paginate.ts';
 
@@ -92,9 +92,14 @@ export class WebhookService {
     return subscription;
   }
 
-  private async checkTarget(url: string): Promise<void> {
+  /** The target URL in the form it is stored in, or a field error. */
+  private async checkTarget(url: string): Promise<string> {
     const problem = await targetProblem(url, { allowPrivate: this.deps.allowPrivateTargets });
     if (problem) throw new ValidationError({ target_url: [problem] });
+    const normalised = normalisedTarget(url);
+    // Percent-encoding can lengthen a URL past the limit the field promises.
+    if (normalised.length > 2000) throw new ValidationError({ target_url: ['Ensure this field has no more than 2000 characters.'] });
+    return normalised;
   }
 
   async list(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
@@ -109,11 +114,11 @@ export class WebhookService {
   async create(caller: Caller, readBody: () => { target_url: string; events: WebhookEventType[]; is_active: boolean; description: string }, baseUrl: string) {
     if (!caller.isSuperuser) throw new ForbiddenError();
     const body = readBody();
-    await this.checkTarget(body.target_url);
+    const targetUrl = await this.checkTarget(body.target_url);
     const subscription: Subscription = {
       uuid: randomUUID(),
       dataspace: caller.dataspace,
-      targetUrl: body.target_url,
+      targetUrl,
       events: [...new Set(body.events)],
       isActive: body.is_active,
       description: body.description,
@@ -130,10 +135,10 @@ export class WebhookService {
     const saved = await retryOnConflict(async () => {
       const before = await this.find(caller, uuid);
       const body = readBody();
-      if (body.target_url !== undefined) await this.checkTarget(body.target_url);
+      const targetUrl = body.target_url === undefined ? before.targetUrl : await this.checkTarget(body.target_url);
       const after: Subscription = {
         ...before,
-        targetUrl: body.target_url ?? before.targetUrl,
+        targetUrl,
         events: body.events ? [...new Set(body.events)] : before.events,
         isActive: body.is_active ?? before.isActive,
         description: body.description ?? before.description,

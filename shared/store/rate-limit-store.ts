@@ -1,12 +1,13 @@
 /**
- * The throttling state of each API key: one item holding the GCRA theoretical arrival time (`tat`,
- * epoch ms), shared by every Lambda instance. A request is admitted by one of two conditional writes
- * and never by a read first, so two instances can never both take the last cell.
+ * The throttling state of each API key (and, in a key space of its own, of each source's failed
+ * authentications): one item holding the GCRA theoretical arrival time (`tat`, epoch ms), shared by
+ * every Lambda instance. A request is admitted by one of two conditional writes and never by a read
+ * first, so two instances can never both take the last cell.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { keys } from '../keys.ts';
+import { keys, type EntityType, type Key } from '../keys.ts';
 import { TABLE } from '../table.ts';
 
 /** What one request's writes compare and set; shared/http/rate-limit.ts computes it. */
@@ -23,10 +24,22 @@ export interface GcraStep {
 
 export type TakeResult = { readonly admitted: true } | { readonly admitted: false; readonly tat: number };
 
+/** Where a limiter keeps its items: the key of a limited thing, and the items' entity. */
+export interface RateLimitSpace {
+  readonly key: (id: string) => Key;
+  readonly entity: EntityType;
+}
+
+/** Per API key (shared/http/rate-limit.ts). */
+export const KEY_RATE_SPACE: RateLimitSpace = { key: keys.rateLimit, entity: 'RateLimit' };
+/** Failed authentications per source address (shared/http/auth-failures.ts). */
+export const AUTH_FAILURE_SPACE: RateLimitSpace = { key: keys.authFailures, entity: 'AuthFailures' };
+
 export class RateLimitStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly space: RateLimitSpace = KEY_RATE_SPACE,
   ) {}
 
   /** Takes one request's cell of the key's allowance, or says it is refused, with the `tat` that refused it. */
@@ -39,7 +52,7 @@ export class RateLimitStore {
         ':nowPlusInterval': step.now + step.interval,
         ':now': step.now,
         ':expiresAt': step.expiresAt,
-        ':entity': 'RateLimit',
+        ':entity': this.space.entity,
       },
     });
     if (fresh.admitted) return fresh;
@@ -68,7 +81,7 @@ export class RateLimitStore {
       await this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: keys.rateLimit(keyId),
+          Key: this.space.key(keyId),
           ...expression,
           ExpressionAttributeNames: { '#tat': 'tat', '#ttl': TABLE.ttlAttribute },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

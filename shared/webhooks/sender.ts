@@ -28,6 +28,11 @@ export interface TargetPolicy {
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
+/** The form a target URL is stored and shown in: the WHATWG serialisation (call after targetProblem). */
+export function normalisedTarget(target: string): string {
+  return new URL(target).href;
+}
+
 /** Why a target URL may not be subscribed to, or undefined when it may. */
 export async function targetProblem(target: string, policy: TargetPolicy): Promise<string | undefined> {
   let url: URL;
@@ -38,6 +43,7 @@ export async function targetProblem(target: string, policy: TargetPolicy): Promi
   }
   if (url.protocol !== 'https:' && !(policy.allowPrivate && url.protocol === 'http:')) return 'The target URL must use https.';
   if (url.username || url.password) return 'The target URL must not carry credentials.';
+  if (url.port === '0') return 'The target URL must not use port 0.';
   if (policy.allowPrivate) return undefined;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = isIP(host) ? [host] : await resolveAll(host).catch(() => undefined);

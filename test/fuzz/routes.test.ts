@@ -183,6 +183,9 @@ beforeAll(async () => {
     EVALUATION_DELAY_SECONDS: '0',
     ALLOW_PRIVATE_WEBHOOK_TARGETS: 'false',
     RATE_LIMIT_PER_SECOND: '0',
+    // The fuzz sends hundreds of broken keys from one address: with the failure throttle on, most
+    // would answer 429 and hide the 401 paths it explores (test/http/auth-throttle.test.ts covers it).
+    AUTH_FAILURES_PER_MINUTE: '0',
   });
   // The handlers log an unexpected error (a 500) through the service logger: keep its stack for the
   // report, deep enough to reach the project's frames under the AWS SDK's.

@@ -6,6 +6,10 @@ import { aUserWithKey } from '../support/factories.ts';
 import { ROUTES } from '../../shared/routes/index.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
 
+// Every case here is one address failing on purpose: the failure throttle, which would answer 429
+// past its burst, is tested on its own (auth-throttle.test.ts).
+process.env.AUTH_FAILURES_PER_MINUTE = '0';
+
 let env: Awaited<ReturnType<typeof useTestTable>>;
 let api: Awaited<ReturnType<typeof startTestGateway>>;
 

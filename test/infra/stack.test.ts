@@ -174,14 +174,14 @@ describe('the functions', () => {
       if (readsStream) expect([...actions]).toEqual(expect.arrayContaining(STREAM_ACTIONS));
       if (definition.table === 'none') expect(dynamo).toEqual([]);
       else expect(dynamo).toEqual(expect.arrayContaining(READ_ACTIONS));
-      // A read-only API function may update its callers' rate-limit items, and nothing else.
+      // A read-only API function may update its callers' rate-limit and failed-authentication items, and nothing else.
       const statements = roleStatements(synth, synth.stack.functions[name]);
       const unconditional = actionsOf(statements.filter((statement) => !statement.Condition));
       const writes = WRITE_ACTIONS.filter((action) => unconditional.has(action));
       expect(writes).toEqual(definition.table === 'read-write' ? WRITE_ACTIONS : []);
       for (const statement of statements.filter((st) => st.Condition)) {
         if (actionsOf([statement]).has('dynamodb:UpdateItem')) {
-          expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*'] } });
+          expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*', 'AUTHFAIL#*'] } });
         }
       }
       expect(dynamo.some((action) => action.includes('*'))).toBe(false);
@@ -330,32 +330,29 @@ describe('the evaluation pipeline', () => {
     expect(JSON.stringify(evaluator.Properties.EventSourceArn)).toContain(logicalId(synth.stack, synth.stack.queues.evaluation.queue));
   });
 
-  it('gives the functions that build event URLs the public origin (the console distribution, whose /api/* is the API)', () => {
-    const distribution = logicalId(synth.stack, synth.stack.webConsole.distribution);
-    const origin = { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distribution, 'DomainName'] }]] };
-    const withUrl = Object.keys(FUNCTIONS).filter((name) => {
-      const variables = synth.template.toJSON().Resources[idOf(name as FunctionName)].Properties.Environment.Variables as Record<string, unknown>;
-      return variables.PUBLIC_BASE_URL !== undefined;
-    });
-    // The evaluator names products in policy events; the outbox publisher writes requests into request events.
-    expect(withUrl.sort()).toEqual(['evaluator', 'outbox-publisher']);
-    for (const name of withUrl) {
-      expect(synth.template.toJSON().Resources[idOf(name as FunctionName)].Properties.Environment.Variables.PUBLIC_BASE_URL).toEqual(origin);
-    }
-  });
-});
+  const publicBaseUrlOf = (of: Synthesized, name: FunctionName): unknown =>
+    (of.template.toJSON().Resources[logicalId(of.stack, of.stack.functions[name].function)].Properties.Environment.Variables as Record<string, unknown>).PUBLIC_BASE_URL;
 
-describe('webhook delivery', () => {
-  it('routes the service events from the bus to the webhook events queue, with retries and a DLQ', () => {
-    const rules = Object.values(synth.template.findResources('AWS::Events::Rule'));
-    const webhooks = rules.find((rule) => JSON.stringify(rule.Properties.EventPattern) === JSON.stringify({ source: [EVENT_BUS.source] }))!;
-    expect(webhooks).toBeDefined();
-    expect(JSON.stringify(webhooks.Properties.EventBusName)).toContain(logicalId(synth.stack, synth.stack.eventBus));
-    const [target] = webhooks.Properties.Targets as Record<string, any>[];
-    expect(JSON.stringify(target!.Arn)).toContain(logicalId(synth.stack, synth.stack.queues.webhookEvents.queue));
-    expect(JSON.stringify(target!.DeadLetterConfig)).toContain(logicalId(synth.stack, synth.stack.queues.webhookEvents.deadLetterQueue));
-    expect(target!.RetryPolicy).toMatchObject({ MaximumEventAgeInSeconds: 86_400 });
+  it('gives every API function, and those that build event URLs, the public origin: the console distribution, whose /api/* is the API', () => {
+    const distribution = logicalId(synth.stack, synth.stack.webConsole!.distribution);
+    const origin = { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distribution, 'DomainName'] }]] };
+    const withUrl = functionEntries.filter(([name]) => publicBaseUrlOf(synth, name) !== undefined).map(([name]) => name);
+    // The API functions build api_url, next and previous on it (never on a forwarded header); the evaluator
+    // names products in policy events, the outbox publisher writes requests into request events.
+    const apiFunctions = new Set(ROUTES.map((route) => route.function));
+    expect(withUrl.sort()).toEqual([...new Set([...apiFunctions, 'evaluator', 'outbox-publisher'])].sort());
+    for (const name of withUrl) expect(publicBaseUrlOf(synth, name), name).toEqual(origin);
   });
+
+  it("without the console, gives them the API's own endpoint, and outputs it", () => {
+    const bare = synthesize({ webConsole: false });
+    expect(bare.stack.webConsole).toBeUndefined();
+    expect(bare.template.findResources('AWS::CloudFront::Distribution')).toEqual({});
+    const endpoint = { 'Fn::GetAtt': [logicalId(bare.stack, bare.stack.httpApi.api), 'ApiEndpoint'] };
+    for (const name of new Set(ROUTES.map((route) => route.function))) expect(publicBaseUrlOf(bare, name), name).toEqual(endpoint);
+    bare.template.hasOutput('PublicBaseUrl', { Value: endpoint });
+  });
+
 
   it('delivers one message per invocation, gives up after the schedule into an alarmed DLQ', () => {
     const deliveries = synth.stack.queues.webhookDeliveries;

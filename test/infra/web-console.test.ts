@@ -1,7 +1,7 @@
 /**
  * The web console on AWS (lib/constructs/web-console.ts): a private, encrypted, TLS-only bucket that only
  * the distribution can read; one CloudFront origin for the console and, under /api/*, the HTTP API
- * (never cached, never redirected, the viewer's host passed on as X-Forwarded-Host); security headers
+ * (never cached, never redirected, no function rewriting headers); security headers
  * with a strict CSP; the console built by Vite and uploaded on deploy.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -11,10 +11,8 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FORWARD_HOST_FUNCTION_CODE, WebConsole, type WebConsoleProps } from '../../lib/constructs/web-console.ts';
-import { baseUrlOf } from '../../shared/http/api-handler.ts';
+import { WebConsole, type WebConsoleProps } from '../../lib/constructs/web-console.ts';
 import { acknowledgments, logicalId, nagFindings, synthesize, type Synthesized } from './helpers.ts';
 
 /** AWS-managed CloudFront policies, by id. */
@@ -46,8 +44,8 @@ const apiBehavior = () => (config.CacheBehaviors as Json[]).find((behavior) => b
 
 beforeAll(() => {
   synth = synthesize();
-  bucketId = logicalId(synth.stack, synth.stack.webConsole.bucket);
-  distributionId = logicalId(synth.stack, synth.stack.webConsole.distribution);
+  bucketId = logicalId(synth.stack, synth.stack.webConsole!.bucket);
+  distributionId = logicalId(synth.stack, synth.stack.webConsole!.distribution);
   config = synth.template.toJSON().Resources[distributionId].Properties.DistributionConfig;
 });
 
@@ -139,17 +137,13 @@ describe('the distribution', () => {
     expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
   });
 
-  it('runs the forward-host function (cloudfront-js-2.0) on every /api/* viewer request', () => {
-    const functionId = logicalId(synth.stack, synth.stack.webConsole.forwardHost);
-    expect(apiBehavior().FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } }]);
-    const fn = synth.template.toJSON().Resources[functionId].Properties;
-    expect(fn.FunctionConfig.Runtime).toBe('cloudfront-js-2.0');
-    expect(fn.FunctionCode).toBe(FORWARD_HOST_FUNCTION_CODE);
-    expect(fn.AutoPublish).toBe(true);
+  it('runs no viewer-request function: the API builds its links on PUBLIC_BASE_URL, not on a forwarded host', () => {
+    expect(apiBehavior().FunctionAssociations).toBeUndefined();
+    expect(synth.template.findResources('AWS::CloudFront::Function')).toEqual({});
   });
 
   it('adds the security headers, with the strict CSP of a same-origin Vite app, to the console and the API', () => {
-    const policyId = logicalId(synth.stack, synth.stack.webConsole.securityHeaders);
+    const policyId = logicalId(synth.stack, synth.stack.webConsole!.securityHeaders);
     const headers = synth.template.toJSON().Resources[policyId].Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
     expect(headers).toEqual({
       ContentSecurityPolicy: { ContentSecurityPolicy: CSP, Override: true },
@@ -178,31 +172,16 @@ describe('the distribution', () => {
       }),
     });
   });
-});
 
-describe('the forward-host function', () => {
-  /** Runs the function's code as CloudFront would, on a viewer request with these headers. */
-  function viewerRequest(headers: Record<string, { value: string }>): Record<string, { value: string }> {
-    const handler = new Function(`${FORWARD_HOST_FUNCTION_CODE}\nreturn handler;`)() as (event: unknown) => { headers: Record<string, { value: string }> };
-    return handler({ version: '1.0', context: { eventType: 'viewer-request' }, request: { method: 'POST', uri: '/api/v2/products/', headers } }).headers;
-  }
-
-  it("copies the viewer's Host into X-Forwarded-Host, replacing any the viewer sent", () => {
-    expect(viewerRequest({ host: { value: 'd111111abcdef8.cloudfront.net' } })['x-forwarded-host']).toEqual({ value: 'd111111abcdef8.cloudfront.net' });
-    const spoofed = viewerRequest({ host: { value: 'd111111abcdef8.cloudfront.net' }, 'x-forwarded-host': { value: 'evil.example' } });
-    expect(spoofed['x-forwarded-host']).toEqual({ value: 'd111111abcdef8.cloudfront.net' });
-    expect(viewerRequest({ 'x-forwarded-host': { value: 'evil.example' } })['x-forwarded-host']).toBeUndefined();
-  });
-
-  it('so the API builds its absolute URLs on the CloudFront host, though its Host is the API origin', () => {
-    const viewer = viewerRequest({ host: { value: 'd111111abcdef8.cloudfront.net' }, authorization: { value: 'Token x' } });
-    // What API Gateway hands the function: the viewer headers but Host (the origin request policy), its own Host and scheme.
-    const headers = Object.fromEntries(Object.entries(viewer).filter(([name]) => name !== 'host').map(([name, { value }]) => [name, value]));
-    const event = {
-      headers: { ...headers, host: 'abc123.execute-api.eu-west-1.amazonaws.com', 'x-forwarded-proto': 'https' },
-      requestContext: { domainName: 'abc123.execute-api.eu-west-1.amazonaws.com' },
-    } as unknown as APIGatewayProxyEventV2;
-    expect(baseUrlOf(event)).toBe('https://d111111abcdef8.cloudfront.net');
+  it('has the custom domain as its public origin when given one, else the distribution domain', () => {
+    const custom = new WebConsole(new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Custom'), 'WebConsole', {
+      api: new apigw.HttpApi(new Stack(), 'Api'),
+      customDomain: {
+        domainNames: ['console.example.com', 'www.console.example.com'],
+        certificate: acm.Certificate.fromCertificateArn(new Stack(), 'Cert', 'arn:aws:acm:us-east-1:111111111111:certificate/abc'),
+      },
+    });
+    expect(custom.origin).toBe('https://console.example.com');
   });
 });
 

@@ -14,6 +14,9 @@ export async function startTestGateway() {
     port: 0,
     invoke: async (name, event) => (await loadHandler(name))(event, lambdaContext(name, 10_000)),
   });
+  // As the local stack does: links are built on the gateway's own address unless the test configured
+  // one (before the first call, when the functions read their configuration).
+  process.env.PUBLIC_BASE_URL ??= gateway.url;
   const call = async (method: string, path: string, init: { token?: string; headers?: Record<string, string>; body?: unknown } = {}) => {
     const headers: Record<string, string> = { ...init.headers };
     if (init.token !== undefined) headers.authorization = `Token ${init.token}`;

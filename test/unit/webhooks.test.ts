@@ -36,6 +36,32 @@ describe('forbidden addresses', () => {
     ['2001:0::1', true],
     ['FE80::1%eth0', true],
     ['not-an-ip', true],
+    // The rest of the IANA special-purpose registries that are not globally reachable.
+    ['100::1', true],
+    ['100::', true],
+    ['100:0:0:1::1', true],
+    ['64:ff9b:1::a00:1', true],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', true],
+    ['2001:1::1', true],
+    ['2001:2::1', true],
+    ['2001:db8::1', true],
+    ['3fff::1', true],
+    ['5f00::1', true],
+    ['fec0::1', true],
+    ['::ffff:0:a00:1', true],
+    ['2002:c000:201::1', true],
+    ['192.0.0.8', true],
+    ['192.0.2.1', true],
+    ['198.51.100.1', true],
+    ['203.0.113.1', true],
+    ['240.0.0.1', true],
+    ['255.255.255.255', true],
+    ['1.1.1.1', false],
+    ['2a00:1450:4001:80b::200e', false],
+    // Spellings that are not an IP address at all.
+    ['127.1', true],
+    ['0x7f.0.0.1', true],
+    ['2130706433', true],
   ])('%s is forbidden: %s', (address, forbidden) => {
     expect(isForbiddenAddress(address)).toBe(forbidden);
   });
@@ -52,6 +78,8 @@ describe('targets', () => {
     ['https://[::ffff:a00:1]/hook', 'The host "::ffff:a00:1" resolves to a private, loopback, link-local or metadata address.'],
     ['https://localhost/hook', 'The host "localhost" resolves to a private, loopback, link-local or metadata address.'],
     ['https://user:pw@example.com/hook', 'The target URL must not carry credentials.'],
+    ['https://8.8.8.8:0/hook', 'The target URL must not use port 0.'],
+    ['https://[100::1]/hook', 'The host "100::1" resolves to a private, loopback, link-local or metadata address.'],
     ['not a url', 'Enter a valid URL.'],
   ])('%s is refused when private targets are not allowed: %s', async (url, problem) => {
     expect(await targetProblem(url, { allowPrivate: false })).toBe(problem);
