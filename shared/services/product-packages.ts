@@ -12,7 +12,7 @@ import type { CatalogStore } from '../store/catalog-store.ts';
 import { StaleAnalysisError, type ProductPackageStore } from '../store/product-package-store.ts';
 import { StaleProductError } from '../store/product-store.ts';
 import { catalogUrl, canonicalPurl, packageView } from './catalog.ts';
-import { isoWithOffset, productUrl, type ProductService } from './products.ts';
+import { isoWithOffset, productKey, productUrl, type ProductService } from './products.ts';
 import { paginate } from './paginate.ts';
 
 export interface ProductPackageServiceDeps {
@@ -122,7 +122,7 @@ export class ProductPackageService {
     await retryOnConflict(async () => {
       const current = await this.deps.products.authorize(caller, product!.uuid, 'change');
       await this.deps.productPackages.add(current, productPackage);
-    }, isRace);
+    }, isRace, { key: productKey(product!.uuid) });
     return productPackageView(productPackage, baseUrl);
   }
 
@@ -215,7 +215,7 @@ export class ProductPackageService {
     await retryOnConflict(async () => {
       const product = await this.deps.products.authorize(caller, analysis.productUuid, 'change');
       await this.deps.productPackages.writeAnalysis(product, undefined, analysis);
-    }, isRace);
+    }, isRace, { key: productKey(analysis.productUuid) });
     return analysisView(analysis, baseUrl);
   }
 

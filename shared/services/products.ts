@@ -61,6 +61,9 @@ export function productView(product: Product, baseUrl: string): ProductView {
   };
 }
 
+/** What writes of one product and of what it holds queue on in this process (retryOnConflict's key). */
+export const productKey = (uuid: string) => `product#${uuid.toLowerCase()}`;
+
 export function principalsOf(caller: Caller): Principal[] {
   return [{ type: 'user', name: caller.username }, ...caller.groups.map((name) => ({ type: 'group' as const, name }))];
 }
@@ -155,7 +158,7 @@ export class ProductService {
       const grants = renamed ? await this.deps.products.listGrants(before.uuid) : [];
       await this.deps.products.update(before, after, grants);
       return after;
-    }, isProductRace);
+    }, isProductRace, { key: productKey(uuid) });
     return productView(updated, baseUrl);
   }
 
@@ -163,7 +166,7 @@ export class ProductService {
     await retryOnConflict(async () => {
       const product = await this.authorize(caller, uuid, 'delete');
       await this.deps.products.delete(product);
-    }, isProductRace);
+    }, isProductRace, { key: productKey(uuid) });
   }
 
   async permissions(caller: Caller, uuid: string): Promise<PermissionListing> {
@@ -210,7 +213,7 @@ export class ProductService {
       const permissions = sortedPermissions(held);
       if (sameGrant(current, permissions)) return;
       await this.deps.products.setGrant(product, principal, permissions);
-    }, isProductRace);
+    }, isProductRace, { key: productKey(uuid) });
   }
 
   /** The named user or group, which must exist in the dataspace (a field error otherwise). */

@@ -115,6 +115,9 @@ type EqualityFilter = {
 
 const isRace = (error: unknown) => error instanceof StaleRequestError || isTransactionConflict(error);
 
+/** What writes of one request queue on in this process (retryOnConflict's key). */
+const requestKey = (uuid: string) => `request#${uuid.toLowerCase()}`;
+
 export class RequestService {
   private readonly plan: ListPlan;
 
@@ -228,9 +231,10 @@ export class RequestService {
       };
       await this.deps.requests.update(before, after);
       return after;
-    }, isRace);
+    }, isRace, { key: requestKey(uuid) });
+    // The answer is what this write stored (a concurrent write may already have replaced it), with the comments.
     const found = await this.deps.requests.getWithComments(updated.uuid);
-    return requestView(found?.request ?? updated, found?.comments ?? [], baseUrl);
+    return requestView({ ...updated, rev: updated.rev + 1 }, found?.comments ?? [], baseUrl);
   }
 
   /**
@@ -299,7 +303,7 @@ export class RequestService {
     const text = readText();
     const comment = { uuid: this.deps.newUuid(), username: caller.username, text, createdDate: isoWithOffset(this.deps.now()) };
     // The request check conflicts with a concurrent update of the request: run it again.
-    await retryOnConflict(() => this.deps.requests.addComment(request.uuid, comment), isTransactionConflict);
+    await retryOnConflict(() => this.deps.requests.addComment(request.uuid, comment), isTransactionConflict, { key: requestKey(request.uuid) });
   }
 
   // --- the list ------------------------------------------------------------------------------
