@@ -37,6 +37,7 @@ import type { IdentityStore } from '../store/identity-store.ts';
 import type { ProductService } from './products.ts';
 import { isoWithOffset, productUrl } from './products.ts';
 import type { RequestWrite } from '../schemas/request.ts';
+import { entityTag, requireMatch, tagged, type IfMatch } from '../domain/etag.ts';
 
 /**
  * How the list is served when it could be either way: 'cost' picks the cheaper of walking the
@@ -105,6 +106,17 @@ export function requestView(request: RequestRecord, comments: readonly RequestCo
   };
 }
 
+/**
+ * A request's entity tag: its revision and its number of comments, the two things its answer is
+ * made of (comments are never edited or deleted, so their count tells when they changed).
+ */
+export const requestTag = (request: RequestRecord, commentCount: number) => entityTag(request.rev, commentCount);
+
+/** The view of one request with its comments, carrying its entity tag. */
+function taggedRequestView(request: RequestRecord, comments: readonly RequestComment[], baseUrl: string) {
+  return tagged(requestView(request, comments, baseUrl), requestTag(request, comments.length));
+}
+
 type EqualityFilter = {
   readonly counted: CountedFilter;
   /** The value as counted and stored (a template by uuid). */
@@ -169,7 +181,7 @@ export class RequestService {
   async retrieve(caller: Caller, uuid: string, baseUrl: string) {
     const found = isUuid(uuid) ? await this.deps.requests.getWithComments(uuid.toLowerCase()) : undefined;
     if (!found || !canSee(caller, found.request)) throw new NotFoundError();
-    return requestView(found.request, found.comments, baseUrl);
+    return taggedRequestView(found.request, found.comments, baseUrl);
   }
 
   async create(caller: Caller, input: Required<RequestWrite>, baseUrl: string) {
@@ -200,15 +212,25 @@ export class RequestService {
       ...resolved,
     } as RequestRecord;
     await retryOnConflict(() => this.deps.requests.create(request), isTransactionConflict);
-    return requestView({ ...request, rev: 1 }, [], baseUrl);
+    return taggedRequestView({ ...request, rev: 1 }, [], baseUrl);
   }
 
-  /** PUT and PATCH: 404 for who cannot see it, 403 for who may not change it, then the body. */
-  async update(caller: Caller, uuid: string, readInput: () => RequestWrite, baseUrl: string) {
+  /**
+   * PUT and PATCH: 404 for who cannot see it, 403 for who may not change it, 412 when If-Match names
+   * an ETag the request no longer has, then the body.
+   */
+  async update(caller: Caller, uuid: string, readInput: () => RequestWrite, baseUrl: string, ifMatch?: IfMatch) {
     const updated = await retryOnConflict(async () => {
-      const before = isUuid(uuid) ? await this.deps.requests.get(uuid.toLowerCase()) : undefined;
+      // The comments count only for the precondition (the ETag covers them); otherwise one Get.
+      const found = !isUuid(uuid)
+        ? undefined
+        : ifMatch && 'tags' in ifMatch
+          ? await this.deps.requests.getWithComments(uuid.toLowerCase())
+          : await this.deps.requests.get(uuid.toLowerCase()).then((request) => request && { request, comments: undefined });
+      const before = found?.request;
       if (!before || !canSee(caller, before)) throw new NotFoundError();
       if (!canUpdate(caller, before)) throw new ForbiddenError();
+      if (found.comments) requireMatch(ifMatch, requestTag(before, found.comments.length));
       const input = readInput();
       const errors: FieldErrors = {};
       const template = await this.deps.requests.getTemplate(before.templateUuid);
@@ -234,7 +256,7 @@ export class RequestService {
     }, isRace, { key: requestKey(uuid) });
     // The answer is what this write stored (a concurrent write may already have replaced it), with the comments.
     const found = await this.deps.requests.getWithComments(updated.uuid);
-    return requestView({ ...updated, rev: updated.rev + 1 }, found?.comments ?? [], baseUrl);
+    return taggedRequestView({ ...updated, rev: updated.rev + 1 }, found?.comments ?? [], baseUrl);
   }
 
   /**
