@@ -14,6 +14,13 @@ import { StaleProductError } from '../store/product-store.ts';
 import { catalogUrl, canonicalPurl, packageView } from './catalog.ts';
 import { isoWithOffset, productKey, productUrl, type ProductService } from './products.ts';
 import { paginate } from './paginate.ts';
+import { entityTag, requireMatch, tagged, type IfMatch } from '../domain/etag.ts';
+
+/** A product package is never changed, only added and removed (a new one has a new uuid): one tag. */
+const PRODUCT_PACKAGE_TAG = entityTag(1);
+
+/** An analysis's entity tag: its revision. */
+const analysisTag = (analysis: Analysis) => entityTag(analysis.rev);
 
 export interface ProductPackageServiceDeps {
   readonly productPackages: ProductPackageStore;
@@ -102,7 +109,7 @@ export class ProductPackageService {
   }
 
   async retrieve(caller: Caller, uuid: string, baseUrl: string) {
-    return productPackageView((await this.productPackage(caller, uuid, 'view')).productPackage, baseUrl);
+    return tagged(productPackageView((await this.productPackage(caller, uuid, 'view')).productPackage, baseUrl), PRODUCT_PACKAGE_TAG);
   }
 
   async add(caller: Caller, readBody: () => Body, baseUrl: string) {
@@ -123,12 +130,13 @@ export class ProductPackageService {
       const current = await this.deps.products.authorize(caller, product!.uuid, 'change');
       await this.deps.productPackages.add(current, productPackage);
     }, isRace, { key: productKey(product!.uuid) });
-    return productPackageView(productPackage, baseUrl);
+    return tagged(productPackageView(productPackage, baseUrl), PRODUCT_PACKAGE_TAG);
   }
 
-  async remove(caller: Caller, uuid: string): Promise<void> {
+  async remove(caller: Caller, uuid: string, ifMatch?: IfMatch): Promise<void> {
     await retryOnConflict(async () => {
       const { productPackage, product } = await this.productPackage(caller, uuid, 'change');
+      requireMatch(ifMatch, PRODUCT_PACKAGE_TAG);
       await this.deps.productPackages.remove(product, productPackage);
     }, isRace);
   }
@@ -172,7 +180,8 @@ export class ProductPackageService {
   }
 
   async retrieveAnalysis(caller: Caller, uuid: string, baseUrl: string) {
-    return analysisView((await this.analysis(caller, uuid, 'view')).analysis, baseUrl);
+    const { analysis } = await this.analysis(caller, uuid, 'view');
+    return tagged(analysisView(analysis, baseUrl), analysisTag(analysis));
   }
 
   async createAnalysis(caller: Caller, readBody: () => Body, baseUrl: string) {
@@ -216,12 +225,13 @@ export class ProductPackageService {
       const product = await this.deps.products.authorize(caller, analysis.productUuid, 'change');
       await this.deps.productPackages.writeAnalysis(product, undefined, analysis);
     }, isRace, { key: productKey(analysis.productUuid) });
-    return analysisView(analysis, baseUrl);
+    return tagged(analysisView(analysis, baseUrl), entityTag(1));
   }
 
-  async updateAnalysis(caller: Caller, uuid: string, readBody: () => Body, baseUrl: string) {
+  async updateAnalysis(caller: Caller, uuid: string, readBody: () => Body, baseUrl: string, ifMatch?: IfMatch) {
     const updated = await retryOnConflict(async () => {
       const { analysis: before, product } = await this.analysis(caller, uuid, 'change');
+      requireMatch(ifMatch, analysisTag(before));
       const body = readBody();
       const errors: FieldErrors = {};
       if (body.product_package !== undefined && uuidOf(body.product_package as string, 'product_packages') !== before.productPackageUuid) {
@@ -243,12 +253,13 @@ export class ProductPackageService {
       await this.deps.productPackages.writeAnalysis(product, before, after);
       return after;
     }, isRace);
-    return analysisView(updated, baseUrl);
+    return tagged(analysisView(updated, baseUrl), entityTag(updated.rev + 1));
   }
 
-  async deleteAnalysis(caller: Caller, uuid: string): Promise<void> {
+  async deleteAnalysis(caller: Caller, uuid: string, ifMatch?: IfMatch): Promise<void> {
     await retryOnConflict(async () => {
       const { analysis, product } = await this.analysis(caller, uuid, 'change');
+      requireMatch(ifMatch, analysisTag(analysis));
       await this.deps.productPackages.writeAnalysis(product, analysis, undefined);
     }, isRace);
   }

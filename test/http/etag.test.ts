@@ -118,6 +118,84 @@ describe('ETag and If-Match', () => {
     expect((await call('alice', 'PATCH', path, { notes: 'fresh' }, { 'If-Match': after.headers.get('etag')! })).status).toBe(200);
   });
 
+  // Each: a create body, a PATCH that changes it, and a full PUT body.
+  it.each([
+    [
+      'usage_policies',
+      { label: 'Tagged policy', content_type: 'package', compliance_alert: 'warning' },
+      (i: number) => ({ description: `d${i}` }),
+      { label: 'Tagged policy', content_type: 'package', compliance_alert: 'error', description: 'put' },
+    ],
+    [
+      'licenses',
+      { key: 'tagged', name: 'Tagged License', short_name: 'Tagged' },
+      (i: number) => ({ name: `Tagged ${i}` }),
+      { key: 'tagged', name: 'Tagged License', short_name: 'Tagged', spdx_license_key: '', usage_policy: null },
+    ],
+    [
+      'packages',
+      { purl: 'pkg:npm/tagged@1.0.0' },
+      (i: number) => ({ filename: `tagged-${i}.tgz` }),
+      {
+        purl: 'pkg:npm/tagged@1.0.0',
+        type: 'npm',
+        namespace: '',
+        name: 'tagged',
+        version: '1.0.0',
+        filename: 'put.tgz',
+        download_url: 'https://example.com/tagged-1.0.0.tgz',
+        license_expression: '',
+        usage_policy: null,
+      },
+    ],
+    [
+      'vulnerabilities',
+      { vulnerability_id: 'VCID-tagged', summary: 's' },
+      (i: number) => ({ summary: `s${i}` }),
+      { vulnerability_id: 'VCID-tagged', summary: 'put', aliases: [], risk_score: null, affected_packages: [] },
+    ],
+    [
+      'webhooks',
+      { target_url: 'https://93.184.215.14/hook', events: ['request.added'], description: 'd' },
+      (i: number) => ({ description: `d${i}` }),
+      { target_url: 'https://93.184.215.14/hook', events: ['request.updated'], is_active: true, description: 'put' },
+    ],
+  ])('%s: GET → ETag; PATCH with it → 200 and a new ETag; stale → 412 for PATCH, PUT and DELETE; current → 204', async (collection, body, change, full) => {
+    const created = await call('root', 'POST', `/api/v2/${collection}/`, body);
+    expect(created.status, created.text).toBe(201);
+    expect(created.headers.get('etag')).toMatch(STRONG_TAG);
+    const path = `/api/v2/${collection}/${created.json.uuid}/`;
+    await ifMatchStory('root', path, change, () => full);
+  });
+
+  it('vulnerability analyses and product packages', async () => {
+    const product = (await call('alice', 'POST', '/api/v2/products/', { name: 'Holder' })).json;
+    const pkg = (await call('root', 'POST', '/api/v2/packages/', { purl: 'pkg:npm/held@1.0.0' })).json;
+    expect((await call('root', 'POST', '/api/v2/vulnerabilities/', { vulnerability_id: 'VCID-held', affected_packages: [{ package: pkg.uuid }] })).status).toBe(201);
+    const held = await call('alice', 'POST', '/api/v2/product_packages/', { product: product.uuid, package: pkg.uuid });
+    expect(held.status, held.text).toBe(201);
+    const heldPath = `/api/v2/product_packages/${held.json.uuid}/`;
+    const heldTag = held.headers.get('etag')!;
+    expect(heldTag).toMatch(STRONG_TAG);
+    expect((await call('alice', 'GET', heldPath)).headers.get('etag')).toBe(heldTag);
+
+    const analysis = await call('alice', 'POST', '/api/v2/vulnerability_analyses/', { product_package: held.json.uuid, vulnerability_id: 'VCID-held', state: 'in_triage' });
+    expect(analysis.status, analysis.text).toBe(201);
+    const path = `/api/v2/vulnerability_analyses/${analysis.json.uuid}/`;
+    await ifMatchStory('alice', path, (i) => ({ detail: `d${i}` }), () => ({
+      product_package: held.json.uuid,
+      vulnerability_id: 'VCID-held',
+      state: 'exploitable',
+      justification: null,
+      responses: [],
+      detail: 'put',
+    }));
+
+    // A product package never changes: a tag that is not its own is refused, its own deletes it.
+    expect((await call('alice', 'DELETE', heldPath, undefined, { 'If-Match': '"0"' })).status).toBe(412);
+    expect((await call('alice', 'DELETE', heldPath, undefined, { 'If-Match': heldTag })).status).toBe(204);
+  });
+
   it('a stale If-Match on an object the caller cannot see is still 404, not 412', async () => {
     const created = await call('root', 'POST', '/api/v2/products/', { name: 'Hidden' });
     const refused = await call('alice', 'PATCH', `/api/v2/products/${created.json.uuid}/`, { version: 'x' }, { 'If-Match': '"0"' });
