@@ -233,7 +233,8 @@ export class RequestService {
       if (found.comments) requireMatch(ifMatch, requestTag(before, found.comments.length));
       const input = readInput();
       const errors: FieldErrors = {};
-      const template = await this.deps.requests.getTemplate(before.templateUuid);
+      // Only answers are checked against the template: most writes need not read it.
+      const template = input.serialized_data !== undefined ? await this.deps.requests.getTemplate(before.templateUuid) : undefined;
       if (input.request_template !== undefined) {
         const named = await this.findTemplate(caller.dataspace, input.request_template);
         if (named?.uuid !== before.templateUuid) errors.request_template = ['The request template cannot be changed.'];
