@@ -212,7 +212,7 @@ export async function retryOnConflict<T>(
   const deadline = Date.now() + budgetMs;
   for (let i = 1; ; i++) {
     try {
-      return await (key === undefined ? attempt() : oneAtATime(key, attempt));
+      return await (key === undefined ? attempt() : oneAtATime(key, attempt, deadline));
     } catch (error) {
       if (!isRace(error)) throw error;
       const wait = Math.random() * Math.min(capMs, baseMs * 2 ** i);
@@ -227,14 +227,24 @@ export async function retryOnConflict<T>(
 /** The last queued write of each object this process is writing (see ConflictRetryPolicy.key). */
 const writing = new Map<string, Promise<void>>();
 
-async function oneAtATime<T>(key: string, run: () => Promise<T>): Promise<T> {
+/**
+ * Runs `run` once the writes of `key` queued before it are done. A write still waiting at `deadline`
+ * gives up, busy (503), before it writes anything: better than being cut off by the function's timeout
+ * after the client was told it failed, and writing anyway.
+ */
+async function oneAtATime<T>(key: string, run: () => Promise<T>, deadline: number): Promise<T> {
   const previous = writing.get(key);
   let release!: () => void;
   const done = new Promise<void>((resolve) => (release = resolve));
   const tail = previous ? previous.then(() => done) : done;
   writing.set(key, tail);
   try {
-    await previous;
+    if (previous) {
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<'expired'>((resolve) => (timer = setTimeout(() => resolve('expired'), Math.max(0, deadline - Date.now()))));
+      const turn = await Promise.race([previous.then(() => 'turn' as const), expired]).finally(() => clearTimeout(timer));
+      if (turn === 'expired') throw new ServiceUnavailableError(1);
+    }
     return await run();
   } finally {
     release();

@@ -87,6 +87,28 @@ describe('retryOnConflict', () => {
     expect(most).toBe(10);
   });
 
+  it('a write still queued behind another of its object when its budget is spent answers "busy" and never runs', async () => {
+    let release!: () => void;
+    const slow = retryOnConflict(() => new Promise<void>((resolve) => (release = resolve)), isRace, { key: 'product#slow' });
+    let ran = false;
+    const queued = await retryOnConflict(
+      async () => {
+        ran = true;
+      },
+      isRace,
+      { key: 'product#slow', budgetMs: 50 },
+    ).catch((error: unknown) => error);
+    expect(queued).toBeInstanceOf(ServiceUnavailableError);
+    expect(ran).toBe(false);
+    release();
+    await slow;
+    // The queue moves on: the next write of the object runs.
+    await retryOnConflict(async () => {
+      ran = true;
+    }, isRace, { key: 'product#slow' });
+    expect(ran).toBe(true);
+  });
+
   it('does not retry other errors, and passes them on unchanged', async () => {
     let tries = 0;
     const refused = new ValidationError({ name: ['This field is required.'] });
