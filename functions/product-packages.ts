@@ -12,7 +12,7 @@ export const handler = apiFunction(apiDeps(), {
   list_product_packages: async (r) => ({ statusCode: 200, body: await service.list(r.caller, r.query, r.url, r.baseUrl) }),
   create_product_package: async (r) => ({ statusCode: 201, body: await service.add(r.caller, body(r), r.baseUrl) }),
   retrieve_product_package: async (r) => ({ statusCode: 200, body: await service.retrieve(r.caller, uuid(r), r.baseUrl) }),
-  destroy_product_package: async (r) => (await service.remove(r.caller, uuid(r)), { statusCode: 204 }),
+  destroy_product_package: async (r) => (await service.remove(r.caller, uuid(r), r.ifMatch), { statusCode: 204 }),
   list_product_package_packages: async (r) => ({
     statusCode: 200,
     body: await service.packagesOfProduct(r.caller, uuid(r), r.query, r.url, r.baseUrl),
@@ -21,7 +21,7 @@ export const handler = apiFunction(apiDeps(), {
   list_vulnerability_analyses: async (r) => ({ statusCode: 200, body: await service.listAnalyses(r.caller, r.query, r.url, r.baseUrl) }),
   create_vulnerability_analysis: async (r) => ({ statusCode: 201, body: await service.createAnalysis(r.caller, body(r), r.baseUrl) }),
   retrieve_vulnerability_analysis: async (r) => ({ statusCode: 200, body: await service.retrieveAnalysis(r.caller, uuid(r), r.baseUrl) }),
-  update_vulnerability_analysis: async (r) => ({ statusCode: 200, body: await service.updateAnalysis(r.caller, uuid(r), body(r), r.baseUrl) }),
-  partial_update_vulnerability_analysis: async (r) => ({ statusCode: 200, body: await service.updateAnalysis(r.caller, uuid(r), body(r), r.baseUrl) }),
-  destroy_vulnerability_analysis: async (r) => (await service.deleteAnalysis(r.caller, uuid(r)), { statusCode: 204 }),
+  update_vulnerability_analysis: async (r) => ({ statusCode: 200, body: await service.updateAnalysis(r.caller, uuid(r), body(r), r.baseUrl, r.ifMatch) }),
+  partial_update_vulnerability_analysis: async (r) => ({ statusCode: 200, body: await service.updateAnalysis(r.caller, uuid(r), body(r), r.baseUrl, r.ifMatch) }),
+  destroy_vulnerability_analysis: async (r) => (await service.deleteAnalysis(r.caller, uuid(r), r.ifMatch), { statusCode: 204 }),
 });

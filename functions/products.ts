@@ -19,14 +19,14 @@ export const handler = apiFunction(apiDeps(), {
   }),
   update_product: async (request) => ({
     statusCode: 200,
-    body: await products.update(request.caller, request.pathParameters.uuid!, () => request.body, request.baseUrl),
+    body: await products.update(request.caller, request.pathParameters.uuid!, () => request.body, request.baseUrl, request.ifMatch),
   }),
   partial_update_product: async (request) => ({
     statusCode: 200,
-    body: await products.update(request.caller, request.pathParameters.uuid!, () => request.body, request.baseUrl),
+    body: await products.update(request.caller, request.pathParameters.uuid!, () => request.body, request.baseUrl, request.ifMatch),
   }),
-  destroy_product: async ({ caller, pathParameters }) => {
-    await products.destroy(caller, pathParameters.uuid!);
+  destroy_product: async ({ caller, pathParameters, ifMatch }) => {
+    await products.destroy(caller, pathParameters.uuid!, ifMatch);
     return { statusCode: 204 };
   },
 });

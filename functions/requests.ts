@@ -19,11 +19,11 @@ export const handler = apiFunction(apiDeps(), {
   }),
   update_request: async (request) => ({
     statusCode: 200,
-    body: await requests.update(request.caller, request.pathParameters.uuid!, () => request.body, request.baseUrl),
+    body: await requests.update(request.caller, request.pathParameters.uuid!, () => request.body, request.baseUrl, request.ifMatch),
   }),
   partial_update_request: async (request) => ({
     statusCode: 200,
-    body: await requests.update(request.caller, request.pathParameters.uuid!, () => request.body, request.baseUrl),
+    body: await requests.update(request.caller, request.pathParameters.uuid!, () => request.body, request.baseUrl, request.ifMatch),
   }),
   add_request_comment: async (request) => {
     await requests.addComment(request.caller, request.pathParameters.uuid!, () => (request.body as { text: string }).text);

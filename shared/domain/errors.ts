@@ -44,6 +44,16 @@ export class ConflictError extends DomainError {
   }
 }
 
+/**
+ * The client sent If-Match with entity tags, and the object's current one is not among them: it was
+ * changed since the client read it. Nothing was written. (RFC 9110: 412 Precondition Failed.)
+ */
+export class PreconditionFailedError extends DomainError {
+  constructor(readonly detail = 'The object was changed since you read it: its ETag no longer matches If-Match. Read it again.') {
+    super(detail);
+  }
+}
+
 export class AuthenticationError extends DomainError {
   constructor(readonly detail = 'Authentication credentials were not provided.') {
     super(detail);

@@ -29,6 +29,7 @@ import type { Authenticator } from './authenticator.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { parseApiKey } from '../auth/api-key.ts';
 import { failureSource } from './auth-failures.ts';
+import { etagOf, parseIfMatch, type IfMatch } from '../domain/etag.ts';
 
 /** Bodies above this are refused with 413 before they are parsed. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -42,6 +43,8 @@ export interface ApiRequest<B = unknown, Q = Record<string, string>> {
   readonly baseUrl: string;
   /** The absolute URL of the request on baseUrl, with its query: what next/previous links build on. */
   readonly url: URL;
+  /** The If-Match precondition of a write (absent: none); the service checks it against the object's ETag. */
+  readonly ifMatch: IfMatch | undefined;
   readonly event: APIGatewayProxyEventV2;
 }
 
@@ -220,6 +223,7 @@ function prepareRequest(publicBaseUrl: string | undefined): MiddlewareObj<Event,
         pathParameters: (event.pathParameters ?? {}) as Record<string, string>,
         baseUrl,
         url: new URL(`${baseUrl}${event.rawPath}${event.rawQueryString ? `?${event.rawQueryString}` : ''}`),
+        ifMatch: parseIfMatch(event.headers['if-match']),
         event,
       };
     },
@@ -316,7 +320,9 @@ export function apiFunction(deps: ApiFunctionDeps, handlers: Readonly<Record<str
       const handler = route && handlers[route.operationId];
       if (!handler || !context.apiRequest) throw new Error(`No handler for ${event.routeKey}`);
       const result = await handler(context.apiRequest);
-      return jsonResult(result.statusCode, result.body, result.headers);
+      // A single object's answer carries its entity tag (shared/domain/etag.ts).
+      const etag = etagOf(result.body);
+      return jsonResult(result.statusCode, result.body, etag === undefined ? result.headers : { ETag: etag, ...result.headers });
     });
 }
 

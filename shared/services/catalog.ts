@@ -18,6 +18,7 @@ import { isUuid } from '../domain/identifiers.ts';
 import { parseLicenseExpression } from '../domain/license-expression.ts';
 import type { Page } from '../domain/pagination.ts';
 import { retryOnConflict } from '../store/dynamo.ts';
+import { entityTag, requireMatch, tagged, type IfMatch } from '../domain/etag.ts';
 import { isCatalogRace, type CatalogStore, type Collection } from '../store/catalog-store.ts';
 import type { ProductPackageStore } from '../store/product-package-store.ts';
 import { isoWithOffset } from './products.ts';
@@ -34,6 +35,12 @@ type Body = Record<string, unknown>;
 type Stored = { uuid: string; dataspace: string; rev: number };
 
 export const catalogUrl = (baseUrl: string, collection: string, uuid: string) => `${baseUrl}/api/v2/${collection}/${uuid}/`;
+
+/** A catalog object's entity tag: its revision (a package's also moves when a vulnerability link changes). */
+const catalogTag = (object: { readonly rev: number }) => entityTag(object.rev);
+
+/** An object as just saved: the store wrote it at the next revision. */
+const savedTag = (object: { readonly rev: number }) => entityTag(object.rev + 1);
 
 export function usagePolicyView(policy: UsagePolicy, baseUrl: string) {
   return {
@@ -128,13 +135,15 @@ export class CatalogService {
   }
 
   async retrieveUsagePolicy(caller: Caller, uuid: string, baseUrl: string) {
-    return usagePolicyView(await this.find(this.store.usagePolicies, caller, uuid, false), baseUrl);
+    const object = await this.find(this.store.usagePolicies, caller, uuid, false);
+    return tagged(usagePolicyView(object, baseUrl), catalogTag(object));
   }
 
-  async saveUsagePolicy(caller: Caller, uuid: string | undefined, readBody: () => Body, baseUrl: string) {
+  async saveUsagePolicy(caller: Caller, uuid: string | undefined, readBody: () => Body, baseUrl: string, ifMatch?: IfMatch) {
     if (!uuid) this.requireSuperuser(caller);
     const saved = await retryOnConflict(async () => {
       const before = uuid ? await this.find(this.store.usagePolicies, caller, uuid, true) : undefined;
+      if (before) requireMatch(ifMatch, catalogTag(before));
       const body = readBody();
       const after: UsagePolicy = {
         ...(before ?? this.newStored(caller)),
@@ -146,12 +155,13 @@ export class CatalogService {
       await this.store.usagePolicies.write(before, after);
       return after;
     }, isCatalogRace);
-    return usagePolicyView(saved, baseUrl);
+    return tagged(usagePolicyView(saved, baseUrl), savedTag(saved));
   }
 
-  async deleteUsagePolicy(caller: Caller, uuid: string): Promise<void> {
+  async deleteUsagePolicy(caller: Caller, uuid: string, ifMatch?: IfMatch): Promise<void> {
     await retryOnConflict(async () => {
       const policy = await this.find(this.store.usagePolicies, caller, uuid, true);
+      requireMatch(ifMatch, catalogTag(policy));
       await this.store.usagePolicies.write(policy, undefined);
     }, isCatalogRace);
   }
@@ -172,13 +182,15 @@ export class CatalogService {
   }
 
   async retrieveLicense(caller: Caller, uuid: string, baseUrl: string) {
-    return licenseView(await this.find(this.store.licenses, caller, uuid, false), baseUrl);
+    const object = await this.find(this.store.licenses, caller, uuid, false);
+    return tagged(licenseView(object, baseUrl), catalogTag(object));
   }
 
-  async saveLicense(caller: Caller, uuid: string | undefined, readBody: () => Body, baseUrl: string) {
+  async saveLicense(caller: Caller, uuid: string | undefined, readBody: () => Body, baseUrl: string, ifMatch?: IfMatch) {
     if (!uuid) this.requireSuperuser(caller);
     const saved = await retryOnConflict(async () => {
       const before = uuid ? await this.find(this.store.licenses, caller, uuid, true) : undefined;
+      if (before) requireMatch(ifMatch, catalogTag(before));
       const body = readBody();
       const after: License = {
         ...(before ?? this.newStored(caller)),
@@ -194,12 +206,13 @@ export class CatalogService {
       await this.store.licenses.write(before, after);
       return after;
     }, isCatalogRace);
-    return licenseView(saved, baseUrl);
+    return tagged(licenseView(saved, baseUrl), savedTag(saved));
   }
 
-  async deleteLicense(caller: Caller, uuid: string): Promise<void> {
+  async deleteLicense(caller: Caller, uuid: string, ifMatch?: IfMatch): Promise<void> {
     await retryOnConflict(async () => {
       const license = await this.find(this.store.licenses, caller, uuid, true);
+      requireMatch(ifMatch, catalogTag(license));
       await this.store.licenses.write(license, undefined);
     }, isCatalogRace);
   }
@@ -220,13 +233,15 @@ export class CatalogService {
   }
 
   async retrievePackage(caller: Caller, uuid: string, baseUrl: string) {
-    return packageView(await this.find(this.store.packages, caller, uuid, false), baseUrl);
+    const object = await this.find(this.store.packages, caller, uuid, false);
+    return tagged(packageView(object, baseUrl), catalogTag(object));
   }
 
-  async savePackage(caller: Caller, uuid: string | undefined, readBody: () => Body, baseUrl: string) {
+  async savePackage(caller: Caller, uuid: string | undefined, readBody: () => Body, baseUrl: string, ifMatch?: IfMatch) {
     if (!uuid) this.requireSuperuser(caller);
     const saved = await retryOnConflict(async () => {
       const before = uuid ? await this.find(this.store.packages, caller, uuid, true) : undefined;
+      if (before) requireMatch(ifMatch, catalogTag(before));
       const body = readBody();
       const errors: FieldErrors = {};
       const identity = packageIdentity(before, body, errors);
@@ -260,12 +275,13 @@ export class CatalogService {
       await this.store.packages.write(before, after);
       return after;
     }, isCatalogRace);
-    return packageView(saved, baseUrl);
+    return tagged(packageView(saved, baseUrl), savedTag(saved));
   }
 
-  async deletePackage(caller: Caller, uuid: string): Promise<void> {
+  async deletePackage(caller: Caller, uuid: string, ifMatch?: IfMatch): Promise<void> {
     await retryOnConflict(async () => {
       const pkg = await this.find(this.store.packages, caller, uuid, true);
+      requireMatch(ifMatch, catalogTag(pkg));
       const products = await this.deps.productPackages.productsHolding(pkg.uuid);
       const errors: string[] = [];
       if (products.length > 0) errors.push(`This package is in ${products.length} product(s); remove it from them first.`);
@@ -290,15 +306,23 @@ export class CatalogService {
   }
 
   async retrieveVulnerability(caller: Caller, uuid: string, baseUrl: string) {
-    const [view] = await this.vulnerabilityViews([await this.find(this.store.vulnerabilities, caller, uuid, false)], baseUrl);
-    return view!;
+    const vulnerability = await this.find(this.store.vulnerabilities, caller, uuid, false);
+    const [view] = await this.vulnerabilityViews([vulnerability], baseUrl);
+    return tagged(view!, catalogTag(vulnerability));
   }
 
   /** With `dryRun`, answers what the vulnerability would become, writing nothing (the admin load's change check). */
-  async saveVulnerability(caller: Caller, uuid: string | undefined, readBody: () => Body, baseUrl: string, { dryRun = false } = {}) {
+  async saveVulnerability(
+    caller: Caller,
+    uuid: string | undefined,
+    readBody: () => Body,
+    baseUrl: string,
+    { dryRun = false, ifMatch }: { dryRun?: boolean; ifMatch?: IfMatch | undefined } = {},
+  ) {
     if (!uuid) this.requireSuperuser(caller);
     const saved = await retryOnConflict(async () => {
       const before = uuid ? await this.find(this.store.vulnerabilities, caller, uuid, true) : undefined;
+      if (before) requireMatch(ifMatch, catalogTag(before));
       const body = readBody();
       const errors: FieldErrors = {};
       let affectedPackages = before?.affectedPackages ?? [];
@@ -324,9 +348,10 @@ export class CatalogService {
     return this.retrieveVulnerability(caller, saved.uuid, baseUrl);
   }
 
-  async deleteVulnerability(caller: Caller, uuid: string): Promise<void> {
+  async deleteVulnerability(caller: Caller, uuid: string, ifMatch?: IfMatch): Promise<void> {
     await retryOnConflict(async () => {
       const vulnerability = await this.find(this.store.vulnerabilities, caller, uuid, true);
+      requireMatch(ifMatch, catalogTag(vulnerability));
       await this.store.writeVulnerability(vulnerability, undefined);
     }, isCatalogRace);
   }

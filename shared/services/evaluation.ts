@@ -37,7 +37,12 @@ export class EvaluationService {
    */
   async evaluate(productUuid: string, options: { requestedAt?: string; baseUrl?: string } = {}): Promise<EvaluationOutcome> {
     try {
-      return await retryOnConflict(() => this.once(productUuid, options.requestedAt, options.baseUrl ?? this.deps.baseUrl), isRace, 8);
+      return await retryOnConflict(() => this.once(productUuid, options.requestedAt, options.baseUrl ?? this.deps.baseUrl), isRace, {
+        // The evaluator's own waits, as before: a queue consumer whose message comes back if this fails.
+        maxTries: 8,
+        baseMs: 20,
+        capMs: 2_560,
+      });
     } catch (error) {
       if (error instanceof ProductGoneError) return { outcome: 'skipped', reason: 'gone' };
       throw error;

@@ -12,8 +12,15 @@ import type { CatalogStore } from '../store/catalog-store.ts';
 import { StaleAnalysisError, type ProductPackageStore } from '../store/product-package-store.ts';
 import { StaleProductError } from '../store/product-store.ts';
 import { catalogUrl, canonicalPurl, packageView } from './catalog.ts';
-import { isoWithOffset, productUrl, type ProductService } from './products.ts';
+import { isoWithOffset, productKey, productUrl, type ProductService } from './products.ts';
 import { paginate } from './paginate.ts';
+import { entityTag, requireMatch, tagged, type IfMatch } from '../domain/etag.ts';
+
+/** A product package is never changed, only added and removed (a new one has a new uuid): one tag. */
+const PRODUCT_PACKAGE_TAG = entityTag(1);
+
+/** An analysis's entity tag: its revision. */
+const analysisTag = (analysis: Analysis) => entityTag(analysis.rev);
 
 export interface ProductPackageServiceDeps {
   readonly productPackages: ProductPackageStore;
@@ -102,7 +109,7 @@ export class ProductPackageService {
   }
 
   async retrieve(caller: Caller, uuid: string, baseUrl: string) {
-    return productPackageView((await this.productPackage(caller, uuid, 'view')).productPackage, baseUrl);
+    return tagged(productPackageView((await this.productPackage(caller, uuid, 'view')).productPackage, baseUrl), PRODUCT_PACKAGE_TAG);
   }
 
   async add(caller: Caller, readBody: () => Body, baseUrl: string) {
@@ -122,13 +129,14 @@ export class ProductPackageService {
     await retryOnConflict(async () => {
       const current = await this.deps.products.authorize(caller, product!.uuid, 'change');
       await this.deps.productPackages.add(current, productPackage);
-    }, isRace);
-    return productPackageView(productPackage, baseUrl);
+    }, isRace, { key: productKey(product!.uuid) });
+    return tagged(productPackageView(productPackage, baseUrl), PRODUCT_PACKAGE_TAG);
   }
 
-  async remove(caller: Caller, uuid: string): Promise<void> {
+  async remove(caller: Caller, uuid: string, ifMatch?: IfMatch): Promise<void> {
     await retryOnConflict(async () => {
       const { productPackage, product } = await this.productPackage(caller, uuid, 'change');
+      requireMatch(ifMatch, PRODUCT_PACKAGE_TAG);
       await this.deps.productPackages.remove(product, productPackage);
     }, isRace);
   }
@@ -172,7 +180,8 @@ export class ProductPackageService {
   }
 
   async retrieveAnalysis(caller: Caller, uuid: string, baseUrl: string) {
-    return analysisView((await this.analysis(caller, uuid, 'view')).analysis, baseUrl);
+    const { analysis } = await this.analysis(caller, uuid, 'view');
+    return tagged(analysisView(analysis, baseUrl), analysisTag(analysis));
   }
 
   async createAnalysis(caller: Caller, readBody: () => Body, baseUrl: string) {
@@ -215,13 +224,14 @@ export class ProductPackageService {
     await retryOnConflict(async () => {
       const product = await this.deps.products.authorize(caller, analysis.productUuid, 'change');
       await this.deps.productPackages.writeAnalysis(product, undefined, analysis);
-    }, isRace);
-    return analysisView(analysis, baseUrl);
+    }, isRace, { key: productKey(analysis.productUuid) });
+    return tagged(analysisView(analysis, baseUrl), entityTag(1));
   }
 
-  async updateAnalysis(caller: Caller, uuid: string, readBody: () => Body, baseUrl: string) {
+  async updateAnalysis(caller: Caller, uuid: string, readBody: () => Body, baseUrl: string, ifMatch?: IfMatch) {
     const updated = await retryOnConflict(async () => {
       const { analysis: before, product } = await this.analysis(caller, uuid, 'change');
+      requireMatch(ifMatch, analysisTag(before));
       const body = readBody();
       const errors: FieldErrors = {};
       if (body.product_package !== undefined && uuidOf(body.product_package as string, 'product_packages') !== before.productPackageUuid) {
@@ -243,12 +253,13 @@ export class ProductPackageService {
       await this.deps.productPackages.writeAnalysis(product, before, after);
       return after;
     }, isRace);
-    return analysisView(updated, baseUrl);
+    return tagged(analysisView(updated, baseUrl), entityTag(updated.rev + 1));
   }
 
-  async deleteAnalysis(caller: Caller, uuid: string): Promise<void> {
+  async deleteAnalysis(caller: Caller, uuid: string, ifMatch?: IfMatch): Promise<void> {
     await retryOnConflict(async () => {
       const { analysis, product } = await this.analysis(caller, uuid, 'change');
+      requireMatch(ifMatch, analysisTag(analysis));
       await this.deps.productPackages.writeAnalysis(product, analysis, undefined);
     }, isRace);
   }

@@ -20,6 +20,7 @@ import { paginate } from './paginate.ts';
 import { isProductRace, type ProductStore } from '../store/product-store.ts';
 import type { IdentityStore } from '../store/identity-store.ts';
 import { isTransactionConflict, retryOnConflict } from '../store/dynamo.ts';
+import { entityTag, requireMatch, tagged, type IfMatch } from '../domain/etag.ts';
 
 export interface ProductView {
   readonly uuid: string;
@@ -59,6 +60,20 @@ export function productView(product: Product, baseUrl: string): ProductView {
     created_date: product.createdDate,
     last_modified_date: product.lastModifiedDate,
   };
+}
+
+/** What writes of one product and of what it holds queue on in this process (retryOnConflict's key). */
+export const productKey = (uuid: string) => `product#${uuid.toLowerCase()}`;
+
+/**
+ * A product's entity tag: its revision, which moves with its own fields and also with its grants and
+ * the packages and analyses it holds (those writes are serialised with it on the same revision).
+ */
+export const productTag = (product: Product) => entityTag(product.rev);
+
+/** The view of one product, carrying its entity tag. */
+function taggedView(product: Product, baseUrl: string): ProductView {
+  return tagged(productView(product, baseUrl), productTag(product));
 }
 
 export function principalsOf(caller: Caller): Principal[] {
@@ -133,17 +148,27 @@ export class ProductService {
         }),
       isTransactionConflict,
     );
-    return productView({ ...product, rev: 1 }, baseUrl);
+    return taggedView({ ...product, rev: 1 }, baseUrl);
   }
 
   async retrieve(caller: Caller, uuid: string, baseUrl: string): Promise<ProductView> {
-    return productView(await this.authorize(caller, uuid, 'view'), baseUrl);
+    return taggedView(await this.authorize(caller, uuid, 'view'), baseUrl);
   }
 
-  /** `changes` is read once access is granted: 404 and 403 come before any 400, as in DRF. */
-  async update(caller: Caller, uuid: string, readChanges: () => { name?: string; version?: string }, baseUrl: string): Promise<ProductView> {
+  /**
+   * `changes` is read once access is granted: 404 and 403 come before any 400, as in DRF. With
+   * If-Match, a product whose ETag moved since the client read it is a 412 and nothing is written.
+   */
+  async update(
+    caller: Caller,
+    uuid: string,
+    readChanges: () => { name?: string; version?: string },
+    baseUrl: string,
+    ifMatch?: IfMatch,
+  ): Promise<ProductView> {
     const updated = await retryOnConflict(async () => {
       const before = await this.authorize(caller, uuid, 'change');
+      requireMatch(ifMatch, productTag(before));
       const changes = readChanges();
       const after: Product = {
         ...before,
@@ -153,17 +178,18 @@ export class ProductService {
       };
       const renamed = after.name !== before.name || after.version !== before.version;
       const grants = renamed ? await this.deps.products.listGrants(before.uuid) : [];
-      await this.deps.products.update(before, after, grants);
-      return after;
-    }, isProductRace);
-    return productView(updated, baseUrl);
+      const rev = await this.deps.products.update(before, after, grants);
+      return { ...after, rev };
+    }, isProductRace, { key: productKey(uuid) });
+    return taggedView(updated, baseUrl);
   }
 
-  async destroy(caller: Caller, uuid: string): Promise<void> {
+  async destroy(caller: Caller, uuid: string, ifMatch?: IfMatch): Promise<void> {
     await retryOnConflict(async () => {
       const product = await this.authorize(caller, uuid, 'delete');
+      requireMatch(ifMatch, productTag(product));
       await this.deps.products.delete(product);
-    }, isProductRace);
+    }, isProductRace, { key: productKey(uuid) });
   }
 
   async permissions(caller: Caller, uuid: string): Promise<PermissionListing> {
@@ -210,7 +236,7 @@ export class ProductService {
       const permissions = sortedPermissions(held);
       if (sameGrant(current, permissions)) return;
       await this.deps.products.setGrant(product, principal, permissions);
-    }, isProductRace);
+    }, isProductRace, { key: productKey(uuid) });
   }
 
   /** The named user or group, which must exist in the dataspace (a field error otherwise). */

@@ -37,6 +37,7 @@ import type { IdentityStore } from '../store/identity-store.ts';
 import type { ProductService } from './products.ts';
 import { isoWithOffset, productUrl } from './products.ts';
 import type { RequestWrite } from '../schemas/request.ts';
+import { entityTag, requireMatch, tagged, type IfMatch } from '../domain/etag.ts';
 
 /**
  * How the list is served when it could be either way: 'cost' picks the cheaper of walking the
@@ -115,6 +116,17 @@ export function requestView(request: RequestRecord, comments: readonly RequestCo
   };
 }
 
+/**
+ * A request's entity tag: its revision and its number of comments, the two things its answer is
+ * made of (comments are never edited or deleted, so their count tells when they changed).
+ */
+export const requestTag = (request: RequestRecord, commentCount: number) => entityTag(request.rev, commentCount);
+
+/** The view of one request with its comments, carrying its entity tag. */
+function taggedRequestView(request: RequestRecord, comments: readonly RequestComment[], baseUrl: string, canViewProduct: ProductVisibility) {
+  return tagged(requestView(request, comments, baseUrl, canViewProduct), requestTag(request, comments.length));
+}
+
 type EqualityFilter = {
   readonly counted: CountedFilter;
   /** The value as counted and stored (a template by uuid). */
@@ -124,6 +136,9 @@ type EqualityFilter = {
 };
 
 const isRace = (error: unknown) => error instanceof StaleRequestError || isTransactionConflict(error);
+
+/** What writes of one request queue on in this process (retryOnConflict's key). */
+const requestKey = (uuid: string) => `request#${uuid.toLowerCase()}`;
 
 export class RequestService {
   private readonly plan: ListPlan;
@@ -176,7 +191,7 @@ export class RequestService {
   async retrieve(caller: Caller, uuid: string, baseUrl: string) {
     const found = isUuid(uuid) ? await this.deps.requests.getWithComments(uuid.toLowerCase()) : undefined;
     if (!found || !canSee(caller, found.request)) throw new NotFoundError();
-    return requestView(found.request, found.comments, baseUrl, await this.productVisibility(caller, [found.request]));
+    return taggedRequestView(found.request, found.comments, baseUrl, await this.productVisibility(caller, [found.request]));
   }
 
   /**
@@ -221,18 +236,29 @@ export class RequestService {
       ...resolved,
     } as RequestRecord;
     await retryOnConflict(() => this.deps.requests.create(request), isTransactionConflict);
-    return requestView({ ...request, rev: 1 }, [], baseUrl, await this.productVisibility(caller, [request]));
+    return taggedRequestView({ ...request, rev: 1 }, [], baseUrl, await this.productVisibility(caller, [request]));
   }
 
-  /** PUT and PATCH: 404 for who cannot see it, 403 for who may not change it, then the body. */
-  async update(caller: Caller, uuid: string, readInput: () => RequestWrite, baseUrl: string) {
+  /**
+   * PUT and PATCH: 404 for who cannot see it, 403 for who may not change it, 412 when If-Match names
+   * an ETag the request no longer has, then the body.
+   */
+  async update(caller: Caller, uuid: string, readInput: () => RequestWrite, baseUrl: string, ifMatch?: IfMatch) {
     const updated = await retryOnConflict(async () => {
-      const before = isUuid(uuid) ? await this.deps.requests.get(uuid.toLowerCase()) : undefined;
+      // The comments count only for the precondition (the ETag covers them); otherwise one Get.
+      const found = !isUuid(uuid)
+        ? undefined
+        : ifMatch && 'tags' in ifMatch
+          ? await this.deps.requests.getWithComments(uuid.toLowerCase())
+          : await this.deps.requests.get(uuid.toLowerCase()).then((request) => request && { request, comments: undefined });
+      const before = found?.request;
       if (!before || !canSee(caller, before)) throw new NotFoundError();
       if (!canUpdate(caller, before)) throw new ForbiddenError();
+      if (found.comments) requireMatch(ifMatch, requestTag(before, found.comments.length));
       const input = readInput();
       const errors: FieldErrors = {};
-      const template = await this.deps.requests.getTemplate(before.templateUuid);
+      // Only answers are checked against the template: most writes need not read it.
+      const template = input.serialized_data !== undefined ? await this.deps.requests.getTemplate(before.templateUuid) : undefined;
       if (input.request_template !== undefined) {
         const named = await this.findTemplate(caller.dataspace, input.request_template);
         if (named?.uuid !== before.templateUuid) errors.request_template = ['The request template cannot be changed.'];
@@ -252,10 +278,11 @@ export class RequestService {
       };
       await this.deps.requests.update(before, after);
       return after;
-    }, isRace);
+    }, isRace, { key: requestKey(uuid) });
+    // The answer is what this write stored (a concurrent write may already have replaced it), with the comments.
     const found = await this.deps.requests.getWithComments(updated.uuid);
-    const shown = found?.request ?? updated;
-    return requestView(shown, found?.comments ?? [], baseUrl, await this.productVisibility(caller, [shown]));
+    const shown = { ...updated, rev: updated.rev + 1 };
+    return taggedRequestView(shown, found?.comments ?? [], baseUrl, await this.productVisibility(caller, [shown]));
   }
 
   /**
@@ -328,7 +355,7 @@ export class RequestService {
     const text = readText();
     const comment = { uuid: this.deps.newUuid(), username: caller.username, text, createdDate: isoWithOffset(this.deps.now()) };
     // The request check conflicts with a concurrent update of the request: run it again.
-    await retryOnConflict(() => this.deps.requests.addComment(request.uuid, comment), isTransactionConflict);
+    await retryOnConflict(() => this.deps.requests.addComment(request.uuid, comment), isTransactionConflict, { key: requestKey(request.uuid) });
   }
 
   // --- the list ------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import {
 } from '../domain/webhooks.ts';
 import { envelope, type Envelope } from '../events/envelope.ts';
 import { retryOnConflict } from '../store/dynamo.ts';
+import { entityTag, requireMatch, tagged, type IfMatch } from '../domain/etag.ts';
 import { StaleWebhookError, type Attempt, type WebhookStore } from '../store/webhook-store.ts';
 import { deliver, normalisedTarget, targetProblem, type DeliveryResult } from '../webhooks/sender.ts';
 import { isoWithOffset } from './products.ts';
@@ -64,6 +65,9 @@ export function webhookView(subscription: Subscription, baseUrl: string, withSec
   };
 }
 
+/** A subscription's entity tag: its revision. */
+const webhookTag = (subscription: Subscription) => entityTag(subscription.rev);
+
 function attemptView(attempt: Attempt) {
   return {
     id: attempt.deliveryId,
@@ -108,7 +112,8 @@ export class WebhookService {
   }
 
   async retrieve(caller: Caller, uuid: string, baseUrl: string) {
-    return webhookView(await this.find(caller, uuid), baseUrl);
+    const subscription = await this.find(caller, uuid);
+    return tagged(webhookView(subscription, baseUrl), webhookTag(subscription));
   }
 
   async create(caller: Caller, readBody: () => { target_url: string; events: WebhookEventType[]; is_active: boolean; description: string }, baseUrl: string) {
@@ -128,12 +133,19 @@ export class WebhookService {
       rev: 0,
     };
     await this.deps.store.save(subscription, undefined);
-    return webhookView(subscription, baseUrl, true);
+    return tagged(webhookView(subscription, baseUrl, true), entityTag(1));
   }
 
-  async update(caller: Caller, uuid: string, readBody: () => Partial<{ target_url: string; events: WebhookEventType[]; is_active: boolean; description: string }>, baseUrl: string) {
+  async update(
+    caller: Caller,
+    uuid: string,
+    readBody: () => Partial<{ target_url: string; events: WebhookEventType[]; is_active: boolean; description: string }>,
+    baseUrl: string,
+    ifMatch?: IfMatch,
+  ) {
     const saved = await retryOnConflict(async () => {
       const before = await this.find(caller, uuid);
+      requireMatch(ifMatch, webhookTag(before));
       const body = readBody();
       const targetUrl = body.target_url === undefined ? before.targetUrl : await this.checkTarget(body.target_url);
       const after: Subscription = {
@@ -148,11 +160,15 @@ export class WebhookService {
       await this.deps.store.save(after, before);
       return after;
     }, (error) => error instanceof StaleWebhookError);
-    return webhookView(saved, baseUrl);
+    return tagged(webhookView(saved, baseUrl), entityTag(saved.rev + 1));
   }
 
-  async delete(caller: Caller, uuid: string): Promise<void> {
-    await this.deps.store.delete(await this.find(caller, uuid));
+  async delete(caller: Caller, uuid: string, ifMatch?: IfMatch): Promise<void> {
+    await retryOnConflict(async () => {
+      const subscription = await this.find(caller, uuid);
+      requireMatch(ifMatch, webhookTag(subscription));
+      await this.deps.store.delete(subscription);
+    }, (error) => error instanceof StaleWebhookError);
   }
 
   async rotateSecret(caller: Caller, uuid: string, baseUrl: string) {
@@ -162,7 +178,7 @@ export class WebhookService {
       await this.deps.store.save(after, before);
       return after;
     }, (error) => error instanceof StaleWebhookError);
-    return webhookView(saved, baseUrl, true);
+    return tagged(webhookView(saved, baseUrl, true), entityTag(saved.rev + 1));
   }
 
   /** Sends a test event now and answers how it went (it is logged like any attempt). */

@@ -172,19 +172,82 @@ export function cancellationCode(error: unknown, index: number): string | undefi
 }
 
 /**
- * Runs a read-modify-write `attempt` again when it lost an optimistic-concurrency race (its condition
- * on the revision it read failed, or its transaction conflicted), with jittered backoff. A write that
- * loses every try is contention, not a bug: ServiceUnavailableError (503, Retry-After), the lost race
- * as its cause. Nothing was written by any try.
+ * How long a write keeps retrying lost races. An API function has 10 s; the last try starts before
+ * 6 s have passed, which leaves it room for a few DynamoDB calls (2.5 s timeout each) and the answer.
+ * The backoff is "full jitter" (a random wait between 0 and an exponentially growing, capped bound):
+ * many writers of one item spread out instead of colliding again in step, and with one winner per
+ * round, 50 writers need about 50 rounds: the time budget, not a count of tries, ends the retries.
  */
-export async function retryOnConflict<T>(attempt: () => Promise<T>, isRace: (error: unknown) => boolean, tries = 6): Promise<T> {
+export interface ConflictRetryPolicy {
+  /** No new try starts after this many milliseconds from the first. */
+  readonly budgetMs: number;
+  /** The bound of the first wait; it doubles at each lost race, up to `capMs`. */
+  readonly baseMs: number;
+  readonly capMs: number;
+  /** At most this many tries (a test, or a consumer whose own retry is cheaper). */
+  readonly maxTries?: number;
+  /**
+   * The object written (e.g. `request#<uuid>`): tries of writes of one object made by this process
+   * run one at a time, so writers served by one process (the local gateway, a container that serves
+   * requests concurrently) queue instead of losing races to each other; other processes' writes are
+   * still caught by the revision condition and retried. The wait counts against the budget.
+   */
+  readonly key?: string;
+}
+
+export const CONFLICT_RETRY: ConflictRetryPolicy = { budgetMs: 6_000, baseMs: 10, capMs: 250 };
+
+/**
+ * Runs a read-modify-write `attempt` again when it lost an optimistic-concurrency race (its condition
+ * on the revision it read failed, or its transaction conflicted), with jittered backoff, within the
+ * policy's time budget. A write that loses every try is contention, not a bug: ServiceUnavailableError
+ * (503, Retry-After), the lost race as its cause. Nothing was written by any try.
+ */
+export async function retryOnConflict<T>(
+  attempt: () => Promise<T>,
+  isRace: (error: unknown) => boolean,
+  policy: Partial<ConflictRetryPolicy> = {},
+): Promise<T> {
+  const { budgetMs, baseMs, capMs, maxTries, key } = { ...CONFLICT_RETRY, ...policy };
+  const deadline = Date.now() + budgetMs;
   for (let i = 1; ; i++) {
     try {
-      return await attempt();
+      return await (key === undefined ? attempt() : oneAtATime(key, attempt, deadline));
     } catch (error) {
       if (!isRace(error)) throw error;
-      if (i >= tries) throw new ServiceUnavailableError(1, { cause: error });
-      await sleep(Math.random() * 20 * 2 ** i);
+      const wait = Math.random() * Math.min(capMs, baseMs * 2 ** i);
+      if ((maxTries !== undefined && i >= maxTries) || Date.now() + wait >= deadline) {
+        throw new ServiceUnavailableError(1, { cause: error });
+      }
+      await sleep(wait);
     }
+  }
+}
+
+/** The last queued write of each object this process is writing (see ConflictRetryPolicy.key). */
+const writing = new Map<string, Promise<void>>();
+
+/**
+ * Runs `run` once the writes of `key` queued before it are done. A write still waiting at `deadline`
+ * gives up, busy (503), before it writes anything: better than being cut off by the function's timeout
+ * after the client was told it failed, and writing anyway.
+ */
+async function oneAtATime<T>(key: string, run: () => Promise<T>, deadline: number): Promise<T> {
+  const previous = writing.get(key);
+  let release!: () => void;
+  const done = new Promise<void>((resolve) => (release = resolve));
+  const tail = previous ? previous.then(() => done) : done;
+  writing.set(key, tail);
+  try {
+    if (previous) {
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<'expired'>((resolve) => (timer = setTimeout(() => resolve('expired'), Math.max(0, deadline - Date.now()))));
+      const turn = await Promise.race([previous.then(() => 'turn' as const), expired]).finally(() => clearTimeout(timer));
+      if (turn === 'expired') throw new ServiceUnavailableError(1);
+    }
+    return await run();
+  } finally {
+    release();
+    if (writing.get(key) === tail) writing.delete(key);
   }
 }

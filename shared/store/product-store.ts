@@ -105,8 +105,9 @@ export class ProductStore {
   /**
    * Writes new name, version and modification date. When the list order changes, the view grants'
    * index entries follow in the same transaction. `grants` are all the product's grants, read after `before`.
+   * Answers the revision the product was stored at.
    */
-  async update(before: Product, after: Product, grants: readonly Grant[]): Promise<void> {
+  async update(before: Product, after: Product, grants: readonly Grant[]): Promise<number> {
     const sortKey = keys.productSortKey(after.name, after.version, after.uuid);
     const renamed = before.name !== after.name || before.version !== after.version;
     const rewrites: TransactItem[] = renamed
@@ -150,6 +151,7 @@ export class ProductStore {
           : []),
         ...rewrites,
       ]);
+      return current.rev + 1;
     } catch (error) {
       if (error instanceof ConflictError) throw error;
       if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(before.uuid);

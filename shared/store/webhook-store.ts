@@ -91,9 +91,17 @@ export class WebhookStore {
     }
   }
 
-  /** Deletes the subscription; its deliveries and log are unreachable and expire with their TTL. */
+  /**
+   * Deletes the subscription if it is still at the revision read (StaleWebhookError otherwise); its
+   * deliveries and log are unreachable and expire with their TTL.
+   */
   async delete(subscription: Subscription): Promise<void> {
-    await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: keys.webhook(subscription.uuid) }));
+    try {
+      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: keys.webhook(subscription.uuid), ...revisionCondition(subscription) }));
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      throw new StaleWebhookError();
+    }
   }
 
   /** Marks a delivery delivered; false when it already was (a duplicate message). */
@@ -121,9 +129,11 @@ export class WebhookStore {
       new UpdateCommand({
         TableName: this.tableName,
         Key: keys.webhook(uuid),
-        UpdateExpression: disable ? 'SET failingSince = :since, isActive = :false' : 'SET failingSince = :since',
+        // Switching it off changes what the API shows: a new revision (and so a new ETag).
+        UpdateExpression: disable ? 'SET failingSince = :since, isActive = :false ADD #rev :one' : 'SET failingSince = :since',
         ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: disable ? { ':since': failingSince, ':false': false } : { ':since': failingSince },
+        ...(disable ? { ExpressionAttributeNames: { '#rev': 'rev' } } : {}),
+        ExpressionAttributeValues: disable ? { ':since': failingSince, ':false': false, ':one': 1 } : { ':since': failingSince },
       }),
     ).catch((error: unknown) => {
       if (!isConditionFailure(error)) throw error;

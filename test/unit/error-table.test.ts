@@ -8,6 +8,7 @@ import {
   NotFoundError,
   ParseError,
   PayloadTooLargeError,
+  PreconditionFailedError,
   UnsupportedMediaTypeError,
   ValidationError,
   ThrottledError,
@@ -29,6 +30,7 @@ describe('the error table', () => {
     [new ForbiddenError(), 403, { detail: 'You do not have permission to perform this action.' }],
     [new NotFoundError(), 404, { detail: 'Not found.' }],
     [new MethodNotAllowedError('PUT', ['GET']), 405, { detail: 'Method "PUT" not allowed.' }],
+    [new PreconditionFailedError(), 412, { detail: new PreconditionFailedError().detail }],
     [new PayloadTooLargeError(1024), 413, { detail: 'Request body is larger than 1024 bytes.' }],
     [new UnsupportedMediaTypeError('text/plain'), 415, { detail: 'Unsupported media type "text/plain" in request.' }],
   ])('%s → %i', (error, status, body) => {
