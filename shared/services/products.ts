@@ -181,6 +181,7 @@ export class ProductService {
       grants,
       membersOf,
       new Map(users.filter((user) => user.dataspace === product.dataspace).map((user) => [user.username, user])),
+      product.createdBy,
     );
   }
 
