@@ -15,6 +15,7 @@ import {
 } from '../domain/catalog.ts';
 import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../domain/errors.ts';
 import { isUuid } from '../domain/identifiers.ts';
+import { invisibleCharacter, invisibleMessage } from '../domain/text.ts';
 import { parseLicenseExpression } from '../domain/license-expression.ts';
 import type { Page } from '../domain/pagination.ts';
 import { retryOnConflict } from '../store/dynamo.ts';
@@ -365,11 +366,33 @@ const MAX_PURL_BYTES = 1_500;
 /** The canonical form of a purl, or undefined when it does not parse (or is too long to be one). */
 export function canonicalPurl(purl: string): string | undefined {
   try {
-    const canonical = PackageURL.fromString(purl).toString();
+    const canonical = nfcPurl(PackageURL.fromString(purl)).toString();
     return Buffer.byteLength(canonical) <= MAX_PURL_BYTES ? canonical : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The purl with every part in Unicode NFC, as names are stored (shared/domain/text.ts): a purl whose
+ * name is "café" precomposed or decomposed (%C3%A9 or e%CC%81) is one package.
+ */
+function nfcPurl(purl: PackageURL): PackageURL {
+  const nfc = (value: string | undefined | null) => (value ? value.normalize('NFC') : undefined);
+  const qualifiers = purl.qualifiers
+    ? Object.fromEntries(Object.entries(purl.qualifiers).map(([key, value]) => [key.normalize('NFC'), String(value).normalize('NFC')]))
+    : undefined;
+  return new PackageURL(purl.type.normalize('NFC'), nfc(purl.namespace), purl.name.normalize('NFC'), nfc(purl.version), qualifiers, nfc(purl.subpath));
+}
+
+/** The first invisible character in a purl's decoded parts (U+XXXX), if any. */
+function invisibleInPurl(purl: PackageURL): string | undefined {
+  const parts = [purl.type, purl.namespace, purl.name, purl.version, purl.subpath, ...Object.entries(purl.qualifiers ?? {}).flat()];
+  for (const part of parts) {
+    const found = typeof part === 'string' ? invisibleCharacter(part) : undefined;
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /**
@@ -383,7 +406,7 @@ function packageIdentity(before: Package | undefined, body: Body, errors: FieldE
   try {
     const text = given('purl');
     if (text !== undefined) {
-      purl = PackageURL.fromString(text);
+      purl = nfcPurl(PackageURL.fromString(text));
       for (const part of parts) {
         const value = given(part);
         if (value !== undefined && value !== (purl[part] ?? '')) {
@@ -397,10 +420,15 @@ function packageIdentity(before: Package | undefined, body: Body, errors: FieldE
         errors.purl = ['Give a purl, or at least a type and a name.'];
         return undefined;
       }
-      purl = new PackageURL(value('type')!, value('namespace'), value('name')!, value('version'), before?.qualifiers ?? undefined, before?.subpath || undefined);
+      purl = nfcPurl(new PackageURL(value('type')!, value('namespace'), value('name')!, value('version'), before?.qualifiers ?? undefined, before?.subpath || undefined));
     }
   } catch (error) {
     errors.purl = [`Not a valid package URL: ${(error as Error).message.replace(/^Invalid purl: /, '')}.`];
+    return undefined;
+  }
+  const invisible = invisibleInPurl(purl);
+  if (invisible) {
+    errors.purl = [invisibleMessage(invisible)];
     return undefined;
   }
   if (Buffer.byteLength(purl.toString()) > MAX_PURL_BYTES) {
