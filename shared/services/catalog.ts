@@ -238,7 +238,9 @@ export class CatalogService {
         else {
           const parsed = parseLicenseExpression(body.license_expression);
           if (!parsed.ok) errors.license_expression = [parsed.error];
-          else {
+          else if (parsed.keys.length > MAX_LICENSE_KEYS) {
+            errors.license_expression = [`Ensure this expression names no more than ${MAX_LICENSE_KEYS} licenses.`];
+          } else {
             const known = await this.store.licenses.getByUnique(caller.dataspace, parsed.keys);
             const unknown = parsed.keys.filter((key) => !known.has(key));
             if (unknown.length > 0) errors.license_expression = [`Unknown license key(s) in this dataspace: ${unknown.join(', ')}.`];
@@ -359,6 +361,12 @@ export class CatalogService {
     return resolved;
   }
 }
+
+/**
+ * The licenses one expression may name: each is counted on its license in the package's write
+ * transaction (the keys it stops naming too), which holds at most 100 items.
+ */
+const MAX_LICENSE_KEYS = 40;
 
 /** A canonical purl is a key of its reservation item: it must leave room under DynamoDB's 2,048 bytes. */
 const MAX_PURL_BYTES = 1_500;
