@@ -67,6 +67,15 @@ describe('deleting a license', () => {
   });
 });
 
+describe('license expressions', () => {
+  it('name at most 40 licenses, so that one write transaction can count them all', async () => {
+    const keys = Array.from({ length: 41 }, (_, i) => `k${i}`);
+    const response = await call('root', 'POST', '/api/v2/packages/', { purl: `pkg:npm/${unique('many')}@1`, license_expression: keys.join(' OR ') });
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({ license_expression: ['Ensure this expression names no more than 40 licenses.'] });
+  });
+});
+
 describe('deleting a usage policy', () => {
   it('is refused while licenses or packages carry it, counting each kind', async () => {
     const licensePolicy = await create('usage_policies', { label: unique('Copyleft'), content_type: 'license' });
