@@ -147,7 +147,8 @@ export const VulnerabilityBodies = bodies(
     summary: text(10_000),
     risk_score: riskScore,
     affected_packages: z
-      .array(z.strictObject({ package: required(2048), linked_date: isoInstant.optional() }))
+      // `purl` is what GET answers beside the package: sent back, it is ignored.
+      .array(writableObject({ package: required(2048), linked_date: isoInstant.optional() }, ['purl']))
       .max(1000, 'Ensure this list has no more than 1000 items.'),
   },
   { aliases: [], summary: '', risk_score: null, affected_packages: [] },

@@ -4,8 +4,12 @@ import { RULE_TYPES } from '../domain/policy-rules.ts';
 
 /** Section 2.7: rule type → options. Validated by checkConfig, which names every bad key. */
 export const PolicyConfigSchema = z
-  .record(z.string(), z.unknown())
-  .meta({ id: 'PolicyRulesConfiguration', description: 'Rule type → {is_active, threshold, parameters}', example: { vulnerability_stale: { is_active: true, threshold: 0, parameters: { max_days: 30, min_risk_score: 8 } } } });
+  .union([
+    z.record(z.string(), z.unknown()),
+    // The rule list GET answers, sent back: rule_type keys each rule's options; label, description, severity are ignored.
+    z.array(z.record(z.string(), z.unknown())),
+  ])
+  .meta({ id: 'PolicyRulesConfiguration', description: 'Rule type → {is_active, threshold, parameters}; or the rule list GET answers, sent back', example: { vulnerability_stale: { is_active: true, threshold: 0, parameters: { max_days: 30, min_risk_score: 8 } } } });
 
 export const PolicyRuleSchema = z
   .object({

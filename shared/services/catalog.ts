@@ -14,7 +14,7 @@ import {
   type Vulnerability,
 } from '../domain/catalog.ts';
 import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../domain/errors.ts';
-import { isUuid } from '../domain/identifiers.ts';
+import { isUuid, uuidOf } from '../domain/identifiers.ts';
 import { invisibleCharacter, invisibleMessage } from '../domain/text.ts';
 import { parseLicenseExpression } from '../domain/license-expression.ts';
 import type { Page } from '../domain/pagination.ts';
@@ -341,8 +341,10 @@ export class CatalogService {
     before: Vulnerability | undefined,
     errors: FieldErrors,
   ) {
-    const byUuid = await this.store.packages.getMany(given.filter((g) => isUuid(g.package)).map((g) => g.package.toLowerCase()));
-    const purls = given.filter((g) => !isUuid(g.package)).map((g) => canonicalPurl(g.package) ?? g.package);
+    // A package by uuid, by its API URL (as GET answers it), or by purl.
+    const uuidIn = (reference: string) => uuidOf(reference, 'packages');
+    const byUuid = await this.store.packages.getMany(given.map((g) => uuidIn(g.package)).filter((uuid) => uuid !== undefined));
+    const purls = given.filter((g) => !uuidIn(g.package)).map((g) => canonicalPurl(g.package) ?? g.package);
     const byPurl = await this.store.packages.getByUnique(dataspace, purls);
     const known = new Map(byUuid.filter((p) => p.dataspace === dataspace).map((p) => [p.uuid, p]));
     const linkedBefore = new Map((before?.affectedPackages ?? []).map((a) => [a.packageUuid, a.linkedDate]));
@@ -350,7 +352,8 @@ export class CatalogService {
     const seen = new Set<string>();
     const resolved: { packageUuid: string; linkedDate: string }[] = [];
     given.forEach((entry, i) => {
-      const pkg = isUuid(entry.package) ? known.get(entry.package.toLowerCase()) : byPurl.get(canonicalPurl(entry.package) ?? entry.package);
+      const uuid = uuidIn(entry.package);
+      const pkg = uuid ? known.get(uuid) : byPurl.get(canonicalPurl(entry.package) ?? entry.package);
       if (!pkg) return problems.push(`[${i}]: no package "${entry.package}" in this dataspace.`);
       if (seen.has(pkg.uuid)) return problems.push(`[${i}]: package "${entry.package}" is listed twice.`);
       seen.add(pkg.uuid);
