@@ -3,6 +3,7 @@
  * holding characters that cannot be seen (zero-width, bidirectional controls). Issue 14, section 4.
  */
 import { describe, expect, it } from 'vitest';
+import { load } from '../support/factories.ts';
 import { useHttpTeam } from '../support/http-team.ts';
 
 const http = useHttpTeam({ acme: { users: { root: { superuser: true }, alice: {} } } });
@@ -97,5 +98,19 @@ describe('the catalog', () => {
     expect(license.status).toBe(400);
     expect(Object.keys(license.json)).toEqual(['key']);
     expect(await snapshot()).toBe(before);
+  });
+});
+
+describe('references by name', () => {
+  it('find a request template and a priority named in another normal form', async () => {
+    await load(http.env, {
+      request_templates: [{ name: `${NFD} review`, dataspace: 'acme', content_type: 'product' }],
+      priorities: [{ label: `${NFD} urgent`, dataspace: 'acme' }],
+    });
+    const created = await call('alice', 'POST', '/api/v2/requests/', { title: 'Review', request_template: `${NFD} review`, priority: `${NFD} urgent` });
+    expect(created.status, created.text).toBe(201);
+    expect(created.json).toMatchObject({ request_template_name: `${NFC} review`, priority: `${NFC} urgent` });
+    const listed = await call('alice', 'GET', `/api/v2/requests/?request_template=${encodeURIComponent(`${NFD} review`)}`);
+    expect(listed.json.count).toBe(1);
   });
 });
