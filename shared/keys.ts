@@ -31,6 +31,8 @@
  *                PK=<TYPE>#<uuid>         SK=<TYPE>             get one
  *                GSI1PK=DS#<ds>#<TYPE>S   GSI1SK=<unique value>␁<uuid>   list a dataspace's, in order
  *   Unique value PK=DS#<ds>#<TYPE>#<unique value>  SK=UNIQUE   label / key / purl / vulnerability id → uuid
+ *                                                              (a license's and a policy's also count who names them:
+ *                                                              usedByPackages, usedByLicenses)
  *   Product package PK=PRODUCT#<uuid>     SK=PACKAGE#<package uuid>      a product's packages (unique per product)
  *                GSI1PK=DS#<ds>#PRODUCTPACKAGES  GSI1SK=<created>␁<uuid>  list a dataspace's
  *                GSI10PK=PACKAGE#<package uuid>#PRODUCTS  GSI10SK=<product uuid>   the products holding a package

@@ -19,6 +19,7 @@ import type { Caller } from '../domain/caller.ts';
 import { isUuid } from '../domain/identifiers.ts';
 import { UsagePolicyBodies, VulnerabilityBodies } from '../schemas/catalog.ts';
 import { jsonObject } from '../schemas/json-input.ts';
+import { visibleName } from '../schemas/common.ts';
 
 /** Where a load file goes. */
 export interface LoadTarget {
@@ -40,7 +41,10 @@ export interface LoadOptions {
 const USERNAME = z
   .string()
   .regex(/^[\w.@+-]{1,150}$/, 'must be 1 to 150 letters, digits or @.+-_ characters');
-const NAME = z.string().regex(NAME_PATTERN, NAME_RULE);
+/** Names are stored in NFC and may hold nothing invisible, as the API's unique names (visibleName). */
+const NAME = visibleName(
+  (character) => `must not hold invisible characters (${character}): zero-width characters and bidirectional controls are not allowed`,
+).regex(NAME_PATTERN, NAME_RULE);
 
 export const LoadFileSchema = z.strictObject({
   dataspaces: z

@@ -154,3 +154,16 @@ export function vulnerabilityLinks(
   const remove = (before?.affectedPackages ?? []).map((a) => a.packageUuid).filter((uuid) => !set.has(uuid));
   return { set, remove };
 }
+
+/** How many catalog objects name a license or usage policy, by kind. */
+export interface Uses {
+  readonly packages: number;
+  readonly licenses: number;
+}
+
+/** "This license is still used by 3 objects: 2 packages and 1 license." */
+export function inUseMessage(what: 'license' | 'usage policy', uses: Uses): string {
+  const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+  const parts = [uses.packages > 0 ? count(uses.packages, 'package') : '', uses.licenses > 0 ? count(uses.licenses, 'license') : ''].filter(Boolean);
+  return `This ${what} is still used by ${count(uses.packages + uses.licenses, 'object')}: ${parts.join(' and ')}.`;
+}

@@ -54,6 +54,13 @@ export class PreconditionFailedError extends DomainError {
   }
 }
 
+/** The object is still named by others (a license by packages, a usage policy by licenses and packages). */
+export class InUseError extends DomainError {
+  constructor(readonly detail: string) {
+    super(detail);
+  }
+}
+
 export class AuthenticationError extends DomainError {
   constructor(readonly detail = 'Authentication credentials were not provided.') {
     super(detail);

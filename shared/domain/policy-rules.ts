@@ -125,6 +125,29 @@ const MAX_THRESHOLD = 1_000_000;
 const MAX_DAYS = 36_500;
 
 /**
+ * The configuration a rule list holds, as GET answers it and a DRF client sends it back (PUT/PATCH):
+ * each rule's `rule_type` keys its options; its `label`, `description` and `severity` describe the
+ * rule and are dropped; anything else stays for checkConfig to name.
+ */
+export function configFromRuleList(list: readonly unknown[]): { ok: true; raw: Record<string, unknown> } | { ok: false; errors: Record<string, string[]> } {
+  const entries: [string, unknown][] = [];
+  const errors: [string, string[]][] = [];
+  const seen = new Set<string>();
+  list.forEach((rule, i) => {
+    if (typeof rule !== 'object' || rule === null || Array.isArray(rule) || typeof (rule as { rule_type?: unknown }).rule_type !== 'string') {
+      errors.push([`[${i}]`, ['Expected a rule object with a rule_type.']]);
+      return;
+    }
+    const { rule_type: type, label: _label, description: _description, severity: _severity, ...options } = rule as Record<string, unknown>;
+    if (seen.has(type as string)) errors.push([`[${i}].rule_type`, [`"${String(type)}" is listed twice.`]]);
+    seen.add(type as string);
+    entries.push([type as string, options]);
+  });
+  // fromEntries defines own properties: a rule_type of "__proto__" stays a key, for checkConfig to refuse.
+  return errors.length > 0 ? { ok: false, errors: Object.fromEntries(errors) } : { ok: true, raw: Object.fromEntries(entries) };
+}
+
+/**
  * Validates a configuration object of section 2.7 (rule type → options). Every problem is named by
  * its key path (`vulnerability_stale.parameters.max_days`); nothing of an invalid object is kept.
  */

@@ -81,12 +81,14 @@ export interface PermissionListing {
 
 /**
  * The permissions endpoint's listing: each non-superuser holding a permission directly or through a
- * group, with their effective codenames, and each group holding one; both sorted by name.
+ * group, with their effective codenames, and each group holding one; both sorted by name. The
+ * product's creator is listed too when a superuser (the contract: the creator is already in the list).
  */
 export function permissionListing(
   grants: readonly Grant[],
   membersOf: ReadonlyMap<string, readonly string[]>,
   users: ReadonlyMap<string, { dataspace: string; isSuperuser: boolean }>,
+  createdBy?: string,
 ): PermissionListing {
   const perUser = new Map<string, Set<ProductPermission>>();
   const add = (username: string, permissions: readonly ProductPermission[]) => {
@@ -106,7 +108,7 @@ export function permissionListing(
   const listed: PermissionListing['users'] = [];
   for (const [username, permissions] of perUser) {
     const user = users.get(username);
-    if (!user || user.isSuperuser) continue;
+    if (!user || (user.isSuperuser && username !== createdBy)) continue;
     listed.push({ dataspace: user.dataspace, username, object_permissions: sortedPermissions(permissions) });
   }
   listed.sort((a, b) => a.username.localeCompare(b.username));

@@ -6,6 +6,7 @@ import {
   AuthenticationError,
   ConflictError,
   ForbiddenError,
+  InUseError,
   MethodNotAllowedError,
   NotFoundError,
   ParseError,
@@ -45,6 +46,7 @@ const TABLE: readonly Mapper<never>[] = [
   })),
   entry(ForbiddenError, (e) => ({ statusCode: 403, body: { detail: e.detail } })),
   entry(NotFoundError, (e) => ({ statusCode: 404, body: { detail: e.detail } })),
+  entry(InUseError, (e) => ({ statusCode: 409, body: { detail: e.detail } })),
   entry(MethodNotAllowedError, (e) => ({
     statusCode: 405,
     headers: { Allow: e.allowed.join(', ') },

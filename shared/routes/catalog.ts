@@ -1,6 +1,6 @@
 /** The catalog the policy rules read, and what products hold: packages and vulnerability analyses. */
 import type * as z from 'zod';
-import { FieldErrorsSchema, pageQuery, paginated } from '../schemas/common.ts';
+import { DetailErrorSchema, FieldErrorsSchema, pageQuery, paginated } from '../schemas/common.ts';
 import {
   AnalysisBodies,
   AnalysisListQuery,
@@ -19,7 +19,7 @@ import {
   VulnerabilitySchema,
 } from '../schemas/catalog.ts';
 import type { FunctionName } from '../functions.ts';
-import { forbidden, invalid, invalidPage, notFound, preconditionFailed, unauthorized, type Route } from './route.ts';
+import { forbidden, invalid, invalidPage, notFound, preconditionFailed, unauthorized, type Route, type RouteResponse } from './route.ts';
 
 interface CrudSpec {
   /** Path segment and list name: usage_policies */
@@ -32,6 +32,8 @@ interface CrudSpec {
   readonly bodies: { create: z.ZodType; update?: z.ZodType; patch?: z.ZodType };
   readonly query?: z.ZodObject;
   readonly writers: string;
+  /** Other catalog objects name it: deleting or renaming it while they do is a 409. */
+  readonly referable?: boolean;
 }
 
 /** The routes of one collection: list, create, retrieve, (update, partial update,) destroy. */
@@ -39,6 +41,7 @@ function crud(spec: CrudSpec): Route[] {
   const list = `/api/v2/${spec.collection}/`;
   const detail = `/api/v2/${spec.collection}/{uuid}/`;
   const missing = notFound(spec.label);
+  const inUse: Record<number, RouteResponse> = spec.referable ? { 409: { description: `Still used by other catalog objects (the detail counts them); nothing changed`, schema: DetailErrorSchema } } : {};
   const page = paginated(spec.schema, `${spec.schema.meta()?.id as string}Page`);
   const routes: Route[] = [
     {
@@ -85,7 +88,7 @@ function crud(spec: CrudSpec): Route[] {
         summary: `${method === 'PUT' ? 'Replace' : 'Change some fields of'} a ${spec.label} (${spec.writers})`,
         auth: 'api-key',
         body,
-        responses: { 200: { description: `The ${spec.label}`, schema: spec.schema }, 400: invalid, 401: unauthorized, 403: forbidden, 404: missing, 412: preconditionFailed },
+        responses: { 200: { description: `The ${spec.label}`, schema: spec.schema }, 400: invalid, 401: unauthorized, 403: forbidden, 404: missing, 412: preconditionFailed, ...inUse },
       });
     }
   }
@@ -96,7 +99,7 @@ function crud(spec: CrudSpec): Route[] {
     operationId: `destroy_${spec.one}`,
     summary: `Delete a ${spec.label} (${spec.writers})`,
     auth: 'api-key',
-    responses: { 204: { description: 'Deleted' }, 400: { description: 'Still in use', schema: FieldErrorsSchema }, 401: unauthorized, 403: forbidden, 404: missing, 412: preconditionFailed },
+    responses: { 204: { description: 'Deleted' }, 400: { description: 'Still in use', schema: FieldErrorsSchema }, 401: unauthorized, 403: forbidden, 404: missing, 412: preconditionFailed, ...inUse },
   });
   return routes;
 }
@@ -105,8 +108,8 @@ const SUPERUSERS = 'superusers of the dataspace';
 const CHANGERS = 'needs change_product on the product';
 
 export const CATALOG_ROUTES: readonly Route[] = [
-  ...crud({ collection: 'usage_policies', one: 'usage_policy', label: 'usage policy', fn: 'catalog', schema: UsagePolicySchema, bodies: UsagePolicyBodies, writers: SUPERUSERS }),
-  ...crud({ collection: 'licenses', one: 'license', label: 'license', fn: 'catalog', schema: LicenseSchema, bodies: LicenseBodies, writers: SUPERUSERS }),
+  ...crud({ collection: 'usage_policies', one: 'usage_policy', label: 'usage policy', fn: 'catalog', schema: UsagePolicySchema, bodies: UsagePolicyBodies, writers: SUPERUSERS, referable: true }),
+  ...crud({ collection: 'licenses', one: 'license', label: 'license', fn: 'catalog', schema: LicenseSchema, bodies: LicenseBodies, writers: SUPERUSERS, referable: true }),
   ...crud({ collection: 'packages', one: 'package', label: 'package', fn: 'catalog', schema: PackageSchema, bodies: PackageBodies, query: PackageListQuery, writers: SUPERUSERS }),
   ...crud({ collection: 'vulnerabilities', one: 'vulnerability', label: 'vulnerability', fn: 'catalog', schema: VulnerabilitySchema, bodies: VulnerabilityBodies, writers: SUPERUSERS }),
   ...crud({

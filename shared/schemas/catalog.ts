@@ -7,7 +7,8 @@ import {
   POLICY_CONTENT_TYPES,
   RESPONSES,
 } from '../domain/catalog.ts';
-import { pageQuery, shown, writableObject } from './common.ts';
+import { pageQuery, shown, uniqueName, writableObject } from './common.ts';
+import { invisibleCharacter, invisibleMessage } from '../domain/text.ts';
 
 const noControl = (value: string) => !/\p{Cc}/u.test(value);
 const text = (max: number) =>
@@ -17,7 +18,9 @@ const choice = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, {
     error: (issue) => (issue.input === undefined ? 'This field is required.' : `"${shown(issue.input)}" is not a valid choice.`),
   });
+/** A reference to a usage policy by label: compared in NFC, as labels are stored. */
 const optionalLabel = text(100)
+  .normalize('NFC')
   .nullable()
   .transform((value) => (value === '' ? null : value));
 const isoInstant = z.iso.datetime({ offset: true, error: 'Enter a valid ISO 8601 date/time with a time zone.' });
@@ -40,7 +43,7 @@ function bodies<T extends z.ZodRawShape>(id: string, fields: T, defaults: Partia
 export const UsagePolicyBodies = bodies(
   'UsagePolicy',
   {
-    label: required(50),
+    label: uniqueName(50).refine((value) => value.length > 0, 'This field may not be blank.'),
     content_type: choice(POLICY_CONTENT_TYPES),
     compliance_alert: choice(COMPLIANCE_ALERTS),
     description: text(10_000),
@@ -63,7 +66,7 @@ export const UsagePolicySchema = z
 export const LicenseBodies = bodies(
   'License',
   {
-    key: text(50).regex(/^[A-Za-z0-9][A-Za-z0-9.+_-]*$/, 'Use letters, digits and . + _ - only, starting with a letter or digit.'),
+    key: uniqueName(50).regex(/^[A-Za-z0-9][A-Za-z0-9.+_-]*$/, 'Use letters, digits and . + _ - only, starting with a letter or digit.'),
     name: required(100),
     short_name: text(100),
     spdx_license_key: text(100),
@@ -85,11 +88,12 @@ export const LicenseSchema = z
   })
   .meta({ id: 'License' });
 
-const optionalPart = text(255);
+/** The parts of a purl, unique together: NFC and visible (the service checks a purl's decoded parts alike). */
+const optionalPart = uniqueName(255);
 export const PackageBodies = bodies(
   'Package',
   {
-    purl: text(2048),
+    purl: text(2048).refine((value) => invisibleCharacter(value) === undefined, { error: (issue) => invisibleMessage(invisibleCharacter(String(issue.input))!) }),
     type: optionalPart,
     namespace: optionalPart,
     name: optionalPart,
@@ -143,7 +147,8 @@ export const VulnerabilityBodies = bodies(
     summary: text(10_000),
     risk_score: riskScore,
     affected_packages: z
-      .array(z.strictObject({ package: required(2048), linked_date: isoInstant.optional() }))
+      // `purl` is what GET answers beside the package: sent back, it is ignored.
+      .array(writableObject({ package: required(2048), linked_date: isoInstant.optional() }, ['purl']))
       .max(1000, 'Ensure this list has no more than 1000 items.'),
   },
   { aliases: [], summary: '', risk_score: null, affected_packages: [] },

@@ -1,5 +1,6 @@
 /** zod schemas shared by many endpoints: error bodies and pagination. They feed validation and OpenAPI. */
 import * as z from 'zod';
+import { invisibleCharacter, invisibleMessage } from '../domain/text.ts';
 
 export const DetailErrorSchema = z
   .object({ detail: z.string() })
@@ -63,4 +64,25 @@ export function shown(value: unknown): string {
   }
   if (text === undefined) return typeof value;
   return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+}
+
+/**
+ * The start of every name or key that must be unique (product name and version, usage policy label,
+ * license key, package parts; the load file's names): the NFC form of the text, refused when it holds
+ * a character that cannot be seen (shared/domain/text.ts), so two names that look the same are one.
+ * Chain the field's own rules after it; they see the NFC form.
+ */
+export function visibleName(message: (character: string) => string = invisibleMessage) {
+  return z
+    .string()
+    .normalize('NFC')
+    .refine((value) => invisibleCharacter(value) === undefined, { error: (issue) => message(invisibleCharacter(String(issue.input))!) });
+}
+
+/** A unique name of the API: NFC, visible, trimmed, at most `max` characters, no control characters. */
+export function uniqueName(max: number) {
+  return visibleName()
+    .trim()
+    .max(max, `Ensure this field has no more than ${max} characters.`)
+    .refine((value) => !/\p{Cc}/u.test(value), 'Control characters are not allowed.');
 }

@@ -4,8 +4,16 @@ import { RULE_TYPES } from '../domain/policy-rules.ts';
 import { expectedDictionary, jsonObject } from './json-input.ts';
 
 /** Section 2.7: rule type → options. Validated by checkConfig, which names every bad key. */
-export const PolicyConfigSchema = jsonObject(expectedDictionary)
-  .meta({ id: 'PolicyRulesConfiguration', description: 'Rule type → {is_active, threshold, parameters}', example: { vulnerability_stale: { is_active: true, threshold: 0, parameters: { max_days: 30, min_risk_score: 8 } } } });
+export const PolicyConfigSchema = z
+  .union(
+    [
+      jsonObject(expectedDictionary),
+      // The rule list GET answers, sent back: rule_type keys each rule's options; label, description, severity are ignored.
+      z.array(jsonObject(expectedDictionary)),
+    ],
+    { error: (issue) => expectedDictionary(issue.input) },
+  )
+  .meta({ id: 'PolicyRulesConfiguration', description: 'Rule type → {is_active, threshold, parameters}; or the rule list GET answers, sent back', example: { vulnerability_stale: { is_active: true, threshold: 0, parameters: { max_days: 30, min_risk_score: 8 } } } });
 
 export const PolicyRuleSchema = z
   .object({

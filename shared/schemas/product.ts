@@ -1,18 +1,14 @@
 /** zod schemas of the products and product-permissions endpoints: validation at the edge, and OpenAPI. */
 import * as z from 'zod';
 import { PRODUCT_PERMISSIONS } from '../domain/product.ts';
-import { pageQuery, shown, writableObject } from './common.ts';
+import { pageQuery, shown, uniqueName, writableObject } from './common.ts';
 
-/** Text that may be a name or a version: no control characters (they are separators in keys). */
-const text = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max, `Ensure this field has no more than ${max} characters.`)
-    .refine((value) => !/\p{Cc}/u.test(value), 'Control characters are not allowed.');
-
-const name = text(70).refine((value) => value.length > 0, 'This field may not be blank.');
-const version = text(50);
+/**
+ * Name and version are unique together in a dataspace: NFC, nothing invisible, no control characters
+ * (they are separators in keys).
+ */
+const name = uniqueName(70).refine((value) => value.length > 0, 'This field may not be blank.');
+const version = uniqueName(50);
 
 /** Fields of the product representation that a client may send back and that are ignored. */
 const READ_ONLY = ['uuid', 'api_url', 'created_by', 'dataspace', 'created_date', 'last_modified_date'] as const;
@@ -47,8 +43,8 @@ const codename = z.string().refine((value) => (PRODUCT_PERMISSIONS as readonly s
 
 export const PermissionChangeSchema = z
   .object({
-    user: z.string().min(1, 'This field may not be blank.').max(150, 'Ensure this field has no more than 150 characters.').optional(),
-    group: z.string().min(1, 'This field may not be blank.').max(150, 'Ensure this field has no more than 150 characters.').optional(),
+    user: z.string().normalize('NFC').min(1, 'This field may not be blank.').max(150, 'Ensure this field has no more than 150 characters.').optional(),
+    group: z.string().normalize('NFC').min(1, 'This field may not be blank.').max(150, 'Ensure this field has no more than 150 characters.').optional(),
     permissions: z
       .array(codename)
       .min(1, 'This list may not be empty.'),

@@ -12,9 +12,10 @@ const title = z
   .min(1, 'This field may not be blank.')
   .max(255, 'Ensure this field has no more than 255 characters.')
   .refine(noControl, 'Control characters are not allowed.');
-/** An optional reference (username, label, URL or uuid): "" and null both mean none. */
+/** An optional reference (username, label, URL or uuid): "" and null both mean none. In NFC, as names are stored. */
 const reference = z
   .string()
+  .normalize('NFC')
   .trim()
   .max(255, 'Ensure this field has no more than 255 characters.')
   .nullable()

@@ -14,7 +14,8 @@ import {
   type Vulnerability,
 } from '../domain/catalog.ts';
 import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../domain/errors.ts';
-import { isUuid } from '../domain/identifiers.ts';
+import { isUuid, uuidOf } from '../domain/identifiers.ts';
+import { invisibleCharacter, invisibleMessage } from '../domain/text.ts';
 import { parseLicenseExpression } from '../domain/license-expression.ts';
 import type { Page } from '../domain/pagination.ts';
 import { retryOnConflict } from '../store/dynamo.ts';
@@ -252,7 +253,9 @@ export class CatalogService {
         else {
           const parsed = parseLicenseExpression(body.license_expression);
           if (!parsed.ok) errors.license_expression = [parsed.error];
-          else {
+          else if (parsed.keys.length > MAX_LICENSE_KEYS) {
+            errors.license_expression = [`Ensure this expression names no more than ${MAX_LICENSE_KEYS} licenses.`];
+          } else {
             const known = await this.store.licenses.getByUnique(caller.dataspace, parsed.keys);
             const unknown = parsed.keys.filter((key) => !known.has(key));
             if (unknown.length > 0) errors.license_expression = [`Unknown license key(s) in this dataspace: ${unknown.join(', ')}.`];
@@ -363,8 +366,10 @@ export class CatalogService {
     before: Vulnerability | undefined,
     errors: FieldErrors,
   ) {
-    const byUuid = await this.store.packages.getMany(given.filter((g) => isUuid(g.package)).map((g) => g.package.toLowerCase()));
-    const purls = given.filter((g) => !isUuid(g.package)).map((g) => canonicalPurl(g.package) ?? g.package);
+    // A package by uuid, by its API URL (as GET answers it), or by purl.
+    const uuidIn = (reference: string) => uuidOf(reference, 'packages');
+    const byUuid = await this.store.packages.getMany(given.map((g) => uuidIn(g.package)).filter((uuid) => uuid !== undefined));
+    const purls = given.filter((g) => !uuidIn(g.package)).map((g) => canonicalPurl(g.package) ?? g.package);
     const byPurl = await this.store.packages.getByUnique(dataspace, purls);
     const known = new Map(byUuid.filter((p) => p.dataspace === dataspace).map((p) => [p.uuid, p]));
     const linkedBefore = new Map((before?.affectedPackages ?? []).map((a) => [a.packageUuid, a.linkedDate]));
@@ -372,7 +377,8 @@ export class CatalogService {
     const seen = new Set<string>();
     const resolved: { packageUuid: string; linkedDate: string }[] = [];
     given.forEach((entry, i) => {
-      const pkg = isUuid(entry.package) ? known.get(entry.package.toLowerCase()) : byPurl.get(canonicalPurl(entry.package) ?? entry.package);
+      const uuid = uuidIn(entry.package);
+      const pkg = uuid ? known.get(uuid) : byPurl.get(canonicalPurl(entry.package) ?? entry.package);
       if (!pkg) return problems.push(`[${i}]: no package "${entry.package}" in this dataspace.`);
       if (seen.has(pkg.uuid)) return problems.push(`[${i}]: package "${entry.package}" is listed twice.`);
       seen.add(pkg.uuid);
@@ -384,17 +390,45 @@ export class CatalogService {
   }
 }
 
+/**
+ * The licenses one expression may name: each is counted on its license in the package's write
+ * transaction (the keys it stops naming too), which holds at most 100 items.
+ */
+const MAX_LICENSE_KEYS = 40;
+
 /** A canonical purl is a key of its reservation item: it must leave room under DynamoDB's 2,048 bytes. */
 const MAX_PURL_BYTES = 1_500;
 
 /** The canonical form of a purl, or undefined when it does not parse (or is too long to be one). */
 export function canonicalPurl(purl: string): string | undefined {
   try {
-    const canonical = PackageURL.fromString(purl).toString();
+    const canonical = nfcPurl(PackageURL.fromString(purl)).toString();
     return Buffer.byteLength(canonical) <= MAX_PURL_BYTES ? canonical : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The purl with every part in Unicode NFC, as names are stored (shared/domain/text.ts): a purl whose
+ * name is "café" precomposed or decomposed (%C3%A9 or e%CC%81) is one package.
+ */
+function nfcPurl(purl: PackageURL): PackageURL {
+  const nfc = (value: string | undefined | null) => (value ? value.normalize('NFC') : undefined);
+  const qualifiers = purl.qualifiers
+    ? Object.fromEntries(Object.entries(purl.qualifiers).map(([key, value]) => [key.normalize('NFC'), String(value).normalize('NFC')]))
+    : undefined;
+  return new PackageURL(purl.type.normalize('NFC'), nfc(purl.namespace), purl.name.normalize('NFC'), nfc(purl.version), qualifiers, nfc(purl.subpath));
+}
+
+/** The first invisible character in a purl's decoded parts (U+XXXX), if any. */
+function invisibleInPurl(purl: PackageURL): string | undefined {
+  const parts = [purl.type, purl.namespace, purl.name, purl.version, purl.subpath, ...Object.entries(purl.qualifiers ?? {}).flat()];
+  for (const part of parts) {
+    const found = typeof part === 'string' ? invisibleCharacter(part) : undefined;
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /**
@@ -408,7 +442,7 @@ function packageIdentity(before: Package | undefined, body: Body, errors: FieldE
   try {
     const text = given('purl');
     if (text !== undefined) {
-      purl = PackageURL.fromString(text);
+      purl = nfcPurl(PackageURL.fromString(text));
       for (const part of parts) {
         const value = given(part);
         if (value !== undefined && value !== (purl[part] ?? '')) {
@@ -422,10 +456,15 @@ function packageIdentity(before: Package | undefined, body: Body, errors: FieldE
         errors.purl = ['Give a purl, or at least a type and a name.'];
         return undefined;
       }
-      purl = new PackageURL(value('type')!, value('namespace'), value('name')!, value('version'), before?.qualifiers ?? undefined, before?.subpath || undefined);
+      purl = nfcPurl(new PackageURL(value('type')!, value('namespace'), value('name')!, value('version'), before?.qualifiers ?? undefined, before?.subpath || undefined));
     }
   } catch (error) {
     errors.purl = [`Not a valid package URL: ${(error as Error).message.replace(/^Invalid purl: /, '')}.`];
+    return undefined;
+  }
+  const invisible = invisibleInPurl(purl);
+  if (invisible) {
+    errors.purl = [invisibleMessage(invisible)];
     return undefined;
   }
   if (Buffer.byteLength(purl.toString()) > MAX_PURL_BYTES) {

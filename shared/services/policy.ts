@@ -8,6 +8,7 @@ import {
   RULES,
   RULE_TYPES,
   checkConfig,
+  configFromRuleList,
   compareViolations,
   effectiveConfig,
   type PolicyConfig,
@@ -76,7 +77,11 @@ export class PolicyService {
   /** PUT replaces the configuration; PATCH merges it rule by rule. Saving re-evaluates every product (via the stream). */
   async saveRules(caller: Caller, readBody: () => unknown, merge: boolean) {
     this.requireSuperuser(caller);
-    const checked = checkConfig(readBody());
+    // The rule list GET answers may come back as it is (a DRF client's GET, change, PUT).
+    const body = readBody();
+    const fromList = Array.isArray(body) ? configFromRuleList(body) : { ok: true as const, raw: body };
+    if (!fromList.ok) throw new ValidationError(fromList.errors);
+    const checked = checkConfig(fromList.raw);
     if (!checked.ok) throw new ValidationError(checked.errors);
     const saved = await retryOnConflict(
       async () => {

@@ -4,6 +4,7 @@
  * ordering, equality filters as index prefixes, counters for the count, and a small range read into
  * memory only when that is cheaper than walking the ordering.
  */
+import { canonicalName } from '../domain/text.ts';
 import type { Caller } from '../domain/caller.ts';
 import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../domain/errors.ts';
 import {
@@ -182,7 +183,7 @@ export class RequestService {
     const uuid = uuidOf(reference, 'request_templates');
     const template = uuid
       ? await this.deps.requests.getTemplate(uuid)
-      : await this.deps.requests.getTemplateByName(dataspace, reference);
+      : await this.deps.requests.getTemplateByName(dataspace, canonicalName(reference));
     return template?.dataspace === dataspace ? template : undefined;
   }
 
@@ -473,7 +474,8 @@ export class RequestService {
         equalities.push({ counted: role, value: username, index: { field: role, prefix: equalityPrefix(role, username) } });
       } else choice(role, username);
     }
-    const priority = given('priority');
+    // Labels are stored in NFC (shared/domain/text.ts): a filter in another form finds them too.
+    const priority = given('priority') && canonicalName(given('priority')!);
     if (priority !== undefined) {
       if (await this.deps.requests.getPriority(caller.dataspace, priority)) {
         filter.priority = priority;

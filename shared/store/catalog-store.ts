@@ -3,7 +3,9 @@
  * keyed by uuid, listed through GSI1 in the order of its unique value (label, key, purl, vulnerability
  * id), whose uniqueness in the dataspace is a reservation item written in the same transaction.
  * A vulnerability's links live on the packages it affects too, so one read of a package tells its
- * vulnerabilities and scores.
+ * vulnerabilities and scores. A reservation also counts the objects that name its value (a license's
+ * packages, a usage policy's licenses and packages), in the transactions that start or stop naming it,
+ * so a license or policy in use cannot be deleted or renamed: no read-then-write decides it.
  */
 import {
   GetCommand,
@@ -13,8 +15,9 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { keys, type CatalogType } from '../keys.ts';
-import { ConflictError } from '../domain/errors.ts';
+import { ConflictError, InUseError } from '../domain/errors.ts';
 import {
+  inUseMessage,
   vulnerabilityLinks,
   type License,
   type Package,
@@ -38,9 +41,38 @@ export class StaleObjectError extends Error {
 
 export const isCatalogRace = (error: unknown) => error instanceof StaleObjectError || isTransactionConflict(error);
 
+/** The counters on a unique-value reservation of how many objects name it, by kind of object. */
+export type UseCounter = 'usedByPackages' | 'usedByLicenses';
+
+/** A unique value of another collection that an object names: a package's license keys and policy, a license's policy. */
+export interface Reference {
+  readonly type: CatalogType;
+  readonly value: string;
+  readonly counter: UseCounter;
+}
+
+/** No object names the reservation: every counter is absent or zero. */
+const UNUSED = {
+  ConditionExpression: '(attribute_not_exists(#usedByPackages) OR #usedByPackages <= :zero) AND (attribute_not_exists(#usedByLicenses) OR #usedByLicenses <= :zero)',
+  ExpressionAttributeNames: { '#usedByPackages': 'usedByPackages', '#usedByLicenses': 'usedByLicenses' },
+  ExpressionAttributeValues: { ':zero': 0 },
+};
+
+/**
+ * What each item of a catalog write is, so a failed condition says what happened: the object moved
+ * (stale), its unique value is taken, it is still in use, or a value it names is gone.
+ */
+export type ItemKind = 'object' | 'reserve' | 'release' | 'unused' | 'use' | 'unuse';
+
 export interface CollectionSpec<T extends Stored> {
   readonly type: CatalogType;
   readonly entity: string;
+  /** What the API calls it, when other objects may name it (then it cannot go while they do). */
+  readonly noun?: 'license' | 'usage policy';
+  /** The unique values of other collections the object names; counted on their reservations. */
+  readonly references?: (object: T) => readonly Reference[];
+  /** True when an update, keeping the unique value, would still break what names it (a policy's content type). */
+  readonly breaksUses?: (before: T, after: T) => boolean;
   /** The value unique in the dataspace, and the field errors name when it is taken. */
   readonly unique: (object: T) => string;
   readonly uniqueField: string;
@@ -136,46 +168,108 @@ export class Collection<T extends Stored> {
 
   /** The transaction items that write `after` over `before` (create: no before; delete: no after). */
   writeItems(before: T | undefined, after: T | undefined): TransactItem[] {
+    return this.ownItems(before, after).map(([item]) => item);
+  }
+
+  /** What each of writeItems' items is, in order (for rethrow). */
+  writeKinds(before: T | undefined, after: T | undefined): ItemKind[] {
+    return this.ownItems(before, after).map(([, kind]) => kind);
+  }
+
+  /**
+   * The object and its reservation. A value others name (spec.noun) is released only while unused,
+   * and a change that would break what names it (breaksUses) checks the same: in use is a 409.
+   */
+  private ownItems(before: T | undefined, after: T | undefined): [TransactItem, ItemKind][] {
     const { type } = this.spec;
-    const items: TransactItem[] = [];
+    const items: [TransactItem, ItemKind][] = [];
     const object = (after ?? before)!;
     const revision = revisionCondition(before);
     if (after) {
-      items.push({ Put: { TableName: this.tableName, Item: objectItem(this.spec, after), ...revision } });
+      items.push([{ Put: { TableName: this.tableName, Item: objectItem(this.spec, after), ...revision } }, 'object']);
     } else {
-      items.push({ Delete: { TableName: this.tableName, Key: keys.catalogObject(type, object.uuid), ...revision } });
+      items.push([{ Delete: { TableName: this.tableName, Key: keys.catalogObject(type, object.uuid), ...revision } }, 'object']);
     }
     const oldUnique = before && this.spec.unique(before);
     const newUnique = after && this.spec.unique(after);
+    const guarded = this.spec.noun !== undefined ? UNUSED : {};
     if (oldUnique !== newUnique) {
       if (oldUnique !== undefined) {
-        items.push({ Delete: { TableName: this.tableName, Key: keys.catalogUnique(type, object.dataspace, oldUnique) } });
+        items.push([{ Delete: { TableName: this.tableName, Key: keys.catalogUnique(type, object.dataspace, oldUnique), ...guarded } }, 'release']);
       }
       if (newUnique !== undefined) {
-        items.push({ Put: { TableName: this.tableName, Item: uniqueItem(this.spec, object, newUnique), ConditionExpression: 'attribute_not_exists(PK)' } });
+        items.push([{ Put: { TableName: this.tableName, Item: uniqueItem(this.spec, object, newUnique), ConditionExpression: 'attribute_not_exists(PK)' } }, 'reserve']);
       }
+    } else if (before && after && this.spec.breaksUses?.(before, after)) {
+      items.push([{ ConditionCheck: { TableName: this.tableName, Key: keys.catalogUnique(type, object.dataspace, oldUnique!), ...UNUSED } }, 'unused']);
     }
     return items;
   }
 
-  /** Runs writeItems (plus `extra`) as one transaction, turning failed conditions into domain errors. */
+  /**
+   * The counter updates of the values the object starts or stops naming. A new one must still exist
+   * (a value deleted meanwhile fails the write, which is read again and refused). One it stops naming
+   * is counted down only if its reservation exists: references written before they were counted may
+   * name a value that is gone, and must not bring it back as a bare counter.
+   */
+  private async useItems(before: T | undefined, after: T | undefined): Promise<[TransactItem, ItemKind][]> {
+    const references = (object: T | undefined) => new Map((object ? (this.spec.references?.(object) ?? []) : []).map((r) => [`${r.type}\u0000${r.value}\u0000${r.counter}`, r]));
+    const [old, now] = [references(before), references(after)];
+    const dataspace = (after ?? before)!.dataspace;
+    const added = [...now].filter(([id]) => !old.has(id)).map(([, r]) => r);
+    let removed = [...old].filter(([id]) => !now.has(id)).map(([, r]) => r);
+    if (removed.length > 0) {
+      const present = await batchGet(this.doc, this.tableName, removed.map((r) => keys.catalogUnique(r.type, dataspace, r.value)), true);
+      const held = new Set(present.map((item) => String(item.PK)));
+      removed = removed.filter((r) => held.has(keys.catalogUnique(r.type, dataspace, r.value).PK));
+    }
+    const update = (r: Reference, delta: number): TransactItem => ({
+      Update: {
+        TableName: this.tableName,
+        Key: keys.catalogUnique(r.type, dataspace, r.value),
+        UpdateExpression: 'ADD #counter :delta',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#counter': r.counter },
+        ExpressionAttributeValues: { ':delta': delta },
+      },
+    });
+    return [...added.map((r): [TransactItem, ItemKind] => [update(r, 1), 'use']), ...removed.map((r): [TransactItem, ItemKind] => [update(r, -1), 'unuse'])];
+  }
+
+  /**
+   * Writes `after` over `before` (plus `extra`) as one transaction, with the use counters of what it
+   * names, turning failed conditions into domain errors.
+   */
   async write(before: T | undefined, after: T | undefined, extra: readonly TransactItem[] = []): Promise<void> {
-    const items = this.writeItems(before, after);
+    const items = [...this.ownItems(before, after), ...(await this.useItems(before, after))];
     try {
-      await this.doc.send(new TransactWriteCommand({ TransactItems: [...items, ...extra] }));
+      await this.doc.send(new TransactWriteCommand({ TransactItems: [...items.map(([item]) => item), ...extra] }));
     } catch (error) {
-      this.rethrow(error, items.length);
+      await this.rethrow(error, items.map(([, kind]) => kind), before, after);
     }
   }
 
-  rethrow(error: unknown, ownItems: number): never {
-    const codes = Array.from({ length: ownItems }, (_, i) => cancellationCode(error, i));
-    if (codes[0] === 'ConditionalCheckFailed') {
-      if (codes.length > 1 && codes.slice(1).includes('ConditionalCheckFailed')) throw this.taken();
-      throw new StaleObjectError(this.spec.entity, '');
-    }
-    if (codes.includes('ConditionalCheckFailed')) throw this.taken();
+  /** The domain error of a failed write, by what its failed items were (`kinds`, in order). */
+  async rethrow(error: unknown, kinds: readonly ItemKind[], before: T | undefined, after: T | undefined): Promise<never> {
+    const object = (after ?? before)!;
+    const failed = new Set(kinds.filter((_, i) => cancellationCode(error, i) === 'ConditionalCheckFailed'));
+    if (failed.has('object') && !failed.has('reserve')) throw new StaleObjectError(this.spec.entity, object.uuid);
+    if (failed.has('reserve')) throw this.taken();
+    // Only an object that was there releases or checks its value.
+    if (failed.has('release') || failed.has('unused')) throw await this.inUse(before!);
+    // A value it names went away, or one it stops naming: read again, and the validation says which.
+    if (failed.has('use') || failed.has('unuse')) throw new StaleObjectError(this.spec.entity, object.uuid);
     throw error;
+  }
+
+  /** How many objects still name the value of `object` (as read): a 409, or a race to run again if none now. */
+  private async inUse(object: T): Promise<Error> {
+    const result = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.catalogUnique(this.spec.type, object.dataspace, this.spec.unique(object)), ConsistentRead: true }),
+    );
+    const uses = { packages: Math.max(0, Number(result.Item?.usedByPackages ?? 0)), licenses: Math.max(0, Number(result.Item?.usedByLicenses ?? 0)) };
+    if (uses.packages + uses.licenses === 0) return new StaleObjectError(this.spec.entity, object.uuid);
+    return new InUseError(inUseMessage(this.spec.noun!, uses));
   }
 
   private taken(): ConflictError {
@@ -196,6 +290,9 @@ export const CATALOG_SPECS: {
     unique: (policy) => policy.label,
     uniqueField: 'label',
     uniqueMessage: 'Usage policy with this label already exists.',
+    noun: 'usage policy',
+    // Licenses and packages name a policy of their own content type.
+    breaksUses: (before, after) => before.contentType !== after.contentType,
     toAttributes: (p) => ({ label: p.label, contentType: p.contentType, complianceAlert: p.complianceAlert, description: p.description }),
     fromItem: (item) => ({
       ...stored(item),
@@ -211,6 +308,8 @@ export const CATALOG_SPECS: {
     unique: (license) => license.key,
     uniqueField: 'key',
     uniqueMessage: 'License with this key already exists.',
+    noun: 'license',
+    references: (l) => (l.usagePolicy === null ? [] : [{ type: 'USAGEPOLICY', value: l.usagePolicy, counter: 'usedByLicenses' }]),
     toAttributes: (l) => ({ key: l.key, name: l.name, shortName: l.shortName, spdxLicenseKey: l.spdxLicenseKey, usagePolicy: l.usagePolicy }),
     fromItem: (item) => ({
       ...stored(item),
@@ -227,6 +326,10 @@ export const CATALOG_SPECS: {
     unique: (pkg) => pkg.purl,
     uniqueField: 'purl',
     uniqueMessage: 'Package with this purl already exists.',
+    references: (p) => [
+      ...p.licenseKeys.map((key): Reference => ({ type: 'LICENSE', value: key, counter: 'usedByPackages' })),
+      ...(p.usagePolicy === null ? [] : [{ type: 'USAGEPOLICY' as const, value: p.usagePolicy, counter: 'usedByPackages' as const }]),
+    ],
     toAttributes: (p) => ({
       type: p.type,
       namespace: p.namespace,
@@ -336,14 +439,13 @@ export class CatalogStore {
         },
       })),
     ];
-    const own = this.vulnerabilities.writeItems(before, after).length;
     while (updates.length > LINKS_PER_TRANSACTION) {
       await this.doc.send(new TransactWriteCommand({ TransactItems: updates.splice(0, LINKS_PER_TRANSACTION) }));
     }
     try {
       await this.doc.send(new TransactWriteCommand({ TransactItems: [...this.vulnerabilities.writeItems(before, after), ...updates] }));
     } catch (error) {
-      this.vulnerabilities.rethrow(error, own);
+      await this.vulnerabilities.rethrow(error, this.vulnerabilities.writeKinds(before, after), before, after);
     }
   }
 }

@@ -43,6 +43,16 @@ describe('GET /api/v2/products/{uuid}/permissions/', () => {
     });
   });
 
+  it('lists a superuser creator too, with all three codenames (the contract: the creator is already in the users list)', async () => {
+    const product = await aProduct('root');
+    const response = await call('root', 'GET', product.permissions);
+    expect(response.status).toBe(200);
+    expect(response.json).toEqual({
+      users: [{ dataspace: 'acme', username: 'root', object_permissions: ALL }],
+      groups: [],
+    });
+  });
+
   it('lists users directly and through groups with their effective codenames, and groups; not superusers', async () => {
     const product = await aProduct('alice');
     expect((await call('alice', 'POST', product.permissions, { group: 'legal', permissions: ['view_product'] })).status).toBe(200);

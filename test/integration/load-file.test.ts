@@ -113,6 +113,50 @@ describe('admin load', () => {
   });
 });
 
+describe('admin load of names', () => {
+  it('stores dataspace, group, template, priority and policy names in NFC: a decomposed spelling is the same name', async () => {
+    const nfd = 'Caf\u0065\u0301';
+    const nfc = 'Caf\u00e9';
+    await loadOk({
+      dataspaces: [{ name: nfd }],
+      groups: [{ name: `${nfd} team`, dataspace: nfd }],
+      users: [{ username: 'cafe', email: 'cafe@example.com', dataspace: nfc, groups: [`${nfc} team`] }],
+      request_templates: [{ name: `${nfd} form`, dataspace: nfc, content_type: 'product' }],
+      priorities: [{ label: `${nfd} urgent`, dataspace: nfd }],
+      usage_policies: [{ label: `${nfd} ok`, dataspace: nfd, content_type: 'license' }],
+    });
+    expect((await env.identity.getDataspace(nfc))?.name).toBe(nfc);
+    expect(await env.identity.getDataspace(nfd)).toBeUndefined();
+    expect(await env.identity.listMembers(nfc, `${nfc} team`)).toEqual(['cafe']);
+    expect((await env.requests.getTemplateByName(nfc, `${nfc} form`))?.name).toBe(`${nfc} form`);
+    expect([...(await env.catalog.usagePolicies.getByUnique(nfc, [`${nfc} ok`])).keys()]).toEqual([`${nfc} ok`]);
+    const twice = await validateLoadFile({ dataspaces: [{ name: nfc }], groups: [{ name: `${nfc} team`, dataspace: nfc }, { name: `${nfd} team`, dataspace: nfd }] }, env);
+    expect(twice.ok ? [] : twice.problems).toEqual([`$.groups[1]: group "${nfc} team" of "${nfc}" is listed twice`]);
+  });
+
+  it('refuses zero-width characters and bidirectional controls in every name, naming each', async () => {
+    const validation = await validateLoadFile(
+      {
+        dataspaces: [{ name: 'ac\u200bme' }],
+        groups: [{ name: 'le\u202egal', dataspace: 'acme' }],
+        users: [{ username: 'alice', email: 'alice@example.com', dataspace: 'acme', groups: ['\u2066eng'] }],
+        request_templates: [{ name: 'fo\ufeffrm', dataspace: 'acme', content_type: 'product' }],
+        priorities: [{ label: 'ur\u2060gent', dataspace: 'acme' }],
+        usage_policies: [{ label: 'o\u200fk', dataspace: 'acme', content_type: 'license' }],
+      },
+      env,
+    );
+    expect(validation.ok ? [] : validation.problems).toEqual([
+      '$.dataspaces[0].name: must not hold invisible characters (U+200B): zero-width characters and bidirectional controls are not allowed',
+      '$.groups[0].name: must not hold invisible characters (U+202E): zero-width characters and bidirectional controls are not allowed',
+      '$.users[0].groups[0]: must not hold invisible characters (U+2066): zero-width characters and bidirectional controls are not allowed',
+      '$.request_templates[0].name: must not hold invisible characters (U+FEFF): zero-width characters and bidirectional controls are not allowed',
+      '$.priorities[0].label: must not hold invisible characters (U+2060): zero-width characters and bidirectional controls are not allowed',
+      '$.usage_policies[0].label: must not hold invisible characters (U+200F): zero-width characters and bidirectional controls are not allowed',
+    ]);
+  });
+});
+
 describe('admin load of policy rules', () => {
   it('saves a dataspace policy_rules once, and names the key of a bad one', async () => {
     const file = { dataspaces: [{ name: 'acme', policy_rules: { vulnerability_stale: { is_active: true, parameters: { max_days: 14 } } } }] };

@@ -86,4 +86,18 @@ describe('permission listing', () => {
       groups: [{ name: 'legal', object_permissions: ['change_product', 'view_product'] }],
     });
   });
+
+  it('lists the creator even when a superuser, other superusers not', () => {
+    const listing = permissionListing(
+      [userGrant('root', 'change_product', 'delete_product', 'view_product'), groupGrant('legal', 'view_product')],
+      new Map([['legal', ['bob', 'root']]]),
+      users,
+      'root',
+    );
+    expect(listing.users).toEqual([
+      { dataspace: 'acme', username: 'bob', object_permissions: ['view_product'] },
+      { dataspace: 'acme', username: 'root', object_permissions: ['change_product', 'delete_product', 'view_product'] },
+    ]);
+    expect(permissionListing([userGrant('root', 'view_product')], new Map(), users, 'alice').users).toEqual([]);
+  });
 });
