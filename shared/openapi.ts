@@ -117,7 +117,7 @@ const SHARED_RESPONSES: Record<string, JsonObject> = {
     headers: { 'Retry-After': { $ref: headerUri('RetryAfter') } },
     content: detail,
   },
-  InUse: { description: 'Still in use by other objects: nothing was deleted; the detail says by how many', content: detail },
+  InUse: { description: 'Still used by other objects: nothing was deleted or changed; the detail says by how many', content: detail },
   PreconditionFailed: { description: "If-Match does not name the object's current ETag: nothing was changed", content: detail },
 };
 
@@ -159,7 +159,8 @@ function responsesOf(route: Route, components: Components): Record<string, JsonO
   }
   responses[400] = badRequest(route, components);
   responses[401] = { $ref: responseUri('Unauthorized') };
-  if (single && route.method === 'DELETE') responses[409] = { $ref: responseUri('InUse') };
+  // Only the objects others may still name (licenses, usage policies) answer 409: the route table says which.
+  if (route.responses[409]) responses[409] = { $ref: responseUri('InUse') };
   if (single && route.method !== 'GET') responses[412] = { $ref: responseUri('PreconditionFailed') };
   responses[413] = { $ref: responseUri('PayloadTooLarge') };
   if (route.body) responses[415] = { $ref: responseUri('UnsupportedMediaType') };

@@ -161,14 +161,15 @@ describe('OpenAPI document', () => {
     expect(schemas.schemas.WrappedFieldErrors.required).toEqual(['errors']);
   });
 
-  it('documents If-Match, 412 and ETag on single-object routes, 409 on their deletes, and HEAD without a body', () => {
+  it('documents If-Match, 412 and ETag on single-object routes, 409 where an object still in use is refused, and HEAD without a body', () => {
     for (const { path, method, operation } of all()) {
       const single = path.endsWith('/{uuid}/');
       const write = ['put', 'patch', 'delete'].includes(method);
       const ifMatch = (operation.parameters as { name: string; in: string }[]).some((p) => p.name === 'If-Match' && p.in === 'header');
       expect(ifMatch, operation.operationId).toBe(single && write);
       expect(operation.responses['412'] !== undefined, operation.operationId).toBe(single && write);
-      expect(operation.responses['409'] !== undefined, operation.operationId).toBe(single && method === 'delete');
+      const route = ROUTES.find((r) => r.operationId === operation.operationId);
+      expect(operation.responses['409'] !== undefined, operation.operationId).toBe(route?.responses[409] !== undefined);
       if (single && ['get', 'head', 'put', 'patch'].includes(method)) {
         expect(operation.responses['200'].headers, operation.operationId).toEqual({ ETag: { $ref: '#/components/headers/ETag' } });
       }
@@ -179,6 +180,9 @@ describe('OpenAPI document', () => {
         }
         expect(operation.responses['401'].headers).toEqual({ 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } });
       }
+    }
+    for (const operationId of ['destroy_license', 'update_license', 'destroy_usage_policy', 'partial_update_usage_policy']) {
+      expect(all().find(({ operation }) => operation.operationId === operationId)?.operation.responses['409'], operationId).toEqual({ $ref: '#/components/responses/InUse' });
     }
   });
 
