@@ -54,7 +54,11 @@ export async function startHttpGateway(options: {
       .finally(() => inFlight.delete(handling));
     inFlight.add(handling);
   });
-  server.keepAliveTimeout = 5_000;
+  // Idle keep-alive connections outlive their clients' own idle timeouts (undici's fetch 4 s, Node's agent
+  // 5 s), as a load balancer's do: the client closes first, so it never reuses a connection the gateway
+  // has just closed ("fetch failed" on a plain GET in loaded runs). stop() still closes idle ones at once.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolveListen());
