@@ -1,7 +1,7 @@
 /**
  * The admin load file: its schema, its whole-file validation (every problem named by its JSON path,
  * checked against the file and the table before anything is written), and its idempotent apply.
- * Later issues add their own top-level arrays here.
+ * A new kind of object gets its own top-level array here.
  */
 import * as z from 'zod';
 import { NAME_PATTERN, NAME_RULE, sameUser, type User } from '../domain/identity.ts';

@@ -32,7 +32,7 @@ export const POLICY_ROUTES: readonly Route[] = [
     path: '/api/v2/policy_rules/',
     function: 'policy',
     operationId: 'update_policy_rules',
-    summary: 'Replace the configuration (section 2.7); re-evaluates every product of the dataspace',
+    summary: 'Replace the rule configuration (rule type → options); re-evaluates every product of the dataspace',
     auth: 'api-key',
     body: PolicyConfigSchema,
     responses: { 200: rules, 400: configErrors, 401: unauthorized, 403: forbidden },
