@@ -19,7 +19,7 @@ import { lambdaContext } from './lambda-context.ts';
 import { loadHandler } from './functions.ts';
 import { freePort } from './ports.ts';
 import { readRunningStack, removeStackFile, writeStackFile } from './stack-file.ts';
-import { createDynamoClient, createSqsClient } from '../../shared/aws/clients.ts';
+import { createSqsClient } from '../../shared/aws/clients.ts';
 import { EVENT_BUS, EVENT_RULES, EVENT_SOURCES, QUEUES, type QueueDefinition, type QueueName } from '../../shared/resources.ts';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
@@ -80,9 +80,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stoppers.push(() => dynamo.stop(), () => sqsServer.stop());
     const sqsEndpoint = `http://127.0.0.1:${sqsServer.port}`;
 
-    const dynamoClient = createDynamoClient({ region: options.region, endpoint: dynamo.endpoint });
-    stoppers.push(async () => dynamoClient.destroy());
-    await ensureTable(dynamoClient, options.tableName);
+    await ensureTable({ region: options.region, endpoint: dynamo.endpoint }, options.tableName);
     const sqs = createSqsClient({ region: options.region, endpoint: sqsEndpoint });
     stoppers.push(async () => sqs.destroy());
     // The retry schedule of webhook deliveries is configurable locally, so tests run in seconds: the
