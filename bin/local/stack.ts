@@ -18,7 +18,8 @@ import { InProcessEventBus } from './event-bus.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { loadHandler } from './functions.ts';
 import { freePort } from './ports.ts';
-import { readRunningStack, removeStackFile, writeStackFile } from './stack-file.ts';
+import { readRunningStack, readStackFile, removeStackFile, writeStackFile } from './stack-file.ts';
+import { processRuns, readProcStat } from './process-guard.ts';
 import { createSqsClient } from '../../shared/aws/clients.ts';
 import { EVENT_BUS, EVENT_RULES, EVENT_SOURCES, QUEUES, type QueueDefinition, type QueueName } from '../../shared/resources.ts';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
@@ -54,6 +55,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   if (running) {
     throw new Error(`Another local stack (pid ${running.pid}, ${running.apiUrl}) is using DATA_DIR ${dataDir}`);
   }
+  await stopLeftovers(dataDir, options.log);
 
   const stoppers: (() => Promise<void>)[] = [];
   let stopping = false;
@@ -178,10 +180,33 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       sqsEndpoint,
       tableName: options.tableName,
       region: options.region,
+      startTime: readProcStat(process.pid)?.startTime,
+      dynamodbPid: dynamo.pid,
+      dynamodbStartTime: readProcStat(dynamo.pid)?.startTime,
     });
     return { apiUrl: gateway.url, bus, stop };
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/**
+ * A stack killed with SIGKILL leaves its stack file, and for a moment (until its watchdog notices) its
+ * DynamoDB Local, which still holds the database under DATA_DIR. The next start ends that Java process
+ * (the very one: pid and start time) and waits until it is gone, so it starts on a free database.
+ */
+async function stopLeftovers(dataDir: string, log: (line: string) => void): Promise<void> {
+  const stale = readStackFile(dataDir);
+  if (!stale?.dynamodbPid || stale.dynamodbStartTime === undefined || !processRuns(stale.dynamodbPid, stale.dynamodbStartTime)) return;
+  log(`[local] stopping DynamoDB Local (pid ${stale.dynamodbPid}) left running by a stack that was killed`);
+  try {
+    process.kill(stale.dynamodbPid, 'SIGKILL');
+  } catch {
+    return;
+  }
+  for (let waited = 0; processRuns(stale.dynamodbPid, stale.dynamodbStartTime); waited += 100) {
+    if (waited > 30_000) throw new Error(`DynamoDB Local (pid ${stale.dynamodbPid}) of a killed stack does not stop`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

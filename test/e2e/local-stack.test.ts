@@ -122,7 +122,7 @@ describe('npm start, admin load, the API over HTTP, and a clean stop', () => {
     expect((await fetch(`${stack.apiUrl}/api/v2/`, { headers: { Authorization: `Token ${aliceKey}` } })).status).toBe(200);
     expect(await stopStack(stack)).toBe('stopped');
     expect(javaProcessesFor(dataDir)).toEqual([]);
-  }, 180_000);
+  }, 600_000);
 
   it('runs two instances side by side with different PORT and DATA_DIR, and refuses a shared DATA_DIR', async () => {
     const [dirA, dirB] = [mkdtempSync(join(tmpdir(), 'cms-a-')), mkdtempSync(join(tmpdir(), 'cms-b-'))];
@@ -138,7 +138,7 @@ describe('npm start, admin load, the API over HTTP, and a clean stop', () => {
 
     expect(await Promise.all([stopStack(a), stopStack(b)])).toEqual(['stopped', 'stopped']);
     expect([...javaProcessesFor(dirA), ...javaProcessesFor(dirB)]).toEqual([]);
-  }, 180_000);
+  }, 600_000);
 
   it('stops DynamoDB Local even when the stack is killed with SIGKILL', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cms-kill-'));
@@ -148,8 +148,8 @@ describe('npm start, admin load, the API over HTTP, and a clean stop', () => {
     // Only the stack's own node process dies, as in a crash; Java is left to the watchdog.
     const { pid } = JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8')) as { pid: number };
     process.kill(pid, 'SIGKILL');
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + 30_000;
     while (javaProcessesFor(dataDir).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     expect(javaProcessesFor(dataDir)).toEqual([]);
-  }, 120_000);
+  }, 600_000);
 });
