@@ -151,11 +151,14 @@ describe('SIGKILL during a burst of writes, then a restart on the same DATA_DIR'
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     expect(killed).toBe(true);
     const acked = outcomes.filter((o): o is Outcome & { kind: 'acknowledged' } => o.kind === 'acknowledged');
-    const unanswered = outcomes.filter((o) => o.kind === 'no answer');
-    // Every POST either got its 201 or no answer at all: the stack never answered an error.
-    expect(outcomes.filter((o) => o.kind === 'answered')).toEqual([]);
+    // Every POST got its 201, no answer at all, or, on a loaded machine, the documented 503 "busy" (a
+    // DynamoDB call that outlasted the SDK's retries): never any other error. A 503, like no answer,
+    // leaves the client not knowing whether the product was written: both are checked alike below.
+    const busy = (o: Outcome) => o.kind === 'answered' && o.status === 503;
+    expect(outcomes.filter((o) => o.kind === 'answered' && !busy(o))).toEqual([]);
+    const unanswered = outcomes.filter((o) => o.kind === 'no answer' || busy(o));
     expect(acked.length).toBeGreaterThanOrEqual(KILL_AFTER_ACKS);
-    expect(unanswered.length).toBeGreaterThan(0);
+    expect(outcomes.filter((o) => o.kind === 'no answer').length).toBeGreaterThan(0);
 
     // The watchdog stops the orphaned DynamoDB Local; the stack file stays behind, stale.
     expect(await waitUntil(() => javaProcessesFor(dataDir).length === 0, 30_000)).toBe(true);

@@ -60,3 +60,23 @@ export function npmRunAdmin(dataDir: string, ...args: string[]) {
     timeout: 180_000,
   });
 }
+
+/**
+ * npmRunAdmin without blocking this process while the CLI runs: a test that talks to the stack over
+ * keep-alive connections should use this one (blocked for seconds, it would not see the server close an
+ * idle connection, and its next fetch would reuse the dead socket).
+ */
+export function npmRunAdminAsync(dataDir: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn('npm', ['run', '--silent', 'admin', '--', ...args], {
+      cwd: repositoryRoot,
+      env: { ...process.env, DATA_DIR: dataDir, TABLE_NAME: '' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', fail);
+    child.once('close', (status) => done({ status, stdout, stderr }));
+  });
+}
