@@ -173,6 +173,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
 
 
+    // Every function's code is loaded before the stack says it is ready: on a loaded machine, loading it
+    // on the first request could take longer than the function's timeout (the gateway's 503).
+    await Promise.all(Object.keys(FUNCTIONS).map((name) => loadHandler(name as FunctionName)));
+
     writeStackFile(dataDir, {
       pid: process.pid,
       apiUrl: gateway.url,
