@@ -136,6 +136,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // Events name products by their API URL: the gateway's, now that it listens.
     process.env.PUBLIC_BASE_URL = gateway.url;
 
+    // The pollers stop together: each may be waiting out a receive, and one after the other adds up.
+    const pollers: { stop(): Promise<void> }[] = [];
+    stoppers.push(async () => {
+      await Promise.all(pollers.map((poller) => poller.stop()));
+    });
     for (const source of EVENT_SOURCES) {
       const name = functionName(source.function);
       const context = () => lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000);
@@ -151,7 +156,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           handler: async (event) => (await loadHandler(name))(event, context()) as never,
           onError: (error) => log(`[${name}] ${String(error)}`),
         });
-        stoppers.push(() => poller.stop());
+        pollers.push(poller);
       } else {
         const poller = startStreamPoller({
           dynamodbEndpoint: dynamo.endpoint,
@@ -167,7 +172,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           onFailure: async (records, error) => log(`[${name}] gave up on ${records.length} stream record(s): ${String(error)}`),
           onError: (error) => log(`[stream-poller ${name}] ${String(error)}`),
         });
-        stoppers.push(() => poller.stop());
+        pollers.push(poller);
       }
     }
 
