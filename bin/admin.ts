@@ -17,6 +17,7 @@ import type { LoadTarget } from '../shared/admin/load-file.ts';
 import { applyLoadFile, validateLoadFile } from '../shared/admin/load-file.ts';
 import { generateApiKey } from '../shared/auth/api-key.ts';
 import { DEFAULT_DATA_DIR, readRunningStack } from './local/stack-file.ts';
+import { ensureTable } from './local/table-setup.ts';
 import { NAME_PATTERN } from '../shared/domain/identity.ts';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
@@ -55,7 +56,7 @@ function connection(doc: DynamoDBDocumentClient, tableName: string, target: stri
 
 const loadOptions = () => ({ now: new Date(), generateKey: generateApiKey, newUuid: randomUUID });
 
-function connect(): Connection {
+async function connect(): Promise<Connection> {
   const region = process.env.AWS_REGION ?? 'us-east-1';
   const tableName = process.env.TABLE_NAME;
   if (tableName && !process.env.DYNAMODB_ENDPOINT) {
@@ -63,6 +64,8 @@ function connect(): Connection {
     return connection(doc, tableName, `table ${tableName} in ${region}`);
   }
   if (tableName && process.env.DYNAMODB_ENDPOINT) {
+    // A DynamoDB (Local) of one's own: the table is made ready the same way npm start and the tests do.
+    await ensureTable({ region, endpoint: process.env.DYNAMODB_ENDPOINT }, tableName);
     const doc = createDocumentClient(createDynamoClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT }));
     return connection(doc, tableName, `table ${tableName} at ${process.env.DYNAMODB_ENDPOINT}`);
   }
@@ -75,6 +78,8 @@ function connect(): Connection {
         'DATA_DIR, give the same DATA_DIR here). Or set TABLE_NAME (and AWS_REGION) to work on a deployed table.',
     );
   }
+  // The stack made its table ready before it wrote its stack file: this only waits for ACTIVE.
+  await ensureTable({ region: stack.region, endpoint: stack.dynamodbEndpoint }, stack.tableName);
   const doc = createDocumentClient(createDynamoClient({ region: stack.region, endpoint: stack.dynamodbEndpoint }));
   return connection(doc, stack.tableName, `local stack ${stack.apiUrl}`);
 }
@@ -88,7 +93,7 @@ async function load(args: string[]): Promise<void> {
   } catch (error) {
     throw new UsageError(`Cannot read ${file} as JSON: ${(error as Error).message}`);
   }
-  const connected = connect();
+  const connected = await connect();
   const validation = await validateLoadFile(raw, connected.load);
   if (!validation.ok) {
     console.error(`${file} is not valid; nothing was written:`);
@@ -121,7 +126,7 @@ async function createUser(args: string[]): Promise<void> {
   if (!values.username || !values.email || !values.dataspace) {
     throw new UsageError('create-user needs --username, --email and --dataspace');
   }
-  const connected = connect();
+  const connected = await connect();
   const { store } = connected;
   if (await store.getUser(values.username)) throw new UsageError(`User "${values.username}" already exists`);
   const file = {
@@ -146,7 +151,7 @@ async function createUser(args: string[]): Promise<void> {
 async function createApiKey(args: string[]): Promise<void> {
   const [username] = args;
   if (!username) throw new UsageError('create-api-key needs a USERNAME');
-  const { store } = connect();
+  const { store } = await connect();
   if (!(await store.getUser(username))) throw new UsageError(`User "${username}" does not exist`);
   const apiKey = generateApiKey();
   await store.replaceApiKey(username, apiKey, new Date());
@@ -156,7 +161,7 @@ async function createApiKey(args: string[]): Promise<void> {
 async function setActive(args: string[], isActive: boolean): Promise<void> {
   const [username] = args;
   if (!username) throw new UsageError(`${isActive ? 'activate' : 'deactivate'}-user needs a USERNAME`);
-  const { store } = connect();
+  const { store } = await connect();
   const user = await store.getUser(username);
   if (!user) throw new UsageError(`User "${username}" does not exist`);
   if (user.isActive !== isActive) await store.saveUser({ ...user, isActive }, user, new Date());
@@ -165,7 +170,7 @@ async function setActive(args: string[], isActive: boolean): Promise<void> {
 
 async function listUsers(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { dataspace: { type: 'string' } } });
-  const { store } = connect();
+  const { store } = await connect();
   if (values.dataspace !== undefined && !NAME_PATTERN.test(values.dataspace)) {
     throw new UsageError(`"${values.dataspace}" is not a dataspace name`);
   }

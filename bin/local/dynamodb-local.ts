@@ -13,6 +13,8 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 export interface DynamoDbLocal {
   readonly endpoint: string;
   readonly port: number;
+  /** The Java process's pid. */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -79,8 +81,12 @@ export async function startDynamoDbLocal({ port, dataDir }: DynamoDbLocalOptions
     endpoint,
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     maxAttempts: 1,
+    requestHandler: { requestTimeout: 5_000, connectionTimeout: 2_000 },
   });
-  const deadline = Date.now() + 30_000;
+  // Generous: Java starts in 3-4 s on an idle machine, many times that on a loaded one. This bounds a
+  // DynamoDB Local that never answers; it is not a measure of speed.
+  const readyWithinMs = 120_000;
+  const deadline = Date.now() + readyWithinMs;
   for (;;) {
     if (exited) {
       throw new Error(`DynamoDB Local exited during start-up (is Java 17 installed, is port ${port} free?):\n${output}`);
@@ -91,7 +97,7 @@ export async function startDynamoDbLocal({ port, dataDir }: DynamoDbLocalOptions
     } catch {
       if (Date.now() > deadline) {
         killJava();
-        throw new Error(`DynamoDB Local did not answer on ${endpoint} within 30 s:\n${output}`);
+        throw new Error(`DynamoDB Local did not answer on ${endpoint} within ${readyWithinMs / 1000} s:\n${output}`);
       }
       await sleep(150);
     }
@@ -101,14 +107,17 @@ export async function startDynamoDbLocal({ port, dataDir }: DynamoDbLocalOptions
   return {
     endpoint,
     port,
+    pid: java.pid!,
     async stop() {
+      if (!exited) {
+        const gone = new Promise<void>((done) => java.once('exit', () => done()));
+        java.kill('SIGTERM');
+        const timer = setTimeout(() => java.kill('SIGKILL'), 2_000);
+        await gone;
+        clearTimeout(timer);
+      }
+      // Only now: should the process exit while Java is stopping, the exit handler still kills it.
       process.removeListener('exit', killJava);
-      if (exited) return;
-      const gone = new Promise<void>((done) => java.once('exit', () => done()));
-      java.kill('SIGTERM');
-      const timer = setTimeout(() => java.kill('SIGKILL'), 5_000);
-      await gone;
-      clearTimeout(timer);
     },
   };
 }

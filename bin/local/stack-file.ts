@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { processRuns } from './process-guard.ts';
 
 export interface StackFile {
   readonly pid: number;
@@ -12,6 +13,11 @@ export interface StackFile {
   readonly sqsEndpoint: string;
   readonly tableName: string;
   readonly region: string;
+  /** The stack process's start time (/proc, Linux): a pid reused by another process is not taken for it. */
+  readonly startTime?: number | undefined;
+  /** DynamoDB Local's Java process, so a start after a SIGKILL can make sure it is gone. */
+  readonly dynamodbPid?: number | undefined;
+  readonly dynamodbStartTime?: number | undefined;
 }
 
 export const DEFAULT_DATA_DIR = '.data';
@@ -20,21 +26,22 @@ export function stackFilePath(dataDir: string): string {
   return join(resolve(dataDir), 'stack.json');
 }
 
-function alive(pid: number): boolean {
+/** The stack file of DATA_DIR as written, whether its stack still runs or not. */
+export function readStackFile(dataDir: string): StackFile | undefined {
+  const path = stackFilePath(dataDir);
+  if (!existsSync(path)) return undefined;
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return JSON.parse(readFileSync(path, 'utf8')) as StackFile;
+  } catch {
+    // Cut short by a crash while it was written: no stack to speak of.
+    return undefined;
   }
 }
 
 /** The running stack of this DATA_DIR, or undefined when none runs (a stale file is ignored). */
 export function readRunningStack(dataDir: string): StackFile | undefined {
-  const path = stackFilePath(dataDir);
-  if (!existsSync(path)) return undefined;
-  const stack = JSON.parse(readFileSync(path, 'utf8')) as StackFile;
-  return alive(stack.pid) ? stack : undefined;
+  const stack = readStackFile(dataDir);
+  return stack && processRuns(stack.pid, stack.startTime) ? stack : undefined;
 }
 
 export function writeStackFile(dataDir: string, stack: StackFile): void {

@@ -18,8 +18,9 @@ import { InProcessEventBus } from './event-bus.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { loadHandler } from './functions.ts';
 import { freePort } from './ports.ts';
-import { readRunningStack, removeStackFile, writeStackFile } from './stack-file.ts';
-import { createDynamoClient, createSqsClient } from '../../shared/aws/clients.ts';
+import { readRunningStack, readStackFile, removeStackFile, writeStackFile } from './stack-file.ts';
+import { processRuns, readProcStat } from './process-guard.ts';
+import { createSqsClient } from '../../shared/aws/clients.ts';
 import { EVENT_BUS, EVENT_RULES, EVENT_SOURCES, QUEUES, type QueueDefinition, type QueueName } from '../../shared/resources.ts';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
@@ -60,6 +61,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   if (running) {
     throw new Error(`Another local stack (pid ${running.pid}, ${running.apiUrl}) is using DATA_DIR ${dataDir}`);
   }
+  await stopLeftovers(dataDir, options.log);
 
   const publicBaseUrl = options.publicBaseUrl === undefined ? undefined : publicOrigin(options.publicBaseUrl);
   if (options.publicBaseUrl !== undefined && publicBaseUrl === undefined) {
@@ -91,9 +93,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stoppers.push(() => dynamo.stop(), () => sqsServer.stop());
     const sqsEndpoint = `http://127.0.0.1:${sqsServer.port}`;
 
-    const dynamoClient = createDynamoClient({ region: options.region, endpoint: dynamo.endpoint });
-    stoppers.push(async () => dynamoClient.destroy());
-    await ensureTable(dynamoClient, options.tableName);
+    await ensureTable({ region: options.region, endpoint: dynamo.endpoint }, options.tableName);
     const sqs = createSqsClient({ region: options.region, endpoint: sqsEndpoint });
     stoppers.push(async () => sqs.destroy());
     // The retry schedule of webhook deliveries is configurable locally, so tests run in seconds: the
@@ -148,6 +148,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // unless one was given. Never the Host a client sends.
     process.env.PUBLIC_BASE_URL = publicBaseUrl ?? gateway.url;
 
+    // The pollers stop together: each may be waiting out a receive, and one after the other adds up.
+    const pollers: { stop(): Promise<void> }[] = [];
+    stoppers.push(async () => {
+      await Promise.all(pollers.map((poller) => poller.stop()));
+    });
     for (const source of EVENT_SOURCES) {
       const name = functionName(source.function);
       const context = () => lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000);
@@ -163,7 +168,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           handler: async (event) => (await loadHandler(name))(event, context()) as never,
           onError: (error) => log(`[${name}] ${String(error)}`),
         });
-        stoppers.push(() => poller.stop());
+        pollers.push(poller);
       } else {
         const poller = startStreamPoller({
           dynamodbEndpoint: dynamo.endpoint,
@@ -179,11 +184,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           onFailure: async (records, error) => log(`[${name}] gave up on ${records.length} stream record(s): ${String(error)}`),
           onError: (error) => log(`[stream-poller ${name}] ${String(error)}`),
         });
-        stoppers.push(() => poller.stop());
+        pollers.push(poller);
       }
     }
 
 
+
+    // Every function's code is loaded before the stack says it is ready: on a loaded machine, loading it
+    // on the first request could take longer than the function's timeout (the gateway's 503).
+    await Promise.all(Object.keys(FUNCTIONS).map((name) => loadHandler(name as FunctionName)));
 
     writeStackFile(dataDir, {
       pid: process.pid,
@@ -192,10 +201,33 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       sqsEndpoint,
       tableName: options.tableName,
       region: options.region,
+      startTime: readProcStat(process.pid)?.startTime,
+      dynamodbPid: dynamo.pid,
+      dynamodbStartTime: readProcStat(dynamo.pid)?.startTime,
     });
     return { apiUrl: gateway.url, bus, stop };
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/**
+ * A stack killed with SIGKILL leaves its stack file, and for a moment (until its watchdog notices) its
+ * DynamoDB Local, which still holds the database under DATA_DIR. The next start ends that Java process
+ * (the very one: pid and start time) and waits until it is gone, so it starts on a free database.
+ */
+async function stopLeftovers(dataDir: string, log: (line: string) => void): Promise<void> {
+  const stale = readStackFile(dataDir);
+  if (!stale?.dynamodbPid || stale.dynamodbStartTime === undefined || !processRuns(stale.dynamodbPid, stale.dynamodbStartTime)) return;
+  log(`[local] stopping DynamoDB Local (pid ${stale.dynamodbPid}) left running by a stack that was killed`);
+  try {
+    process.kill(stale.dynamodbPid, 'SIGKILL');
+  } catch {
+    return;
+  }
+  for (let waited = 0; processRuns(stale.dynamodbPid, stale.dynamodbStartTime); waited += 100) {
+    if (waited > 30_000) throw new Error(`DynamoDB Local (pid ${stale.dynamodbPid}) of a killed stack does not stop`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -26,6 +26,24 @@ export function createDynamoClient({ region, endpoint }: DynamoEndpoint): Dynamo
   return new DynamoDBClient(endpoint ? { region, endpoint, credentials: LOCAL_CREDENTIALS, ...DYNAMODB_HTTP } : { region, ...DYNAMODB_HTTP });
 }
 
+/**
+ * Control-plane calls (CreateTable, DescribeTable, UpdateTable, UpdateTimeToLive, DeleteTable) get
+ * their own client: such a call may take seconds on a loaded machine, and a timed-out CreateTable that
+ * DynamoDB applied anyway must not be cut short at 2.5 s and sent again. Set-up code reaches it through
+ * ensureTable (bin/local/table-setup.ts), which also treats "already exists" as "wait until ACTIVE".
+ */
+export const DYNAMODB_CONTROL_REQUEST_TIMEOUT_MS = 30_000;
+const DYNAMODB_CONTROL_HTTP = {
+  requestHandler: { requestTimeout: DYNAMODB_CONTROL_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true, connectionTimeout: 10_000 },
+  maxAttempts: 5,
+};
+
+export function createDynamoControlClient({ region, endpoint }: DynamoEndpoint): DynamoDBClient {
+  return new DynamoDBClient(
+    endpoint ? { region, endpoint, credentials: LOCAL_CREDENTIALS, ...DYNAMODB_CONTROL_HTTP } : { region, ...DYNAMODB_CONTROL_HTTP },
+  );
+}
+
 export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createConnection } from 'node:net';
 import { freePort } from '../../bin/local/ports.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
-import { npmRunAdmin, npmStart, repositoryRoot, type RunningStack } from '../support/npm-start.ts';
+import { npmRunAdminAsync, npmStart, repositoryRoot, type RunningStack } from '../support/npm-start.ts';
 
 const started: ChildProcess[] = [];
 const dirs: string[] = [];
@@ -42,7 +42,7 @@ async function stopStack(stack: RunningStack): Promise<string> {
   return /SIGTERM: stopping the local stack\.\.\.[\s\S]*Local stack stopped\.\s*$/.test(stack.output()) ? 'stopped' : stack.output();
 }
 
-const admin = npmRunAdmin;
+const admin = npmRunAdminAsync;
 
 function portAnswers(port: number): Promise<boolean> {
   return new Promise((done) => {
@@ -83,11 +83,11 @@ describe('npm start, admin load, the API over HTTP, and a clean stop', () => {
         ],
       }),
     );
-    const loaded = admin(dataDir, 'load', file);
+    const loaded = await admin(dataDir, 'load', file);
     expect(loaded.status, loaded.stderr).toBe(0);
     const bobKey = /API key for bob \(shown once\): (\S+)/.exec(loaded.stdout)?.[1];
     expect(bobKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(admin(dataDir, 'load', file).stdout).toContain('Created: 0 dataspaces, 0 groups, 0 users, 0 request templates, 0 priorities, 0 usage policies, 0 vulnerabilities. Updated: 0 users, 0 request templates, 0 catalog objects.');
+    expect((await admin(dataDir, 'load', file)).stdout).toContain('Created: 0 dataspaces, 0 groups, 0 users, 0 request templates, 0 priorities, 0 usage policies, 0 vulnerabilities. Updated: 0 users, 0 request templates, 0 catalog objects.');
 
     const withKey = await fetch(`${stack.apiUrl}/api/v2/`, { headers: { Authorization: `Token ${aliceKey}` } });
     expect(withKey.status).toBe(200);
@@ -98,12 +98,12 @@ describe('npm start, admin load, the API over HTTP, and a clean stop', () => {
     expect((await fetch(`${stack.apiUrl}/api/v2/`, { headers: { Authorization: `Token ${bobKey}` } })).status).toBe(200);
 
     // create-api-key replaces bob's key at once.
-    const rotated = admin(dataDir, 'create-api-key', 'bob');
+    const rotated = await admin(dataDir, 'create-api-key', 'bob');
     expect(rotated.status, rotated.stderr).toBe(0);
     const newBobKey = /: (\S+)$/m.exec(rotated.stdout.trim())?.[1];
     expect((await fetch(`${stack.apiUrl}/api/v2/`, { headers: { Authorization: `Token ${bobKey}` } })).status).toBe(401);
     expect((await fetch(`${stack.apiUrl}/api/v2/`, { headers: { Authorization: `Token ${newBobKey}` } })).status).toBe(200);
-    expect(admin(dataDir, 'list-users').stdout).toMatch(/alice\s+alice@example.com\s+acme\s+no\s+yes\s+legal\s+set/);
+    expect((await admin(dataDir, 'list-users')).stdout).toMatch(/alice\s+alice@example.com\s+acme\s+no\s+yes\s+legal\s+set/);
 
     const stackFile = JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8'));
     const dynamoPort = Number(new URL(stackFile.dynamodbEndpoint).port);
@@ -115,14 +115,14 @@ describe('npm start, admin load, the API over HTTP, and a clean stop', () => {
     expect(await portAnswers(dynamoPort)).toBe(false);
     expect(javaProcessesFor(dataDir)).toEqual([]);
     expect(existsSync(join(dataDir, 'stack.json'))).toBe(false);
-    expect(admin(dataDir, 'list-users').status).toBe(2);
+    expect((await admin(dataDir, 'list-users')).status).toBe(2);
 
     // The data is on disk under DATA_DIR: a restart still knows alice.
     stack = await startStack({ PORT: String(port), DATA_DIR: dataDir });
     expect((await fetch(`${stack.apiUrl}/api/v2/`, { headers: { Authorization: `Token ${aliceKey}` } })).status).toBe(200);
     expect(await stopStack(stack)).toBe('stopped');
     expect(javaProcessesFor(dataDir)).toEqual([]);
-  }, 180_000);
+  }, 600_000);
 
   it('runs two instances side by side with different PORT and DATA_DIR, and refuses a shared DATA_DIR', async () => {
     const [dirA, dirB] = [mkdtempSync(join(tmpdir(), 'cms-a-')), mkdtempSync(join(tmpdir(), 'cms-b-'))];
@@ -138,7 +138,7 @@ describe('npm start, admin load, the API over HTTP, and a clean stop', () => {
 
     expect(await Promise.all([stopStack(a), stopStack(b)])).toEqual(['stopped', 'stopped']);
     expect([...javaProcessesFor(dirA), ...javaProcessesFor(dirB)]).toEqual([]);
-  }, 180_000);
+  }, 600_000);
 
   it('stops DynamoDB Local even when the stack is killed with SIGKILL', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cms-kill-'));
@@ -148,8 +148,8 @@ describe('npm start, admin load, the API over HTTP, and a clean stop', () => {
     // Only the stack's own node process dies, as in a crash; Java is left to the watchdog.
     const { pid } = JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8')) as { pid: number };
     process.kill(pid, 'SIGKILL');
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + 30_000;
     while (javaProcessesFor(dataDir).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     expect(javaProcessesFor(dataDir)).toEqual([]);
-  }, 120_000);
+  }, 600_000);
 });

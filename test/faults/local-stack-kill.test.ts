@@ -35,7 +35,7 @@ const EVALUATION_DELAY_SECONDS = '5';
 afterAll(async () => {
   for (const child of started) if (child.exitCode === null && child.signalCode === null) signalGroup(child, 'SIGKILL');
   for (const dir of dirs) {
-    await waitUntil(() => javaProcessesFor(dir).length === 0, 15_000);
+    await waitUntil(() => javaProcessesFor(dir).length === 0, 30_000);
     rmSync(dir, { recursive: true, force: true });
   }
 });
@@ -57,7 +57,7 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 function startStack(env: Record<string, string>): Promise<RunningStack> {
-  return npmStart(childEnv(env), started, 30_000);
+  return npmStart(childEnv(env), started);
 }
 
 function admin(dataDir: string, ...args: string[]) {
@@ -65,7 +65,7 @@ function admin(dataDir: string, ...args: string[]) {
     cwd: repositoryRoot,
     env: childEnv({ DATA_DIR: dataDir, TABLE_NAME: '' }),
     encoding: 'utf8',
-    timeout: 30_000,
+    timeout: 180_000,
   });
 }
 
@@ -151,14 +151,17 @@ describe('SIGKILL during a burst of writes, then a restart on the same DATA_DIR'
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     expect(killed).toBe(true);
     const acked = outcomes.filter((o): o is Outcome & { kind: 'acknowledged' } => o.kind === 'acknowledged');
-    const unanswered = outcomes.filter((o) => o.kind === 'no answer');
-    // Every POST either got its 201 or no answer at all: the stack never answered an error.
-    expect(outcomes.filter((o) => o.kind === 'answered')).toEqual([]);
+    // Every POST got its 201, no answer at all, or, on a loaded machine, the documented 503 "busy" (a
+    // DynamoDB call that outlasted the SDK's retries): never any other error. A 503, like no answer,
+    // leaves the client not knowing whether the product was written: both are checked alike below.
+    const busy = (o: Outcome) => o.kind === 'answered' && o.status === 503;
+    expect(outcomes.filter((o) => o.kind === 'answered' && !busy(o))).toEqual([]);
+    const unanswered = outcomes.filter((o) => o.kind === 'no answer' || busy(o));
     expect(acked.length).toBeGreaterThanOrEqual(KILL_AFTER_ACKS);
-    expect(unanswered.length).toBeGreaterThan(0);
+    expect(outcomes.filter((o) => o.kind === 'no answer').length).toBeGreaterThan(0);
 
     // The watchdog stops the orphaned DynamoDB Local; the stack file stays behind, stale.
-    expect(await waitUntil(() => javaProcessesFor(dataDir).length === 0, 15_000)).toBe(true);
+    expect(await waitUntil(() => javaProcessesFor(dataDir).length === 0, 30_000)).toBe(true);
     expect(existsSync(join(dataDir, 'stack.json'))).toBe(true);
     // The stream checkpoints survived the kill whole (they are replaced by rename, never rewritten in place).
     for (const poller of ['stream-router', 'outbox-publisher']) {
@@ -200,12 +203,21 @@ describe('SIGKILL during a burst of writes, then a restart on the same DATA_DIR'
 
     // A POST that got no answer either committed whole or not at all: its name is reserved exactly
     // when its product exists (sending it again is a 400 for a product that exists, a 201 otherwise).
-    const resent = await Promise.all(unanswered.map((lost) => json('alice', 'POST', '/api/v2/products/', { name: lost.name, version: '1.0' })));
-    unanswered.forEach((lost, i) => {
+    // Sent one at a time, not as a second burst; a 503 "busy" (a loaded machine) is retried as its
+    // Retry-After says, and a retry may then find the product its own first try wrote.
+    for (const lost of unanswered) {
       const exists = listedNames.includes(lost.name);
-      expect(resent[i]!.status, `${lost.name}: ${resent[i]!.text}`).toBe(exists ? 400 : 201);
-      if (exists) expect(resent[i]!.body).toEqual({ name: ['Product with this name and version already exists.'] });
-    });
+      let resent = await json('alice', 'POST', '/api/v2/products/', { name: lost.name, version: '1.0' });
+      let retried = false;
+      for (let tries = 1; resent.status === 503 && tries < 10; tries++) {
+        retried = true;
+        await sleep(1_000);
+        resent = await json('alice', 'POST', '/api/v2/products/', { name: lost.name, version: '1.0' });
+      }
+      const expected = exists ? [400] : retried ? [201, 400] : [201];
+      expect(expected, `${lost.name}: ${resent.text}`).toContain(resent.status);
+      if (resent.status === 400) expect(resent.body).toEqual({ name: ['Product with this name and version already exists.'] });
+    }
     const afterResend = await listAll('root');
     expect(afterResend.count).toBe(BURST);
     expect(afterResend.products).toHaveLength(BURST);
@@ -217,7 +229,7 @@ describe('SIGKILL during a burst of writes, then a restart on the same DATA_DIR'
     await eventually(
       async () => Promise.all(asRoot.products.map(async (p) => (await json('alice', 'GET', `/api/v2/products/${p.uuid}/policy_status/`)).body)),
       (statuses) => statuses.every((status) => status?.evaluated_at !== null && status?.evaluated_at !== undefined),
-      20_000,
+      120_000,
     );
 
     // And a change made now flows through the stream router, the queue and the evaluator.
@@ -231,7 +243,7 @@ describe('SIGKILL during a burst of writes, then a restart on the same DATA_DIR'
     const violations = await eventually(
       async () => (await json('alice', 'GET', `/api/v2/products/${target.uuid}/policy_violations/`)).body as { rule_type: string }[],
       (found) => Array.isArray(found) && found.some((v) => v.rule_type === 'license_coverage_gap'),
-      20_000,
+      120_000,
     );
     expect(violations.map((v) => v.rule_type)).toEqual(['license_coverage_gap']);
 
@@ -240,6 +252,6 @@ describe('SIGKILL during a burst of writes, then a restart on the same DATA_DIR'
     signalGroup(stack.child, 'SIGTERM');
     await closed;
     expect(stack.output()).toMatch(/Local stack stopped\.\s*$/);
-    expect(await waitUntil(() => javaProcessesFor(dataDir).length === 0, 10_000)).toBe(true);
-  }, 60_000);
+    expect(await waitUntil(() => javaProcessesFor(dataDir).length === 0, 30_000)).toBe(true);
+  }, 900_000);
 });

@@ -33,7 +33,7 @@ const pollerErrors: unknown[] = [];
 async function aTable(): Promise<string> {
   tableCount++;
   const tableName = `stream-poller-${suffix}-${tableCount}`;
-  await ensureTable(dynamo, tableName);
+  await ensureTable({ region: REGION, endpoint }, tableName);
   return tableName;
 }
 
@@ -394,7 +394,7 @@ describe('attribute values the Streams client decodes oddly', () => {
   it('delivers an empty map as { M: {} } and an empty list as { L: [] }', async () => {
     const tableName = `odd-${randomUUID().slice(0, 8)}`;
     const client = createDynamoClient({ region: 'us-east-1', endpoint: inject('dynamodbEndpoint') });
-    await ensureTable(client, tableName);
+    await ensureTable({ region: 'us-east-1', endpoint: inject('dynamodbEndpoint') }, tableName);
     const records: DynamoDBRecord[] = [];
     const poller = startStreamPoller({
       dynamodbEndpoint: inject('dynamodbEndpoint'),

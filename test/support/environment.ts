@@ -25,7 +25,7 @@ export async function useTestTable() {
     POWERTOOLS_LOG_LEVEL: 'CRITICAL',
   });
   const client = createDynamoClient({ region: 'us-east-1', endpoint });
-  await ensureTable(client, tableName);
+  await ensureTable({ region: 'us-east-1', endpoint }, tableName);
   const doc = createDocumentClient(client);
   return {
     tableName,

@@ -53,7 +53,7 @@ export async function startTestStack({ evaluationDelaySeconds = 0 } = {}) {
 }
 
 /** Polls `probe` until it returns a value that `done` accepts, or fails after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: T;
   for (;;) {

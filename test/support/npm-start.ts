@@ -13,9 +13,22 @@ export interface RunningStack {
   output: () => string;
 }
 
+export interface NpmStartOptions {
+  /**
+   * How long start-up may take. Generous: on a loaded 2-core machine start-up takes tens of seconds,
+   * and this bounds a hang, it does not measure speed.
+   */
+  readyWithinMs?: number;
+  /** Run it as a wrapper script would, `sh -c 'npm start; ...'`: the child is that shell, npm its child. */
+  viaShell?: boolean;
+}
+
 /** Starts `npm start` with `env`, records the child in `started` (for afterAll), waits until it is ready. */
-export async function npmStart(env: NodeJS.ProcessEnv, started: ChildProcess[], readyWithinMs = 60_000): Promise<RunningStack> {
-  const child = spawn('npm', ['start'], { cwd: repositoryRoot, env, detached: true });
+export async function npmStart(env: NodeJS.ProcessEnv, started: ChildProcess[], options: NpmStartOptions | number = {}): Promise<RunningStack> {
+  const { readyWithinMs = 300_000, viaShell = false } = typeof options === 'number' ? { readyWithinMs: options } : options;
+  const child = viaShell
+    ? spawn('sh', ['-c', 'npm start; echo "npm start exited with $?"'], { cwd: repositoryRoot, env, detached: true })
+    : spawn('npm', ['start'], { cwd: repositoryRoot, env, detached: true });
   started.push(child);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -44,6 +57,26 @@ export function npmRunAdmin(dataDir: string, ...args: string[]) {
     cwd: repositoryRoot,
     env: { ...process.env, DATA_DIR: dataDir, TABLE_NAME: '' },
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: 180_000,
+  });
+}
+
+/**
+ * npmRunAdmin without blocking this process while the CLI runs: a test that talks to the stack over
+ * keep-alive connections should use this one (blocked for seconds, it would not see the server close an
+ * idle connection, and its next fetch would reuse the dead socket).
+ */
+export function npmRunAdminAsync(dataDir: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn('npm', ['run', '--silent', 'admin', '--', ...args], {
+      cwd: repositoryRoot,
+      env: { ...process.env, DATA_DIR: dataDir, TABLE_NAME: '' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', fail);
+    child.once('close', (status) => done({ status, stdout, stderr }));
   });
 }
