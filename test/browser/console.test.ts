@@ -127,7 +127,7 @@ beforeAll(async () => {
       ],
     }),
   );
-  const loaded = npmRunAdmin(dataDir, 'load', seed);
+  const loaded = await npmRunAdmin(dataDir, 'load', seed);
   expect(loaded.status, loaded.stderr).toBe(0);
   browser = await launching;
 }, 300_000);
@@ -194,7 +194,7 @@ describe('the web console in Chromium', () => {
 
   it('sends a user whose key was replaced back to sign-in, with the reason, and lets the new key in', async () => {
     const page = await signedInPage(carolKey);
-    const replaced = npmRunAdmin(dataDir, 'create-api-key', 'carol');
+    const replaced = await npmRunAdmin(dataDir, 'create-api-key', 'carol');
     expect(replaced.status, replaced.stderr).toBe(0);
     const newKey = /the old key no longer works\): (\S+)/.exec(replaced.stdout)![1]!;
 

@@ -14,10 +14,10 @@ afterAll(() => {
 });
 
 describe('npm run admin with no local stack running', () => {
-  it('exits 2 and explains that npm start records itself once ready, and which DATA_DIR it looked in', () => {
+  it('exits 2 and explains that npm start records itself once ready, and which DATA_DIR it looked in', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cms-admin-'));
     dirs.push(dataDir);
-    const result = npmRunAdmin(dataDir, 'list-users');
+    const result = await npmRunAdmin(dataDir, 'list-users');
     expect(result.status).toBe(2);
     expect(result.stderr).toContain(`No local stack is running for DATA_DIR=${dataDir}`);
     expect(result.stderr).toContain('once it prints "Compliance API ready"');

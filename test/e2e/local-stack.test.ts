@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createConnection } from 'node:net';
 import { freePort } from '../../bin/local/ports.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
-import { npmRunAdminAsync, npmStart, repositoryRoot, type RunningStack } from '../support/npm-start.ts';
+import { npmRunAdmin, npmStart, repositoryRoot, type RunningStack } from '../support/npm-start.ts';
 
 const started: ChildProcess[] = [];
 const dirs: string[] = [];
@@ -42,7 +42,7 @@ async function stopStack(stack: RunningStack): Promise<string> {
   return /SIGTERM: stopping the local stack\.\.\.[\s\S]*Local stack stopped\.\s*$/.test(stack.output()) ? 'stopped' : stack.output();
 }
 
-const admin = npmRunAdminAsync;
+const admin = npmRunAdmin;
 
 function portAnswers(port: number): Promise<boolean> {
   return new Promise((done) => {

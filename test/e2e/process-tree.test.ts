@@ -146,7 +146,7 @@ describe('npm start stops as a whole', () => {
     const knowsAlice = async (apiUrl: string) => (await fetch(`${apiUrl}/api/v2/`, { headers: { Authorization: `Token ${key}` } })).status;
 
     let running = await start(dataDir);
-    const loaded = npmRunAdmin(dataDir, 'load', seed);
+    const loaded = await npmRunAdmin(dataDir, 'load', seed);
     expect(loaded.status, loaded.stderr).toBe(0);
     expect(await knowsAlice(running.stack.apiUrl)).toBe(200);
 

@@ -2,7 +2,7 @@
  * `npm start` as a child process, the way an engineer runs it: its own process group (so a test can
  * signal npm and everything under it), its output kept, ready when it prints the API's address.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
 export const repositoryRoot = join(import.meta.dirname, '..', '..');
@@ -51,26 +51,17 @@ export async function npmStart(env: NodeJS.ProcessEnv, started: ChildProcess[], 
   return { child, apiUrl, output: () => output };
 }
 
-/** `npm run admin -- ARGS` against the local stack of `dataDir` (as the README runs it). */
-export function npmRunAdmin(dataDir: string, ...args: string[]) {
-  return spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], {
-    cwd: repositoryRoot,
-    env: { ...process.env, DATA_DIR: dataDir, TABLE_NAME: '' },
-    encoding: 'utf8',
-    timeout: 180_000,
-  });
-}
-
 /**
- * npmRunAdmin without blocking this process while the CLI runs: a test that talks to the stack over
- * keep-alive connections should use this one (blocked for seconds, it would not see the server close an
- * idle connection, and its next fetch would reuse the dead socket).
+ * `npm run admin -- ARGS` against the local stack of `dataDir` (as the README runs it), without blocking
+ * this process while the CLI runs: a test blocked for seconds stops driving its browser and its HTTP
+ * connections, which under load turned into timeouts and reused dead sockets. Killed after 180 s.
  */
-export function npmRunAdminAsync(dataDir: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export function npmRunAdmin(dataDir: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
     const child = spawn('npm', ['run', '--silent', 'admin', '--', ...args], {
       cwd: repositoryRoot,
       env: { ...process.env, DATA_DIR: dataDir, TABLE_NAME: '' },
+      timeout: 180_000,
     });
     let stdout = '';
     let stderr = '';
