@@ -7,7 +7,7 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createConnection } from 'node:net';
+import { portAnswers } from '../support/process-tree.ts';
 import { freePort } from '../../bin/local/ports.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
 import { npmRunAdmin, npmStart, repositoryRoot, type RunningStack } from '../support/npm-start.ts';
@@ -43,17 +43,6 @@ async function stopStack(stack: RunningStack): Promise<string> {
 }
 
 const admin = npmRunAdmin;
-
-function portAnswers(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = createConnection({ port, host: '127.0.0.1' });
-    socket.once('connect', () => {
-      socket.destroy();
-      done(true);
-    });
-    socket.once('error', () => done(false));
-  });
-}
 
 function javaProcessesFor(dataDir: string): string[] {
   const result = spawnSync('pgrep', ['-f', '--', `DynamoDBLocal.jar .*-dbPath ${join(dataDir, 'dynamodb')}`], {
