@@ -27,7 +27,13 @@ import {
 import { batchGet, cancellationCode, revisionCondition, isTransactionConflict, partitionQueryInput, queryCount, queryOffset, type Item } from './dynamo.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-type Stored = { readonly uuid: string; readonly dataspace: string; readonly rev: number };
+type Stored = {
+  readonly uuid: string;
+  readonly dataspace: string;
+  readonly rev: number;
+  /** Store metadata, not the domain's: the item's references were counted when it was written. */
+  readonly refsCounted?: true;
+};
 
 /** Package updates per transaction when a vulnerability changes its links (a transaction holds 100 items). */
 const LINKS_PER_TRANSACTION = 90;
@@ -96,6 +102,8 @@ function objectItem<T extends Stored>(spec: CollectionSpec<T>, object: T): Item 
     dataspace: object.dataspace,
     ...spec.toAttributes(object),
     rev: object.rev + 1,
+    // Its references are counted from this write on (see useItems); objects written before counting began lack it.
+    ...(spec.references ? { refsCounted: true } : {}),
   };
 }
 
@@ -109,7 +117,9 @@ function uniqueItem<T extends Stored>(spec: CollectionSpec<T>, object: T, value:
  * bypass the transactions (benchmark seeding), as productSeedItems does for products.
  */
 export function catalogSeedItems<T extends Stored>(spec: CollectionSpec<T>, object: T): Item[] {
-  return [objectItem(spec, object), uniqueItem(spec, object, spec.unique(object))];
+  // Seeding counts no references, so the object is not marked as counted: a later write counts them.
+  const { refsCounted: _uncounted, ...item } = objectItem(spec, object);
+  return [item, uniqueItem(spec, object, spec.unique(object))];
 }
 
 /** One catalog collection: get, list, and create / update / delete under a revision check. */
@@ -214,7 +224,9 @@ export class Collection<T extends Stored> {
    */
   private async useItems(before: T | undefined, after: T | undefined): Promise<[TransactItem, ItemKind][]> {
     const references = (object: T | undefined) => new Map((object ? (this.spec.references?.(object) ?? []) : []).map((r) => [`${r.type}\u0000${r.value}\u0000${r.counter}`, r]));
-    const [old, now] = [references(before), references(after)];
+    // An object written before references were counted counted none: it counts down nothing, and its
+    // references are counted up as new by this write, which marks it counted (objectItem).
+    const [old, now] = [before && isCounted(before) ? references(before) : new Map<string, Reference>(), references(after)];
     const dataspace = (after ?? before)!.dataspace;
     const added = [...now].filter(([id]) => !old.has(id)).map(([, r]) => r);
     let removed = [...old].filter(([id]) => !now.has(id)).map(([, r]) => r);
@@ -451,7 +463,12 @@ export class CatalogStore {
 }
 
 function stored(item: Item): Stored {
-  return { uuid: String(item.uuid), dataspace: String(item.dataspace), rev: Number(item.rev ?? 0) };
+  return { uuid: String(item.uuid), dataspace: String(item.dataspace), rev: Number(item.rev ?? 0), ...(item.refsCounted === true ? { refsCounted: true } : {}) };
+}
+
+/** Whether the object, as read, was written with its references counted (objectItem marks it). */
+function isCounted(object: Stored): boolean {
+  return object.refsCounted === true;
 }
 
 /** Qualifiers as stored: [key, value] pairs (or, written before issue 14, a map). */

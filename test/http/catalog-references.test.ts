@@ -5,6 +5,8 @@
  * so a write that adds a reference and a delete cannot both succeed.
  */
 import { describe, expect, it } from 'vitest';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../shared/keys.ts';
 import { useHttpTeam } from '../support/http-team.ts';
 
 const http = useHttpTeam({ acme: { users: { root: { superuser: true } } } });
@@ -44,6 +46,27 @@ describe('deleting a license', () => {
     expect((await call('root', 'DELETE', path('licenses', license.uuid))).status).toBe(204);
     expect((await call('root', 'GET', path('licenses', license.uuid))).status).toBe(404);
     await refused('DELETE', path('licenses', other.uuid), 'This license is still used by 1 object: 1 package.');
+  });
+
+  it('counts a package written before references were counted only once it is written again, never below zero', async () => {
+    const license = await create('licenses', { key: unique('old'), name: 'Old' });
+    const [old, again] = [await create('packages', { purl: `pkg:npm/${unique('old')}@1`, license_expression: license.key }), await create('packages', { purl: `pkg:npm/${unique('old')}@1`, license_expression: license.key })];
+    // As if written before the counters existed: the references were never counted, and the items say so.
+    const { doc, tableName } = http.env;
+    for (const pkg of [old, again]) {
+      await doc.send(new UpdateCommand({ TableName: tableName, Key: keys.catalogObject('PACKAGE', pkg.uuid), UpdateExpression: 'REMOVE refsCounted' }));
+    }
+    await doc.send(new UpdateCommand({ TableName: tableName, Key: keys.catalogUnique('LICENSE', 'acme', license.key as string), UpdateExpression: 'REMOVE usedByPackages' }));
+
+    // Deleting one uncounted package counts nothing down; the other, rewritten, is counted from then on.
+    expect((await call('root', 'DELETE', path('packages', old.uuid))).status).toBe(204);
+    expect((await call('root', 'PATCH', path('packages', again.uuid), { filename: 'counted-now.tgz' })).status).toBe(200);
+    const fresh = await create('packages', { purl: `pkg:npm/${unique('new')}@1`, license_expression: license.key });
+    await refused('DELETE', path('licenses', license.uuid), 'This license is still used by 2 objects: 2 packages.');
+    expect((await call('root', 'DELETE', path('packages', again.uuid))).status).toBe(204);
+    await refused('DELETE', path('licenses', license.uuid), 'This license is still used by 1 object: 1 package.');
+    expect((await call('root', 'DELETE', path('packages', fresh.uuid))).status).toBe(204);
+    expect((await call('root', 'DELETE', path('licenses', license.uuid))).status).toBe(204);
   });
 
   it('is refused when a package is created naming it at the same moment: never both', async () => {
