@@ -79,6 +79,12 @@ export async function startHttpGateway(options: {
   };
 }
 
+/** host:port the request reached this gateway on (an IPv6 address in brackets). */
+function ownAuthority(req: IncomingMessage): string {
+  const address = req.socket.localAddress ?? '127.0.0.1';
+  return `${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort ?? 0}`;
+}
+
 /**
  * The request target as a URL whose pathname is the path as sent: no dot segments resolved (a URL
  * parser turns /products/%2e%2e/requests/ into /requests/), so the route matcher sees them. API
@@ -87,7 +93,9 @@ export async function startHttpGateway(options: {
 function parseTarget(target: string): RequestTarget | undefined {
   try {
     const url = new URL(target, 'http://gateway.local');
-    const pathname = target.startsWith('/') ? target.split(/[?#]/, 1)[0]! : url.pathname;
+    // An absolute-form target (GET http://host/path) keeps its path as sent too: only the authority goes.
+    const sent = target.startsWith('/') ? target : target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
+    const pathname = sent.split(/[?#]/, 1)[0] || '/';
     return { pathname, search: url.search, searchParams: url.searchParams };
   } catch {
     return undefined;
@@ -211,8 +219,9 @@ export function buildEvent(
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
-      domainName: headers.host ?? 'localhost',
-      domainPrefix: (headers.host ?? 'localhost').split('.')[0] ?? 'localhost',
+      // The gateway's own address, as API Gateway names its own domain: never the client's Host header.
+      domainName: ownAuthority(req),
+      domainPrefix: ownAuthority(req).split('.')[0] ?? 'localhost',
       http: {
         method,
         path: url.pathname,

@@ -101,6 +101,14 @@ describe('a GET body PUT back with one change', () => {
     expect(response.json).toEqual(changed);
     expect(await ok('GET', '/api/v2/policy_rules/')).toEqual(changed);
   });
+
+  it('PUT /api/v2/policy_rules/ names an entry of a list that is no rule by its index, and changes nothing', async () => {
+    const before = await snapshot();
+    const response = await call('root', 'PUT', '/api/v2/policy_rules/', [1, { rule_type: 'license_policy_error', is_active: true }]);
+    expect(response.status, response.text).toBe(400);
+    expect(response.json).toEqual({ '[0]': ['Expected a rule object with a rule_type.'] });
+    expect(await snapshot()).toBe(before);
+  });
 });
 
 describe('a field the object does not have', () => {

@@ -436,6 +436,9 @@ describe('issue 14: HEAD and dot segments', () => {
     '/api/v2/products%2frequests/',
     '/api/v2/products/%2Frequests/',
     '/api/v2/products/a%2Fb/',
+    // Absolute-form request targets keep their path as sent too.
+    'http://127.0.0.1/api/v2/products/%2e%2e/requests/',
+    'HTTP://example.com:8000/api/v2/products/../requests/',
   ])('%s reaches no route: 404', async (path) => {
     const response = await raw('GET', path, { token: http.team.keys.root });
     expect(response.status, response.text).toBe(404);

@@ -1,4 +1,6 @@
 /**
+ * The local gateway as a client meets it: its connections and the events it builds.
+ *
  * The local gateway must not close an idle keep-alive connection before its clients do: a client that
  * reuses a connection the server has just closed gets "fetch failed" (seen in loaded test runs on a plain
  * GET). Clients close idle connections after a few seconds (undici's fetch 4 s, Node's agent 5 s), so the
@@ -9,18 +11,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpGateway, type HttpGateway } from '../../bin/local/http-gateway.ts';
 
 let gateway: HttpGateway;
+let lastEvent: { requestContext: { domainName: string } } | undefined;
 
 beforeAll(async () => {
   gateway = await startHttpGateway({
     host: '127.0.0.1',
     port: 0,
-    invoke: async () => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' }),
+    invoke: async (_name, event) => {
+      lastEvent = event;
+      return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' };
+    },
   });
 });
 afterAll(() => gateway.stop());
 
 /** Sends one GET on the socket and resolves with the status line, or with why it could not. */
-function get(socket: Socket): Promise<string> {
+function get(socket: Socket, host = '127.0.0.1'): Promise<string> {
   return new Promise((resolve) => {
     let received = '';
     const onData = (chunk: Buffer) => {
@@ -35,7 +41,7 @@ function get(socket: Socket): Promise<string> {
     const onClose = () => finish('closed by the server');
     socket.on('data', onData);
     socket.on('close', onClose);
-    socket.write(`GET /api/v2/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n`);
+    socket.write(`GET /api/v2/ HTTP/1.1\r\nHost: ${host}\r\nConnection: keep-alive\r\n\r\n`);
   });
 }
 
@@ -51,5 +57,18 @@ describe('the local gateway', () => {
     } finally {
       socket.destroy();
     }
+  });
+});
+
+describe("the local gateway's events", () => {
+  it("name the gateway's own address as the domain, never the Host a client sent", async () => {
+    const socket = connect(gateway.port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    try {
+      expect(await get(socket, 'evil.example')).toBe('HTTP/1.1 200 OK');
+    } finally {
+      socket.destroy();
+    }
+    expect(lastEvent?.requestContext.domainName).toBe(`127.0.0.1:${gateway.port}`);
   });
 });
