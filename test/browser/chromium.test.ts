@@ -20,6 +20,9 @@ function launchInAnotherProcess(): Promise<{ code: number | null; output: string
     cwd: repositoryRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Inside the test's own 180 s, so a hung launcher is killed rather than left behind.
+    timeout: 150_000,
+    killSignal: 'SIGKILL',
   });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
