@@ -272,7 +272,13 @@ describe('the web console in Chromium', () => {
     // The same tab on a narrow screen.
     const narrow = await signedInPage(rootKey, { width: 375, height: 800 });
     await narrow.goto(`${stack.apiUrl}/#/products/${product.uuid}/compliance`);
-    await narrow.getByRole('list', { name: 'Active policy violations' }).waitFor();
+    // Once seen to time out in a full run (not reproduced since): a failure says what the page showed.
+    await narrow
+      .getByRole('list', { name: 'Active policy violations' })
+      .waitFor()
+      .catch(async (error: Error) => {
+        throw new Error(`${error.message}\nThe narrow page showed:\n${await narrow.locator('body').innerText().catch(() => '(unreadable)')}`);
+      });
     expect(await narrow.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     await screenshot(narrow, 'compliance-narrow');
   }, 120_000);
