@@ -2,6 +2,9 @@
  * Helpers for the infrastructure assertion tests: synthesizing the stack (with or without bundling),
  * reading a function's IAM actions, and running the cdk-nag AWS Solutions rules on a construct tree.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App, CfnResource, Validations, type PolicyViolation } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -19,12 +22,16 @@ export interface Synthesized {
  * NodejsFunction skip esbuild (the template is the same, minus real asset hashes).
  */
 export function synthesize(props: ComplianceStackProps = {}, options: { bundle?: boolean; outdir?: string } = {}): Synthesized {
-  const app = new App({
-    ...(options.outdir ? { outdir: options.outdir } : {}),
-    context: options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] },
-  });
+  // Without an outdir of the caller's, the cloud assembly goes to a folder of our own that is removed once
+  // the template is read (CDK's default is a new cdk.outXXXX under the temp folder, never removed).
+  const outdir = options.outdir ?? mkdtempSync(join(tmpdir(), 'compliance-synth-'));
+  const app = new App({ outdir, context: options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] } });
   const stack = new ComplianceStack(app, 'ComplianceTest', props);
-  return { stack, template: Template.fromStack(stack) };
+  try {
+    return { stack, template: Template.fromStack(stack) };
+  } finally {
+    if (options.outdir === undefined) rmSync(outdir, { recursive: true, force: true });
+  }
 }
 
 export function logicalId(stack: ComplianceStack, construct: IConstruct): string {
