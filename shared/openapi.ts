@@ -161,6 +161,7 @@ function responsesOf(route: Route, components: Components): Record<string, JsonO
   responses[401] = { $ref: responseUri('Unauthorized') };
   // Only the objects others may still name (licenses, usage policies) answer 409: the route table says which.
   if (route.responses[409]) responses[409] = { $ref: responseUri('InUse') };
+  // Every single-object write honours If-Match (its service checks the ETag): 412, from the path alone.
   if (single && route.method !== 'GET') responses[412] = { $ref: responseUri('PreconditionFailed') };
   responses[413] = { $ref: responseUri('PayloadTooLarge') };
   if (route.body) responses[415] = { $ref: responseUri('UnsupportedMediaType') };

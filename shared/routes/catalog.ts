@@ -19,7 +19,7 @@ import {
   VulnerabilitySchema,
 } from '../schemas/catalog.ts';
 import type { FunctionName } from '../functions.ts';
-import { forbidden, invalid, invalidPage, notFound, preconditionFailed, unauthorized, type Route, type RouteResponse } from './route.ts';
+import { forbidden, invalid, invalidPage, notFound, unauthorized, type Route, type RouteResponse } from './route.ts';
 
 interface CrudSpec {
   /** Path segment and list name: usage_policies */
@@ -88,7 +88,7 @@ function crud(spec: CrudSpec): Route[] {
         summary: `${method === 'PUT' ? 'Replace' : 'Change some fields of'} a ${spec.label} (${spec.writers})`,
         auth: 'api-key',
         body,
-        responses: { 200: { description: `The ${spec.label}`, schema: spec.schema }, 400: invalid, 401: unauthorized, 403: forbidden, 404: missing, 412: preconditionFailed, ...inUse },
+        responses: { 200: { description: `The ${spec.label}`, schema: spec.schema }, 400: invalid, 401: unauthorized, 403: forbidden, 404: missing, ...inUse },
       });
     }
   }
@@ -99,7 +99,7 @@ function crud(spec: CrudSpec): Route[] {
     operationId: `destroy_${spec.one}`,
     summary: `Delete a ${spec.label} (${spec.writers})`,
     auth: 'api-key',
-    responses: { 204: { description: 'Deleted' }, 400: { description: 'Still in use', schema: FieldErrorsSchema }, 401: unauthorized, 403: forbidden, 404: missing, 412: preconditionFailed, ...inUse },
+    responses: { 204: { description: 'Deleted' }, 400: { description: 'Still in use', schema: FieldErrorsSchema }, 401: unauthorized, 403: forbidden, 404: missing, ...inUse },
   });
   return routes;
 }

@@ -11,7 +11,7 @@ import {
   ProductUpdateSchema,
   StatusSchema,
 } from '../schemas/product.ts';
-import { forbidden, invalid, invalidPage, notFound as notFoundOf, preconditionFailed, unauthorized, type Route } from './route.ts';
+import { forbidden, invalid, invalidPage, notFound as notFoundOf, unauthorized, type Route } from './route.ts';
 
 const notFound = notFoundOf('product');
 const ProductPageSchema = paginated(ProductSchema, 'ProductPage');
@@ -56,7 +56,7 @@ export const PRODUCT_ROUTES: readonly Route[] = [
     summary: 'Replace name and version (needs change_product)',
     auth: 'api-key',
     body: ProductUpdateSchema,
-    responses: { 200: { description: 'The product', schema: ProductSchema }, 400: invalid, 401: unauthorized, 403: forbidden, 404: notFound, 412: preconditionFailed },
+    responses: { 200: { description: 'The product', schema: ProductSchema }, 400: invalid, 401: unauthorized, 403: forbidden, 404: notFound },
   },
   {
     method: 'PATCH',
@@ -66,7 +66,7 @@ export const PRODUCT_ROUTES: readonly Route[] = [
     summary: 'Change some fields (needs change_product)',
     auth: 'api-key',
     body: ProductPatchSchema,
-    responses: { 200: { description: 'The product', schema: ProductSchema }, 400: invalid, 401: unauthorized, 403: forbidden, 404: notFound, 412: preconditionFailed },
+    responses: { 200: { description: 'The product', schema: ProductSchema }, 400: invalid, 401: unauthorized, 403: forbidden, 404: notFound },
   },
   {
     method: 'DELETE',
@@ -75,7 +75,7 @@ export const PRODUCT_ROUTES: readonly Route[] = [
     operationId: 'destroy_product',
     summary: 'Delete a product (needs delete_product)',
     auth: 'api-key',
-    responses: { 204: { description: 'Deleted' }, 401: unauthorized, 403: forbidden, 404: notFound, 412: preconditionFailed },
+    responses: { 204: { description: 'Deleted' }, 401: unauthorized, 403: forbidden, 404: notFound },
   },
   {
     method: 'GET',

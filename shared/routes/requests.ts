@@ -10,7 +10,7 @@ import {
   RequestTemplateSchema,
   RequestUpdateSchema,
 } from '../schemas/request.ts';
-import { forbidden, invalid, invalidPage, notFound, preconditionFailed, unauthorized, type Route } from './route.ts';
+import { forbidden, invalid, invalidPage, notFound, unauthorized, type Route } from './route.ts';
 
 const RequestPageSchema = paginated(RequestSchema.omit({ comments: true }), 'RequestPage');
 const TemplatePageSchema = paginated(RequestTemplateSchema, 'RequestTemplatePage');
@@ -80,7 +80,7 @@ export const REQUEST_ROUTES: readonly Route[] = [
     summary: 'Replace every writable field (requester, assignee and superusers)',
     auth: 'api-key',
     body: RequestUpdateSchema,
-    responses: { 200: { description: 'The request', schema: RequestSchema }, 400: invalid, 401: unauthorized, 403: forbidden, 404: requestNotFound, 412: preconditionFailed },
+    responses: { 200: { description: 'The request', schema: RequestSchema }, 400: invalid, 401: unauthorized, 403: forbidden, 404: requestNotFound },
   },
   {
     method: 'PATCH',
@@ -90,7 +90,7 @@ export const REQUEST_ROUTES: readonly Route[] = [
     summary: 'Change some fields, e.g. {"status": "closed"} (requester, assignee and superusers)',
     auth: 'api-key',
     body: RequestPatchSchema,
-    responses: { 200: { description: 'The request', schema: RequestSchema }, 400: invalid, 401: unauthorized, 403: forbidden, 404: requestNotFound, 412: preconditionFailed },
+    responses: { 200: { description: 'The request', schema: RequestSchema }, 400: invalid, 401: unauthorized, 403: forbidden, 404: requestNotFound },
   },
   {
     method: 'POST',

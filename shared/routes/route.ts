@@ -31,14 +31,9 @@ export interface Route {
   readonly responses: Readonly<Record<number, RouteResponse>>;
 }
 
-
 export const unauthorized: RouteResponse = { description: 'Missing, malformed or unknown API key', schema: DetailErrorSchema };
 export const forbidden: RouteResponse = { description: 'Visible, but the caller may not do this', schema: DetailErrorSchema };
 export const invalid: RouteResponse = { description: 'Invalid body: errors by field', schema: FieldErrorsSchema };
 export const invalidPage: RouteResponse = { description: 'Invalid page.', schema: DetailErrorSchema };
-/** Writes of one object honour If-Match (the ETag its GET answered): a stale one is refused. */
-export const preconditionFailed: RouteResponse = {
-  description: 'If-Match named an ETag the object no longer has: it changed since it was read; nothing was written',
-  schema: DetailErrorSchema,
-};
+
 export const notFound = (what: string): RouteResponse => ({ description: `No such ${what}, or not visible to the caller`, schema: DetailErrorSchema });

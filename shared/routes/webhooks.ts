@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { pageQuery, paginated } from '../schemas/common.ts';
 import { DeliveryAttemptSchema, PingResultSchema, WebhookCreateSchema, WebhookPatchSchema, WebhookSchema, WebhookUpdateSchema } from '../schemas/webhooks.ts';
-import { forbidden, invalid, invalidPage, notFound, preconditionFailed, unauthorized, type Route } from './route.ts';
+import { forbidden, invalid, invalidPage, notFound, unauthorized, type Route } from './route.ts';
 
 const missing = notFound('webhook');
 const detail = '/api/v2/webhooks/{uuid}/';
@@ -31,9 +31,9 @@ export const WEBHOOK_ROUTES: readonly Route[] = [
     responses: { 201: one, 400: invalid, 401: unauthorized, 403: forbidden },
   },
   { method: 'GET', path: detail, function: 'webhooks', operationId: 'retrieve_webhook', summary: 'One subscription', auth: 'api-key', responses: { 200: one, 401: unauthorized, 403: forbidden, 404: missing } },
-  { method: 'PUT', path: detail, function: 'webhooks', operationId: 'update_webhook', summary: 'Replace a subscription', auth: 'api-key', body: WebhookUpdateSchema, responses: { 200: one, 400: invalid, 401: unauthorized, 403: forbidden, 404: missing, 412: preconditionFailed } },
-  { method: 'PATCH', path: detail, function: 'webhooks', operationId: 'partial_update_webhook', summary: 'Change a subscription (is_active: true switches it back on)', auth: 'api-key', body: WebhookPatchSchema, responses: { 200: one, 400: invalid, 401: unauthorized, 403: forbidden, 404: missing, 412: preconditionFailed } },
-  { method: 'DELETE', path: detail, function: 'webhooks', operationId: 'destroy_webhook', summary: 'Delete a subscription', auth: 'api-key', responses: { 204: { description: 'Deleted' }, 401: unauthorized, 403: forbidden, 404: missing, 412: preconditionFailed } },
+  { method: 'PUT', path: detail, function: 'webhooks', operationId: 'update_webhook', summary: 'Replace a subscription', auth: 'api-key', body: WebhookUpdateSchema, responses: { 200: one, 400: invalid, 401: unauthorized, 403: forbidden, 404: missing } },
+  { method: 'PATCH', path: detail, function: 'webhooks', operationId: 'partial_update_webhook', summary: 'Change a subscription (is_active: true switches it back on)', auth: 'api-key', body: WebhookPatchSchema, responses: { 200: one, 400: invalid, 401: unauthorized, 403: forbidden, 404: missing } },
+  { method: 'DELETE', path: detail, function: 'webhooks', operationId: 'destroy_webhook', summary: 'Delete a subscription', auth: 'api-key', responses: { 204: { description: 'Deleted' }, 401: unauthorized, 403: forbidden, 404: missing } },
   {
     method: 'POST',
     path: '/api/v2/webhooks/{uuid}/rotate_secret/',
