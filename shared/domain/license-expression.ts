@@ -12,7 +12,8 @@ export type ParsedExpression =
   | { readonly ok: true; readonly expression: LicenseExpression; readonly normalized: string; readonly keys: string[] }
   | { readonly ok: false; readonly error: string };
 
-const KEY = /^[A-Za-z0-9][A-Za-z0-9.+_-]*$/;
+/** A key, an SPDX id, or an SPDX `DocumentRef-…:LicenseRef-…` reference. */
+const KEY = /^[A-Za-z0-9][A-Za-z0-9.+_:-]*$/;
 
 function tokenize(text: string): string[] | string {
   const tokens: string[] = [];
