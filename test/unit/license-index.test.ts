@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { buildLicenseIndex } from '../../shared/domain/license-index.ts';
+import { referenceLibraryOf, type ReferenceLicense } from '../../shared/domain/reference-license.ts';
+import { resolveLicenseExpression } from '../../shared/domain/license-resolution.ts';
+
+const aReference = (overrides: Partial<ReferenceLicense> & { key: string }): ReferenceLicense => ({
+  shortName: overrides.key,
+  name: overrides.key,
+  category: 'Permissive',
+  spdxLicenseKey: '',
+  otherSpdxLicenseKeys: [],
+  isException: false,
+  isDeprecated: false,
+  ...overrides,
+});
+
+const library = referenceLibraryOf([
+  aReference({ key: 'mit', spdxLicenseKey: 'MIT', shortName: 'MIT License', name: 'MIT License' }),
+  aReference({ key: 'gpl-2.0-plus', spdxLicenseKey: 'GPL-2.0-or-later', otherSpdxLicenseKeys: ['GPL-2.0+'], category: 'Copyleft' }),
+  aReference({ key: 'gpl-2.0-plus-old', spdxLicenseKey: 'GPL-2.0-or-later', isDeprecated: true }),
+  aReference({ key: 'classpath-exception-2.0', spdxLicenseKey: 'Classpath-exception-2.0', isException: true }),
+]);
+
+describe('referenceLibraryOf', () => {
+  it('finds by key, SPDX id, other SPDX id and name in any case; current licenses before deprecated ones', () => {
+    expect(library.byKey('MIT')?.key).toBe('mit');
+    expect(library.bySpdxId('gpl-2.0-OR-LATER')?.key).toBe('gpl-2.0-plus');
+    expect(library.bySpdxId('gpl-2.0+')?.key).toBe('gpl-2.0-plus');
+    expect(library.byName('mit license')?.key).toBe('mit');
+    expect(library.byKey('nope')).toBeUndefined();
+    expect(library.all.map((l) => l.key)).toEqual(['classpath-exception-2.0', 'gpl-2.0-plus', 'gpl-2.0-plus-old', 'mit']);
+  });
+});
+
+describe('buildLicenseIndex', () => {
+  it('resolves the dataspace first, then reference keys, then SPDX ids', () => {
+    const index = buildLicenseIndex(
+      [
+        { key: 'MIT', spdxLicenseKey: 'MIT' },
+        { key: 'acme', spdxLicenseKey: 'LicenseRef-acme' },
+      ],
+      library,
+    );
+    expect(index.find('mit')).toEqual({ key: 'MIT', spdxKey: 'MIT', isException: false, source: 'dataspace' });
+    expect(index.find('licenseref-ACME')).toMatchObject({ key: 'acme', source: 'dataspace' });
+    expect(index.find('GPL-2.0+')).toMatchObject({ key: 'gpl-2.0-plus', source: 'reference' });
+    expect(index.find('classpath-exception-2.0')).toMatchObject({ isException: true, source: 'reference' });
+    expect(index.find('unheard-of')).toBeUndefined();
+  });
+
+  it('gives an adopted reference license (same key) as the dataspace license', () => {
+    const index = buildLicenseIndex([{ key: 'gpl-2.0-plus', spdxLicenseKey: '' }], library);
+    expect(index.find('GPL-2.0-or-later')).toMatchObject({ key: 'gpl-2.0-plus', source: 'dataspace' });
+    const resolved = resolveLicenseExpression('GPL-2.0+ WITH Classpath-exception-2.0', index);
+    expect(resolved).toMatchObject({ expression: 'gpl-2.0-plus WITH classpath-exception-2.0', dataspaceKeys: ['gpl-2.0-plus'] });
+  });
+
+  it('prefers the exact key when two dataspace keys differ only in case', () => {
+    const index = buildLicenseIndex([{ key: 'Foo', spdxLicenseKey: '' }, { key: 'foo', spdxLicenseKey: '' }], library);
+    expect(index.find('foo')?.key).toBe('foo');
+    expect(index.find('FOO')?.key).toBe('Foo');
+  });
+});
