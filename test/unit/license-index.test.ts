@@ -61,3 +61,23 @@ describe('buildLicenseIndex', () => {
     expect(index.find('FOO')?.key).toBe('Foo');
   });
 });
+
+describe('the shipped reference library (ScanCode LicenseDB)', async () => {
+  const { scancodeLibrary } = await import('../../shared/reference/scancode-licensedb.ts');
+  const shipped = scancodeLibrary();
+
+  it('resolves the ids real SBOMs write', () => {
+    const index = buildLicenseIndex([], shipped);
+    const cases: [string, string][] = [
+      ['MIT', 'mit'],
+      ['Apache-2.0', 'apache-2.0'],
+      ['GPL-2.0+', 'gpl-2.0-plus'],
+      ['GPL-2.0-only WITH Classpath-exception-2.0', 'gpl-2.0 WITH classpath-exception-2.0'],
+      ['BSD-3-Clause OR isc', 'bsd-new OR isc'],
+      ['LicenseRef-scancode-public-domain', 'public-domain'],
+    ];
+    for (const [text, expression] of cases) expect(resolveLicenseExpression(text, index)).toMatchObject({ expression, unknown: [] });
+    expect(shipped.all.length).toBeGreaterThan(2_000);
+    expect(shipped.byKey('classpath-exception-2.0')).toMatchObject({ isException: true, category: 'Copyleft Limited' });
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * Refreshes the reference license library (shared/reference/scancode-licensedb.json) from the
+ * ScanCode LicenseDB: its index.json plus each license's <key>.json for the names the index lacks.
+ *
+ *   npm run refresh:licenses                       # from https://scancode-licensedb.aboutcode.org/
+ *   npm run refresh:licenses -- --from ./licensedb/docs   # from a checkout of aboutcode-org/scancode-licensedb
+ *
+ * The output is sorted by key, one license per line, so a refresh reads as a reviewable diff.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const DEFAULT_SOURCE = 'https://scancode-licensedb.aboutcode.org/';
+const OUTPUT = fileURLToPath(new URL('../shared/reference/scancode-licensedb.json', import.meta.url));
+
+interface IndexEntry {
+  license_key: string;
+  category: string;
+  spdx_license_key: string | null;
+  other_spdx_license_keys: string[] | null;
+  is_exception: boolean;
+  is_deprecated: boolean;
+  json: string;
+}
+
+/** One reference license as the data file stores it (the API's field names). */
+export interface ReferenceRecord {
+  key: string;
+  short_name: string;
+  name: string;
+  category: string;
+  spdx_license_key: string;
+  other_spdx_license_keys: string[];
+  is_exception: boolean;
+  is_deprecated: boolean;
+}
+
+async function readSource(source: string, file: string): Promise<unknown> {
+  if (/^https?:\/\//.test(source)) {
+    const response = await fetch(new URL(file, source.endsWith('/') ? source : `${source}/`), { signal: AbortSignal.timeout(30_000) });
+    if (!response.ok) throw new Error(`${file}: HTTP ${response.status}`);
+    return response.json();
+  }
+  return JSON.parse(await readFile(path.join(source, file), 'utf8'));
+}
+
+export async function buildReferenceRecords(source: string, concurrency = 16): Promise<ReferenceRecord[]> {
+  const index = (await readSource(source, 'index.json')) as IndexEntry[];
+  if (!Array.isArray(index) || index.length < 1_000) throw new Error(`${source}: index.json does not look like the LicenseDB index.`);
+  const records: ReferenceRecord[] = new Array(index.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < index.length) {
+      const i = next++;
+      const entry = index[i]!;
+      const details = (await readSource(source, entry.json)) as { short_name?: string; name?: string };
+      records[i] = {
+        key: entry.license_key,
+        short_name: details.short_name ?? entry.license_key,
+        name: details.name ?? details.short_name ?? entry.license_key,
+        category: entry.category ?? '',
+        spdx_license_key: entry.spdx_license_key ?? '',
+        other_spdx_license_keys: (entry.other_spdx_license_keys ?? []).filter((id) => id !== ''),
+        is_exception: entry.is_exception === true,
+        is_deprecated: entry.is_deprecated === true,
+      };
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return records.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+export function serializeRecords(records: readonly ReferenceRecord[]): string {
+  return `[\n${records.map((record) => JSON.stringify(record)).join(',\n')}\n]\n`;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const at = process.argv.indexOf('--from');
+  const source = at > 0 ? process.argv[at + 1]! : DEFAULT_SOURCE;
+  const records = await buildReferenceRecords(source);
+  await writeFile(OUTPUT, serializeRecords(records));
+  console.log(`Wrote ${records.length} reference licenses from ${source} to ${path.relative(process.cwd(), OUTPUT)}.`);
+}
