@@ -46,4 +46,11 @@ export interface ExportModel {
   /** A stable serial/namespace seed (uuid) for the document. */
   readonly documentUuid: string;
   readonly tool: { readonly name: string; readonly version: string };
+  /**
+   * What the service knows of each `LicenseRef-…` the expressions name, by that ref: a reference
+   * license's name and text (or a pointer to it), an unknown license's verbatim text. SPDX requires a
+   * name and an extracted text for every ref a document uses; a ref missing here is written with the
+   * name the ref itself gives and the text NOASSERTION (a ScanCode ref: a pointer to its LicenseDB page).
+   */
+  readonly licenseRefs?: ReadonlyMap<string, { readonly name: string; readonly text: string }>;
 }
