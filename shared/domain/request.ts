@@ -5,6 +5,7 @@
  */
 import type { Caller } from './caller.ts';
 import { clipUtf8, compareCodePoints } from './text.ts';
+import { SEARCH_FIELDS, objectMatches } from './search.ts';
 
 export const REQUEST_STATUSES = ['open', 'closed', 'draft'] as const;
 export type RequestStatus = (typeof REQUEST_STATUSES)[number];
@@ -323,6 +324,8 @@ export interface RequestFilter {
   readonly modifiedSince?: string;
   /** A non-superuser: private requests only if they are its requester or assignee. */
   readonly visibleTo?: string;
+  /** `?search=`'s folded terms (shared/domain/search.ts), each contained in the title. */
+  readonly search?: readonly string[];
 }
 
 /** A request as an ordering index holds it: the record and its sort key in every ordering. */
@@ -340,7 +343,8 @@ export function matchesFilter(entry: RequestEntry, filter: RequestFilter): boole
     (filter.visibleTo === undefined ||
       !entry.isPrivate ||
       entry.requester === filter.visibleTo ||
-      entry.assignee === filter.visibleTo)
+      entry.assignee === filter.visibleTo) &&
+    (filter.search === undefined || objectMatches(entry, SEARCH_FIELDS.requests, filter.search))
   );
 }
 

@@ -23,11 +23,16 @@ export const PRODUCT_ROUTES: readonly Route[] = [
     path: '/api/v2/products/',
     function: 'products',
     operationId: 'list_products',
-    summary: 'Products the caller can see, by name and version; filters name and version (exact)',
+    summary: 'Products the caller can see, by name and version; filters name and version (exact), search (name, version)',
     auth: 'api-key',
     listName: 'products',
     query: ProductListQuery,
-    responses: { 200: { description: 'A page of products', schema: ProductPageSchema }, 401: unauthorized, 404: invalidPage },
+    responses: {
+      200: { description: 'A page of products', schema: ProductPageSchema },
+      400: { description: 'A search with too many or too long terms', schema: FieldErrorsSchema },
+      401: unauthorized,
+      404: invalidPage,
+    },
   },
   {
     method: 'POST',

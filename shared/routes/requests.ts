@@ -48,7 +48,7 @@ export const REQUEST_ROUTES: readonly Route[] = [
     query: RequestListQuery,
     responses: {
       200: { description: 'A page of requests (without comments)', schema: RequestPageSchema },
-      400: { description: 'A filter value that matches nothing of the dataspace, or a bad date', schema: FieldErrorsSchema },
+      400: { description: 'A filter value that matches nothing of the dataspace, a bad date, or a search with too many or too long terms', schema: FieldErrorsSchema },
       401: unauthorized,
       404: invalidPage,
     },

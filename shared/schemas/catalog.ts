@@ -7,7 +7,8 @@ import {
   POLICY_CONTENT_TYPES,
   RESPONSES,
 } from '../domain/catalog.ts';
-import { pageQuery, shown, uniqueName, writableObject } from './common.ts';
+import { pageQuery, searchQuery, shown, uniqueName, writableObject } from './common.ts';
+import { SEARCH_FIELDS } from '../domain/search.ts';
 import { invisibleCharacter, invisibleMessage } from '../domain/text.ts';
 
 const noControl = (value: string) => !/\p{Cc}/u.test(value);
@@ -130,6 +131,7 @@ export const PackageListQuery = pageQuery({
   name: z.string().optional(),
   version: z.string().optional(),
   type: z.string().optional(),
+  search: searchQuery(SEARCH_FIELDS.packages),
 });
 
 const riskScore = z

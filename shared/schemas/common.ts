@@ -1,6 +1,7 @@
 /** zod schemas shared by many endpoints: error bodies and pagination. They feed validation and OpenAPI. */
 import * as z from 'zod';
 import { invisibleCharacter, invisibleMessage } from '../domain/text.ts';
+import { MAX_SEARCH_TERM_LENGTH, MAX_SEARCH_TERMS, parseSearch } from '../domain/search.ts';
 
 export const DetailErrorSchema = z
   .object({ detail: z.string() })
@@ -32,6 +33,24 @@ export function pageQuery<T extends z.ZodRawShape>(filters: T) {
     page_size: z.string().optional().describe('Items per page: 10 by default, at most 100'),
     ...filters,
   });
+}
+
+/**
+ * A list's `search` query parameter (DRF's SearchFilter), searching `fields`: refused at the edge
+ * when parseSearch refuses it (too many or too long terms).
+ */
+export function searchQuery(fields: readonly string[]) {
+  return z
+    .string()
+    .optional()
+    .superRefine((value, context) => {
+      const parsed = parseSearch(value);
+      if (!parsed.ok) context.addIssue({ code: 'custom', message: parsed.error });
+    })
+    .describe(
+      `Search terms, separated by spaces or commas ("quoted phrases" kept whole): each must be contained, ignoring case, ` +
+        `in one of ${fields.join(', ')}. At most ${MAX_SEARCH_TERMS} terms of at most ${MAX_SEARCH_TERM_LENGTH} characters.`,
+    );
 }
 
 /**

@@ -1,7 +1,8 @@
 /** zod schemas of the products and product-permissions endpoints: validation at the edge, and OpenAPI. */
 import * as z from 'zod';
 import { PRODUCT_PERMISSIONS } from '../domain/product.ts';
-import { pageQuery, shown, uniqueName, writableObject } from './common.ts';
+import { pageQuery, searchQuery, shown, uniqueName, writableObject } from './common.ts';
+import { SEARCH_FIELDS } from '../domain/search.ts';
 
 /**
  * Name and version are unique together in a dataspace: NFC, nothing invisible, no control characters
@@ -35,6 +36,7 @@ export const ProductSchema = z
 export const ProductListQuery = pageQuery({
   name: z.string().optional().describe('Exact name'),
   version: z.string().optional().describe('Exact version'),
+  search: searchQuery(SEARCH_FIELDS.products),
 });
 
 const codename = z.string().refine((value) => (PRODUCT_PERMISSIONS as readonly string[]).includes(value), {

@@ -1,7 +1,8 @@
 /** zod schemas of the requests, request templates and comments endpoints: validation at the edge, and OpenAPI. */
 import * as z from 'zod';
 import { CONTENT_TYPES, INPUT_TYPES, REQUEST_STATUSES } from '../domain/request.ts';
-import { pageQuery, shown, writableObject } from './common.ts';
+import { pageQuery, searchQuery, shown, writableObject } from './common.ts';
+import { SEARCH_FIELDS } from '../domain/search.ts';
 import { TOO_DEEP, UNPAIRED_SURROGATE, jsonObject, jsonProblem } from './json-input.ts';
 
 const noControl = (value: string) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(value);
@@ -158,6 +159,7 @@ export const RequestListQuery = pageQuery({
   priority: z.string().optional().describe('Priority label'),
   content_type: z.string().optional(),
   last_modified_date: z.string().optional().describe('On or after: YYYY-MM-DD or an ISO 8601 timestamp'),
+  search: searchQuery(SEARCH_FIELDS.requests),
 });
 
 export const CommentCreateSchema = z

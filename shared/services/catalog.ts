@@ -16,6 +16,7 @@ import {
 import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../domain/errors.ts';
 import { isUuid, uuidOf } from '../domain/identifiers.ts';
 import { invisibleCharacter, invisibleMessage } from '../domain/text.ts';
+import { SEARCH_FIELDS, objectMatches, searchTerms } from '../domain/search.ts';
 import { parseLicenseExpression } from '../domain/license-expression.ts';
 import type { Page } from '../domain/pagination.ts';
 import { retryOnConflict } from '../store/dynamo.ts';
@@ -223,14 +224,20 @@ export class CatalogService {
   async listPackages(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string): Promise<Page<unknown>> {
     const equal: Record<string, string> = {};
     for (const field of ['name', 'version', 'type'] as const) if (query[field]) equal[field] = query[field]!;
+    const search = searchTerms(query);
     if (query.purl) {
       // A purl is unique: one reservation lookup, in its canonical form.
       const canonical = canonicalPurl(query.purl);
       const found = canonical ? (await this.store.packages.getByUnique(caller.dataspace, [canonical])).get(canonical) : undefined;
-      const matches = found && Object.entries(equal).every(([field, value]) => found[field as 'name'] === value) ? [found] : [];
+      const matches =
+        found &&
+        Object.entries(equal).every(([field, value]) => found[field as 'name'] === value) &&
+        objectMatches(found, SEARCH_FIELDS.packages, search)
+          ? [found]
+          : [];
       return paginate(query, url, async (offset, limit) => ({ count: matches.length, items: matches.slice(offset, offset + limit) }), (p) => packageView(p, baseUrl));
     }
-    return paginate(query, url, (offset, limit) => this.store.packages.list(caller.dataspace, offset, limit, { equal }), (p) => packageView(p, baseUrl));
+    return paginate(query, url, (offset, limit) => this.store.packages.list(caller.dataspace, offset, limit, { equal, search }), (p) => packageView(p, baseUrl));
   }
 
   async retrievePackage(caller: Caller, uuid: string, baseUrl: string) {

@@ -17,6 +17,7 @@ import {
 import type { Page } from '../domain/pagination.ts';
 import { isUuid } from '../domain/identifiers.ts';
 import { canonicalName } from '../domain/text.ts';
+import { searchTerms } from '../domain/search.ts';
 import { paginate } from './paginate.ts';
 import { isProductRace, type ProductStore } from '../store/product-store.ts';
 import type { IdentityStore } from '../store/identity-store.ts';
@@ -107,7 +108,11 @@ export class ProductService {
   async list(caller: Caller, query: Record<string, string | undefined>, listUrl: URL, baseUrl: string): Promise<Page<ProductView>> {
     // An empty filter is no filter, as django-filter treats it.
     // Names are stored in NFC (shared/domain/text.ts): a filter in another form finds them too.
-    const filters = { name: query.name ? canonicalName(query.name) : undefined, version: query.version ? canonicalName(query.version) : undefined };
+    const filters = {
+      name: query.name ? canonicalName(query.name) : undefined,
+      version: query.version ? canonicalName(query.version) : undefined,
+      search: searchTerms(query),
+    };
     // Longer than a name or version can be: nothing matches (and nothing that long reaches a key).
     const impossible = (filters.name?.length ?? 0) > 70 || (filters.version?.length ?? 0) > 50;
     return paginate(

@@ -5,6 +5,7 @@
  * memory only when that is cheaper than walking the ordering.
  */
 import { canonicalName } from '../domain/text.ts';
+import { searchTerms } from '../domain/search.ts';
 import type { Caller } from '../domain/caller.ts';
 import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../domain/errors.ts';
 import {
@@ -29,7 +30,7 @@ import {
   type RequestStatus,
   type RequestTemplate,
 } from '../domain/request.ts';
-import { pageLinks, pageRequest, resolvePage, type Page } from '../domain/pagination.ts';
+import { pageLinks, pageRequest, resolvePage, type Page, type PageRequest } from '../domain/pagination.ts';
 import { isUuid, uuidOf } from '../domain/identifiers.ts';
 import { paginate } from './paginate.ts';
 import { retryOnConflict, isTransactionConflict } from '../store/dynamo.ts';
@@ -374,6 +375,22 @@ export class RequestService {
 
     // One equality filter (or none) is counted exactly by a counter; anything more is counted by reading it.
     const single = equalities.length <= 1 && filter.modifiedSince === undefined ? equalities[0] : undefined;
+    const own = single?.index?.field === ordering.field ? single : undefined;
+    if (filter.search !== undefined) {
+      // No counter counts a search. Walking the ordering's index (an equality on its own field as a
+      // prefix, one on content_type filtered along) is counted by reading that range with the same
+      // filter; any other filter has a smaller range to read whole, as below.
+      if (own !== undefined || (filter.modifiedSince === undefined && equalities.every((equality) => !equality.index))) {
+        const range: IndexRange = own ? { prefix: own.index!.prefix } : {};
+        count = await store.countMatches(dataspace, ordering.field, range, filter);
+        fetch = (offset) => store.page(dataspace, ordering.field, ordering.descending, range, filter, offset, request.pageSize);
+      } else {
+        const matching = (await this.smallestRange(dataspace, equalities, filter)).filter((entry) => matchesFilter(entry, filter)).sort(compareEntries(ordering));
+        count = matching.length;
+        fetch = async (offset) => matching.slice(offset, offset + request.pageSize);
+      }
+      return this.listPage(caller, request, listUrl, baseUrl, count, fetch);
+    }
     const [counter, all] = await Promise.all([
       single ? store.count(dataspace, counterKey(single.counted, single.value)) : undefined,
       single?.index && single.index.field !== ordering.field ? store.count(dataspace, counterKey('all')) : undefined,
@@ -403,8 +420,20 @@ export class RequestService {
       fetch = async (offset) => matching.slice(offset, offset + request.pageSize);
     }
 
+    return this.listPage(caller, request, listUrl, baseUrl, count, fetch);
+  }
+
+  /** The page of the list that `request` asks for, once its count is known. */
+  private async listPage(
+    caller: Caller,
+    request: PageRequest,
+    listUrl: URL,
+    baseUrl: string,
+    count: number,
+    fetch: (offset: number) => Promise<RequestEntry[]>,
+  ): Promise<Page<unknown>> {
     const page = resolvePage(request, count);
-    const entries = await fetch(offsetOf(page));
+    const entries = await fetch((page - 1) * request.pageSize);
     const canViewProduct = await this.productVisibility(caller, entries);
     return {
       count,
@@ -497,6 +526,8 @@ export class RequestService {
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     if (!caller.isSuperuser) filter.visibleTo = caller.username;
+    const search = searchTerms(query);
+    if (search.length > 0) filter.search = search;
     return { equalities, filter: filter as RequestFilter };
   }
 }

@@ -25,6 +25,8 @@ import {
   type Vulnerability,
 } from '../domain/catalog.ts';
 import { batchGet, cancellationCode, revisionCondition, isTransactionConflict, partitionQueryInput, queryCount, queryOffset, type Item } from './dynamo.ts';
+import { SEARCH_FIELDS } from '../domain/search.ts';
+import { addSearch, searchAttributes } from './search-filter.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type Stored = {
@@ -85,22 +87,28 @@ export interface CollectionSpec<T extends Stored> {
   readonly uniqueMessage: string;
   readonly toAttributes: (object: T) => Item;
   readonly fromItem: (item: Item) => T;
+  /** The attributes (of toAttributes) that `?search=` looks in: the item stores their folded copy. */
+  readonly searchFields?: readonly string[];
 }
 
 export interface ListOptions {
   /** Exact values of attributes, applied as a filter. */
   readonly equal?: Readonly<Record<string, string>>;
+  /** `?search=`'s folded terms, each contained in one of the collection's searchFields. */
+  readonly search?: readonly string[];
 }
 
 /** The object's item, with its dataspace index keys, at the revision a write gives it. */
 function objectItem<T extends Stored>(spec: CollectionSpec<T>, object: T): Item {
+  const attributes = spec.toAttributes(object);
   return {
     ...keys.catalogObject(spec.type, object.uuid),
     ...keys.catalogInDataspace(spec.type, object.dataspace, spec.unique(object), object.uuid),
     entity: spec.entity,
     uuid: object.uuid,
     dataspace: object.dataspace,
-    ...spec.toAttributes(object),
+    ...attributes,
+    ...(spec.searchFields ? searchAttributes(spec.searchFields, attributes) : {}),
     rev: object.rev + 1,
     // Its references are counted from this write on (see useItems); objects written before counting began lack it.
     ...(spec.references ? { refsCounted: true } : {}),
@@ -171,8 +179,11 @@ export class Collection<T extends Stored> {
       return `#f${i} = :f${i}`;
     });
     if (conditions.length > 0) input.FilterExpression = conditions.join(' AND ');
-    const count = await queryCount(this.doc, input);
-    const items = offset < count ? await queryOffset(this.doc, input, offset, limit) : [];
+    const search = options.search ?? [];
+    if (search.length > 0 && !this.spec.searchFields) throw new Error(`${this.spec.entity} has no search fields`);
+    const recheck = addSearch(input, this.spec.searchFields ?? [], search);
+    const count = await queryCount(this.doc, input, recheck);
+    const items = offset < count ? await queryOffset(this.doc, input, offset, limit, recheck) : [];
     return { count, items: items.map(this.spec.fromItem) };
   }
 
@@ -338,6 +349,7 @@ export const CATALOG_SPECS: {
     unique: (pkg) => pkg.purl,
     uniqueField: 'purl',
     uniqueMessage: 'Package with this purl already exists.',
+    searchFields: SEARCH_FIELDS.packages,
     references: (p) => [
       ...p.licenseKeys.map((key): Reference => ({ type: 'LICENSE', value: key, counter: 'usedByPackages' })),
       ...(p.usagePolicy === null ? [] : [{ type: 'USAGEPOLICY' as const, value: p.usagePolicy, counter: 'usedByPackages' as const }]),

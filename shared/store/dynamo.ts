@@ -49,12 +49,26 @@ export async function queryAll(doc: DynamoDBDocumentClient, input: QueryCommandI
   return items;
 }
 
-/** Items of a query after skipping `offset` matches, at most `limit` of them: page-number pagination. */
+/**
+ * A check the service finishes in memory on what a filtered Query returns: the items it keeps, and
+ * the attributes it reads (what a count needs to project). Search uses it for items whose copy of
+ * their search fields predates the current fields (shared/store/search-filter.ts).
+ */
+export interface Recheck {
+  readonly keep: (item: Item) => boolean;
+  readonly attributes: readonly string[];
+}
+
+/**
+ * Items of a query after skipping `offset` matches, at most `limit` of them: page-number pagination.
+ * With a recheck, a match is an item DynamoDB's filter returned and the recheck keeps.
+ */
 export async function queryOffset(
   doc: DynamoDBDocumentClient,
   input: QueryCommandInput,
   offset: number,
   limit: number,
+  recheck?: Recheck,
 ): Promise<Item[]> {
   const items: Item[] = [];
   let skipped = 0;
@@ -69,10 +83,10 @@ export async function queryOffset(
         Limit: input.FilterExpression ? Math.max(wanted * 3, 60) : wanted,
         ExclusiveStartKey: startKey,
         // While skipping, only the keys travel (a filter still needs its attributes).
-        ...(skipping && !input.FilterExpression ? { ProjectionExpression: keyProjection(input.IndexName) } : {}),
+        ...(skipping && !input.FilterExpression && !recheck ? { ProjectionExpression: keyProjection(input.IndexName) } : {}),
       }),
     );
-    const got = page.Items ?? [];
+    const got = recheck ? (page.Items ?? []).filter(recheck.keep) : (page.Items ?? []);
     if (skipping) {
       // A page ends exactly at `wanted` matches, or earlier (end of partition, or a filter).
       const used = Math.min(got.length, offset - skipped);
@@ -90,16 +104,31 @@ function keyProjection(indexName: string | undefined): string {
   return ['PK', 'SK', ...(indexName ? indexKeys(indexName as GsiName) : [])].join(', ');
 }
 
-/** Counts a query's matches without transferring the items. */
-export async function queryCount(doc: DynamoDBDocumentClient, input: QueryCommandInput): Promise<number> {
+/**
+ * Counts a query's matches without transferring the items; with a recheck, the matches it keeps,
+ * transferring only the attributes it reads.
+ */
+export async function queryCount(doc: DynamoDBDocumentClient, input: QueryCommandInput, recheck?: Recheck): Promise<number> {
+  const projection = recheck && projectionOf(input, recheck.attributes);
   let count = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await doc.send(new QueryCommand({ ...input, Select: 'COUNT', ExclusiveStartKey: startKey }));
-    count += page.Count ?? 0;
+    const page = await doc.send(
+      new QueryCommand({ ...input, ...(projection ?? { Select: 'COUNT' }), ExclusiveStartKey: startKey }),
+    );
+    count += recheck ? (page.Items ?? []).filter(recheck.keep).length : (page.Count ?? 0);
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return count;
+}
+
+/** A ProjectionExpression of `attributes` (and the names it needs) for a query. */
+function projectionOf(input: QueryCommandInput, attributes: readonly string[]): Pick<QueryCommandInput, 'ProjectionExpression' | 'ExpressionAttributeNames'> {
+  const names = Object.fromEntries(attributes.map((attribute, i) => [`#projected${i}`, attribute]));
+  return {
+    ProjectionExpression: Object.keys(names).join(', '),
+    ExpressionAttributeNames: { ...input.ExpressionAttributeNames, ...names },
+  };
 }
 
 /** Chunks of 100 keys read at once by batchGet. */

@@ -13,6 +13,7 @@ import {
 import { keys } from '../keys.ts';
 import { ConflictError } from '../domain/errors.ts';
 import { compareCodePoints } from '../domain/text.ts';
+import { SEARCH_FIELDS, objectMatches } from '../domain/search.ts';
 import type { Grant, Principal, Product, ProductPermission } from '../domain/product.ts';
 import {
   batchGet,
@@ -24,6 +25,7 @@ import {
   queryOffset,
   type Item,
 } from './dynamo.ts';
+import { addSearch, searchAttributes } from './search-filter.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -33,6 +35,8 @@ const GRANTS_PER_TRANSACTION = 90;
 export interface ProductFilters {
   readonly name?: string | undefined;
   readonly version?: string | undefined;
+  /** `?search=`'s folded terms (shared/domain/search.ts), each contained in the name or the version. */
+  readonly search?: readonly string[] | undefined;
 }
 
 /** The product changed since it was read: the caller reads it again and retries. */
@@ -234,11 +238,13 @@ export class ProductStore {
       input.ExpressionAttributeNames = { ...input.ExpressionAttributeNames, '#version': 'version' };
       input.ExpressionAttributeValues = { ...input.ExpressionAttributeValues, ':version': filters.version };
     }
+    // Search is a filter on the same Query: its count reads the range, as the version filter's does.
+    const recheck = addSearch(input, SEARCH_FIELDS.products, filters.search ?? []);
     const count =
-      filters.name === undefined && filters.version === undefined
+      filters.name === undefined && filters.version === undefined && recheck === undefined
         ? await this.productCount(dataspace)
-        : await queryCount(this.doc, input);
-    const items = offset < count ? await queryOffset(this.doc, input, offset, limit) : [];
+        : await queryCount(this.doc, input, recheck);
+    const items = offset < count ? await queryOffset(this.doc, input, offset, limit, recheck) : [];
     return { count, products: items.map(toProduct) };
   }
 
@@ -270,6 +276,9 @@ export class ProductStore {
     for (const item of entries.flat()) sortKeys.add(String(item.GSI1SK));
     let visible = [...sortKeys].map(parseSortKey);
     if (filters.version !== undefined) visible = visible.filter((entry) => entry.version === filters.version);
+    // The viewer index's sort keys hold name and version, the products' search fields: search needs no other read.
+    const terms = filters.search ?? [];
+    if (terms.length > 0) visible = visible.filter((entry) => objectMatches(entry, SEARCH_FIELDS.products, terms));
     // DynamoDB's order (code points), the order a superuser's list comes in.
     visible.sort((a, b) => compareCodePoints(a.sortKey, b.sortKey));
     const pageEntries = visible.slice(offset, offset + limit);
@@ -373,6 +382,7 @@ function productItem(product: Product, sortKey: string): Item {
     dataspace: product.dataspace,
     name: product.name,
     version: product.version,
+    ...searchAttributes(SEARCH_FIELDS.products, product),
     createdBy: product.createdBy,
     createdDate: product.createdDate,
     lastModifiedDate: product.lastModifiedDate,

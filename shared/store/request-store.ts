@@ -35,7 +35,10 @@ import {
   queryOffset,
   revisionCondition,
   type Item,
+  type Recheck,
 } from './dynamo.ts';
+import { SEARCH_FIELDS } from '../domain/search.ts';
+import { addSearch, searchAttributes } from './search-filter.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -204,13 +207,24 @@ export class RequestStore {
     offset: number,
     limit: number,
   ): Promise<RequestEntry[]> {
-    const input = this.indexQuery(dataspace, field, descending, range, filter);
-    return (await queryOffset(this.doc, input, offset, limit)).map(toEntry);
+    const { input, recheck } = this.indexQuery(dataspace, field, descending, range, filter);
+    return (await queryOffset(this.doc, input, offset, limit, recheck)).map(toEntry);
+  }
+
+  /**
+   * The number of requests of an index range that pass the filter, counted by reading the range: for
+   * a list no counter counts (a search). Only the attributes the in-memory check needs travel.
+   */
+  async countMatches(dataspace: string, field: OrderingField, range: IndexRange, filter: RequestFilter): Promise<number> {
+    const { input, recheck } = this.indexQuery(dataspace, field, false, range, filter);
+    return queryCount(this.doc, input, recheck);
   }
 
   /** Every entry of an index range that passes the filter (for ranges known to be small). */
   async entries(dataspace: string, field: OrderingField, range: IndexRange, filter: RequestFilter): Promise<RequestEntry[]> {
-    return (await queryAll(this.doc, this.indexQuery(dataspace, field, false, range, filter))).map(toEntry);
+    const { input, recheck } = this.indexQuery(dataspace, field, false, range, filter);
+    const items = await queryAll(this.doc, input);
+    return (recheck ? items.filter(recheck.keep) : items).map(toEntry);
   }
 
   private indexQuery(
@@ -219,7 +233,7 @@ export class RequestStore {
     descending: boolean,
     range: IndexRange,
     filter: RequestFilter,
-  ): QueryCommandInput {
+  ): { input: QueryCommandInput; recheck: Recheck | undefined } {
     const index = keys.requestOrderingIndex[field];
     const [pkName, skName] = indexKeys(index);
     const names: Record<string, string> = { '#pk': pkName };
@@ -261,7 +275,7 @@ export class RequestStore {
       values[':me'] = filter.visibleTo;
       conditions.push('(#private = :false OR #requester = :me OR #assignee = :me)');
     }
-    return {
+    const input: QueryCommandInput = {
       TableName: this.tableName,
       IndexName: index,
       KeyConditionExpression: keyCondition,
@@ -270,6 +284,9 @@ export class RequestStore {
       ScanIndexForward: !descending,
       ...(conditions.length > 0 ? { FilterExpression: conditions.join(' AND ') } : {}),
     };
+    // Search joins the same filter, privacy included: it never finds a request the caller cannot see.
+    const recheck = addSearch(input, SEARCH_FIELDS.requests, filter.search ?? []);
+    return { input, recheck };
   }
 
   private async write(before: RequestRecord | undefined, after: RequestRecord): Promise<void> {
@@ -354,6 +371,7 @@ function requestItem(request: RequestRecord): Item {
     uuid: request.uuid,
     dataspace: request.dataspace,
     title: request.title,
+    ...searchAttributes(SEARCH_FIELDS.requests, request),
     templateUuid: request.templateUuid,
     templateName: request.templateName,
     contentType: request.contentType,
