@@ -80,4 +80,10 @@ export interface Inventory {
   readonly vulnerabilities: readonly SbomVulnerability[];
   /** A VEX-only document: no components section (or an empty one) and vulnerabilities: analyses only, inventory untouched. */
   readonly vexOnly: boolean;
+  /**
+   * What the reader repaired or left out that is not a component (a producer's harmless schema slip
+   * it tolerated, a vulnerability without an id, an `affects` naming nothing): for the import summary
+   * or the log. Optional: absent or empty when there is nothing to say.
+   */
+  readonly warnings?: readonly string[];
 }
