@@ -16,7 +16,7 @@ export interface SbomHashes {
 
 /** One component (CycloneDX) or package (SPDX) that can become a catalog package. */
 export interface SbomComponent {
-  /** The document's own reference (CycloneDX bom-ref, SPDX SPDXID): what dependencies and VEX `affects` name. */
+  /** The document's own reference (CycloneDX bom-ref, SPDX SPDXID; the canonical purl when it gives none): what dependencies and VEX `affects` name. Unique within the inventory. */
   readonly ref: string;
   /** The purl parts (from the purl when it has one; else from the component: type `generic`). */
   readonly type: string;
@@ -57,7 +57,7 @@ export interface SbomVulnerability {
   readonly summary: string;
   /** Highest rating score, 0.0-10.0 rounded to one decimal, or null. */
   readonly riskScore: number | null;
-  /** Component refs (bom-ref) or purls the vulnerability affects. */
+  /** Refs of `components`, or canonical purls of packages not in the document (a VEX): what the vulnerability affects. */
   readonly affects: readonly string[];
   readonly analysis: SbomAnalysis | null;
 }

@@ -286,7 +286,7 @@ describe('scale', () => {
     expect(inventory.components).toHaveLength(10_000);
     const edges = (document.dependencies as { dependsOn: string[] }[]).reduce((sum, entry) => sum + entry.dependsOn.length, 0);
     expect([...inventory.dependencies.values()].reduce((sum, targets) => sum + targets.length, 0)).toBe(edges);
-    // Not a benchmark (the machine is shared): a bound that the quadratic uniqueItems (13-22 s) fails.
+    // Not a benchmark (the machine is shared): a bound that the quadratic uniqueItems (10-22 s) fails.
     expect(elapsed).toBeLessThan(8_000);
   });
 
