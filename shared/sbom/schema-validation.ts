@@ -19,9 +19,10 @@
  * of the schema's list (a producer newer than the list, or a name written as an id), read as a
  * license `name`. Anything else that fails the schema is refused.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isSupportedSpdxId } from '@cyclonedx/cyclonedx-library/SPDX';
 import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -50,15 +51,28 @@ export interface SchemaCheck {
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 /**
- * Where the library keeps the CycloneDX schemas (its res/schema, which its own validator reads too):
- * found on first use, so that a bundle reading only SPDX never looks. A Lambda bundle must install the
- * library beside it (CDK `bundling.nodeModules`), as it would for the library's own validator.
+ * Where the CycloneDX schemas are, found on first use (a process reading only SPDX never looks):
+ * a `cyclonedx-schemas` folder beside the running module when there is one (a Lambda bundle whose
+ * build copied the library's res/schema/*.json there), else the library's own res/schema, which its
+ * own validator reads too (node_modules in development and tests, or the library installed beside a
+ * bundle with CDK `bundling.nodeModules`).
  */
 let schemaDirectory: string | undefined;
 function cyclonedxSchemaDirectory(): string {
-  schemaDirectory ??= path.join(path.dirname(createRequire(import.meta.url).resolve('@cyclonedx/cyclonedx-library/package.json')), 'res', 'schema');
+  if (schemaDirectory === undefined) {
+    const beside = fileURLToPath(new URL('cyclonedx-schemas/', import.meta.url));
+    schemaDirectory = existsSync(path.join(beside, 'bom-1.6.SNAPSHOT.schema.json'))
+      ? beside
+      : path.join(path.dirname(createRequire(import.meta.url).resolve('@cyclonedx/cyclonedx-library/package.json')), 'res', 'schema');
+  }
   return schemaDirectory;
 }
+
+/** The files a bundle's `cyclonedx-schemas` folder needs: the bom schemas of the versions read and the schemas they refer to. */
+export function cyclonedxSchemaFiles(): string[] {
+  return [...CYCLONEDX_VERSIONS.map((version) => `bom-${version}.SNAPSHOT.schema.json`), ...Object.values(REFERENCED_SCHEMAS)];
+}
+
 /** The schemas the bom schemas refer to, by the ids the library registers them under. */
 const REFERENCED_SCHEMAS = {
   'http://cyclonedx.org/schema/spdx.SNAPSHOT.schema.json': 'spdx.SNAPSHOT.schema.json',
