@@ -16,7 +16,7 @@ export interface SbomHashes {
 
 /** One component (CycloneDX) or package (SPDX) that can become a catalog package. */
 export interface SbomComponent {
-  /** The document's own reference (CycloneDX bom-ref, SPDX SPDXID): what dependencies and VEX `affects` name. */
+  /** The document's own reference (CycloneDX bom-ref, SPDX SPDXID; the canonical purl when it gives none): what dependencies and VEX `affects` name. Unique within the inventory. */
   readonly ref: string;
   /** The purl parts (from the purl when it has one; else from the component: type `generic`). */
   readonly type: string;
@@ -57,7 +57,7 @@ export interface SbomVulnerability {
   readonly summary: string;
   /** Highest rating score, 0.0-10.0 rounded to one decimal, or null. */
   readonly riskScore: number | null;
-  /** Component refs (bom-ref) or purls the vulnerability affects. */
+  /** Refs of `components`, or canonical purls of packages not in the document (a VEX): what the vulnerability affects. */
   readonly affects: readonly string[];
   readonly analysis: SbomAnalysis | null;
 }
@@ -80,4 +80,10 @@ export interface Inventory {
   readonly vulnerabilities: readonly SbomVulnerability[];
   /** A VEX-only document: no components section (or an empty one) and vulnerabilities: analyses only, inventory untouched. */
   readonly vexOnly: boolean;
+  /**
+   * What the reader repaired or left out that is not a component (a producer's harmless schema slip
+   * it tolerated, a vulnerability without an id, an `affects` naming nothing): for the import summary
+   * or the log. Optional: absent or empty when there is nothing to say.
+   */
+  readonly warnings?: readonly string[];
 }

@@ -1,0 +1,214 @@
+/**
+ * What the CycloneDX and SPDX readers share: turning the components a document lists into the
+ * Inventory's components, skipping the ones that cannot be packages, folding duplicates, and
+ * resolving the references that dependencies and vulnerabilities name. Pure.
+ *
+ * Choices (docs/sbom-formats.md):
+ * - Every component of the document lands once in `components` or in `skipped`, never both, never
+ *   neither, so the import summary counts each once (created, matched or skipped).
+ * - A purl the document gives is the identity; without one the component becomes
+ *   `pkg:generic/<group>/<name>@<version>`.
+ * - The same canonical purl twice: the first wins; the later one is skipped as "duplicate of <ref>",
+ *   and its own reference becomes another name of the first, so dependencies and vulnerabilities
+ *   that name it still resolve.
+ * - A reference (bom-ref, SPDXID) given to two components with different purls: the later one is
+ *   skipped (which one a dependency names cannot be known).
+ * - Dependencies keep only edges between two imported components (an edge from the described
+ *   product, or to a skipped component, is dropped); an edge to itself after folding is dropped.
+ */
+import type { Inventory, SbomComponent, SbomHashes, SkippedComponent, SbomVulnerability } from './inventory.ts';
+import { clip, purlFromParts, purlFromString } from './purl.ts';
+
+/** A component as a reader found it, before it is known whether it can be used. */
+export interface ComponentCandidate {
+  /** The document's reference (CycloneDX bom-ref, SPDX SPDXID), when it gives one. */
+  readonly ref: string;
+  /** Where the component sits in the document (a JSON pointer): its name when it has no other. */
+  readonly pointer: string;
+  /** The purl as written ('' when none). */
+  readonly purl: string;
+  /** CycloneDX group (the namespace of a generic purl); '' for SPDX. */
+  readonly group: string;
+  readonly name: string;
+  readonly version: string;
+  readonly declaredLicense: string;
+  readonly concludedLicense: string;
+  readonly hashes: SbomHashes;
+  readonly description: string;
+  readonly homepageUrl: string;
+  readonly downloadUrl: string;
+  readonly supplier: string;
+  readonly copyright: string;
+  readonly filename: string;
+}
+
+export class InventoryBuilder {
+  readonly #components: SbomComponent[] = [];
+  readonly #skipped: SkippedComponent[] = [];
+  /** Canonical purl → ref of the component that holds it. */
+  readonly #byPurl = new Map<string, string>();
+  /** Every name a component goes by in the document (its ref, a folded duplicate's ref) → its ref. */
+  readonly #refs = new Map<string, string>();
+  readonly #edges: (readonly [string, string])[] = [];
+  readonly warnings: string[] = [];
+
+  add(candidate: ComponentCandidate): void {
+    const label = candidate.ref || candidate.purl || candidate.name || candidate.pointer;
+    const skip = (reason: string) => {
+      this.#skipped.push({ component: clip(label, 300), reason });
+    };
+    let identity;
+    if (candidate.purl) {
+      identity = purlFromString(candidate.purl);
+    } else if (!candidate.name.trim()) {
+      return skip('no name and no purl');
+    } else {
+      identity = purlFromParts('generic', candidate.group, candidate.name, candidate.version);
+    }
+    if (!identity.ok) return skip(identity.reason);
+    const parts = identity.parts;
+
+    const first = this.#byPurl.get(parts.purl);
+    if (first !== undefined) {
+      skip(`duplicate of ${first}`);
+      // Its reference becomes another name of the first component: edges naming it still resolve.
+      if (candidate.ref && !this.#refs.has(candidate.ref)) this.#refs.set(candidate.ref, first);
+      return;
+    }
+    if (candidate.ref && this.#refs.has(candidate.ref)) {
+      return skip(`its reference "${clip(candidate.ref)}" already names another component`);
+    }
+    // Without a reference of its own, the component is named by its purl (unique here); if an
+    // earlier component's reference happens to be that very string, by its place in the document.
+    let ref = candidate.ref || parts.purl;
+    if (this.#refs.has(ref)) ref = `${parts.purl}#${candidate.pointer}`;
+    this.#refs.set(ref, ref);
+    this.#byPurl.set(parts.purl, ref);
+    this.#components.push({
+      ref,
+      type: parts.type,
+      namespace: parts.namespace,
+      name: parts.name,
+      version: parts.version,
+      qualifiers: parts.qualifiers,
+      subpath: parts.subpath,
+      purl: parts.purl,
+      hadPurl: candidate.purl !== '',
+      declaredLicense: candidate.declaredLicense,
+      concludedLicense: candidate.concludedLicense,
+      hashes: candidate.hashes,
+      description: candidate.description,
+      homepageUrl: candidate.homepageUrl,
+      downloadUrl: candidate.downloadUrl,
+      supplier: candidate.supplier,
+      copyright: candidate.copyright,
+      filename: candidate.filename,
+    });
+  }
+
+  /** `from` depends on `to`, both as the document names them. Resolved when the inventory is built. */
+  depend(from: string, to: string): void {
+    this.#edges.push([from, to]);
+  }
+
+  /**
+   * The ref of the component a document reference names: a reference it gave a component (or a
+   * folded duplicate), else a purl of one of the components in any spelling. Undefined otherwise.
+   */
+  resolve(name: string): string | undefined {
+    const byRef = this.#refs.get(name);
+    if (byRef !== undefined) return byRef;
+    if (!name.startsWith('pkg:')) return undefined;
+    const purl = purlFromString(name);
+    return purl.ok ? this.#byPurl.get(purl.parts.purl) : undefined;
+  }
+
+  /** The canonical form of a purl that names no component here (a VEX's `affects`), or undefined. */
+  canonicalPurl(name: string): string | undefined {
+    if (!name.startsWith('pkg:')) return undefined;
+    const purl = purlFromString(name);
+    return purl.ok ? purl.parts.purl : undefined;
+  }
+
+  build(header: {
+    readonly format: Inventory['format'];
+    readonly specVersion: string;
+    readonly subject: Inventory['subject'];
+    readonly vulnerabilities: readonly SbomVulnerability[];
+    readonly vexOnly: boolean;
+  }): Inventory {
+    const dependencies = new Map<string, string[]>();
+    for (const [from, to] of this.#edges) {
+      const source = this.resolve(from);
+      const target = this.resolve(to);
+      if (source === undefined || target === undefined || source === target) continue;
+      const targets = dependencies.get(source);
+      if (targets === undefined) dependencies.set(source, [target]);
+      else if (!targets.includes(target)) targets.push(target);
+    }
+    return {
+      ...header,
+      components: this.#components,
+      skipped: this.#skipped,
+      dependencies,
+      ...(this.warnings.length > 0 ? { warnings: this.warnings } : {}),
+    };
+  }
+}
+
+/** A URL if it is an absolute http(s) one, else ''. */
+export function httpUrl(value: unknown): string {
+  if (typeof value !== 'string') return '';
+  const text = value.trim();
+  if (!/^https?:\/\//i.test(text)) return '';
+  try {
+    new URL(text);
+    return text;
+  } catch {
+    return '';
+  }
+}
+
+/** A string property, or ''. */
+export function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function list(value: unknown): readonly unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/**
+ * License parts joined as one expression: one part as written; several joined with AND, each part
+ * that is itself an AND/OR expression in parentheses (WITH binds tighter than AND, so it needs none).
+ * Repeated parts are kept once.
+ */
+export function joinLicenses(parts: readonly string[]): string {
+  const unique = [...new Set(parts.map((part) => part.trim()).filter((part) => part !== ''))];
+  if (unique.length <= 1) return unique[0] ?? '';
+  return unique.map((part) => (/\s(and|or)\s/i.test(part) && !wrapped(part) ? `(${part})` : part)).join(' AND ');
+}
+
+/** Whether the whole text is one parenthesized group: "(A OR B)", not "(A) OR (B)". */
+function wrapped(part: string): boolean {
+  if (!part.startsWith('(') || !part.endsWith(')')) return false;
+  let depth = 0;
+  for (let i = 0; i < part.length; i++) {
+    if (part[i] === '(') depth++;
+    else if (part[i] === ')') {
+      depth--;
+      if (depth === 0 && i < part.length - 1) return false;
+    }
+  }
+  return true;
+}
+
+/** SPDX's "no information" and "nothing" markers read as empty. */
+export function asserted(value: unknown): string {
+  const written = text(value).trim();
+  return written === 'NOASSERTION' || written === 'NONE' ? '' : written;
+}
