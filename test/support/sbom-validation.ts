@@ -1,14 +1,12 @@
 /**
  * Validators for the documents the SBOM writers produce: the CycloneDX JSON schemas through
- * @cyclonedx/cyclonedx-library's strict validator, the official SPDX 2.3 JSON schema
- * (test/fixtures/schemas), and the rules neither schema checks (SPDX ids, references that resolve,
+ * @cyclonedx/cyclonedx-library's strict validator, the SPDX 2.3 JSON schema the import validates
+ * with (shared/sbom/spdx-schema.ts, written from the specification), and the rules neither schema checks (SPDX ids, references that resolve,
  * license expressions that parse with spdx-expression-parse, LicenseRefs that are declared).
  */
-import { readFileSync } from 'node:fs';
 import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
-import { Ajv } from 'ajv';
-import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import parseSpdxExpression from 'spdx-expression-parse';
+import { checkSpdx } from '../../shared/sbom/schema-validation.ts';
 
 const CDX_VERSIONS = { '1.4': Spec.Version.v1dot4, '1.5': Spec.Version.v1dot5, '1.6': Spec.Version.v1dot6 } as const;
 const cdxValidators = new Map<string, Validation.JsonStrictValidator>();
@@ -20,16 +18,10 @@ export async function cycloneDxSchemaErrors(document: object, specVersion: keyof
   return validator.validate(JSON.stringify(document));
 }
 
-// ajv-formats is CommonJS: under Node's ESM loader its function is the default export's default.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as FormatsPlugin;
-const spdxSchema = JSON.parse(readFileSync(new URL('../fixtures/schemas/spdx-schema-2.3.json', import.meta.url), 'utf8'));
-const ajv = new Ajv({ allErrors: true, strict: false });
-addFormats(ajv);
-const spdxValidator = ajv.compile(spdxSchema);
-
 /** The schema errors of an SPDX document (null when it validates). */
 export function spdxSchemaErrors(document: object): unknown {
-  return spdxValidator(JSON.parse(JSON.stringify(document))) ? null : spdxValidator.errors;
+  const { errors } = checkSpdx(JSON.parse(JSON.stringify(document)) as Record<string, unknown>, '2.3');
+  return errors.length === 0 ? null : errors;
 }
 
 /** The symbols of an SPDX expression, read by spdx-expression-parse (which throws on anything invalid). */
