@@ -95,7 +95,11 @@ export interface ListOptions {
   readonly where?: FilterClause;
 }
 
-/** A FilterExpression fragment with its names and values; placeholders start with #w and :w. */
+/**
+ * A FilterExpression fragment with its names and values; placeholders start with #w and :w. It is
+ * ANDed as it is, so any OR in it is inside parentheses (and nothing is parenthesized twice, which
+ * DynamoDB refuses as redundant).
+ */
 export interface FilterClause {
   readonly expression: string;
   readonly names: Readonly<Record<string, string>>;
@@ -183,7 +187,7 @@ export class Collection<T extends Stored> {
     if (options.where) {
       input.ExpressionAttributeNames = { ...input.ExpressionAttributeNames, ...options.where.names };
       input.ExpressionAttributeValues = { ...input.ExpressionAttributeValues, ...options.where.values };
-      conditions.push(`(${options.where.expression})`);
+      conditions.push(options.where.expression);
     }
     if (conditions.length > 0) input.FilterExpression = conditions.join(' AND ');
     const count = await queryCount(this.doc, input);
