@@ -120,7 +120,7 @@ export const CATALOG_ROUTES: readonly Route[] = [
     schema: LicenseSchema,
     bodies: LicenseBodies,
     query: LicenseListQuery,
-    writers: `${SUPERUSERS}; a key alone adopts the reference license of that key`,
+    writers: SUPERUSERS,
     referable: true,
   }),
   {
