@@ -10,10 +10,10 @@ import {
 import { pageQuery, shown, uniqueName, writableObject } from './common.ts';
 import { REFERENCE_CATEGORIES } from '../domain/reference-license.ts';
 import { MAX_SEARCH_TERMS, searchWords } from '../domain/license-search.ts';
+import { invisibleCharacter, invisibleMessage } from '../domain/text.ts';
 
 /** A license's category: the reference library's, or '' for none. */
 const LICENSE_CATEGORIES = ['', ...REFERENCE_CATEGORIES] as const;
-import { invisibleCharacter, invisibleMessage } from '../domain/text.ts';
 
 const noControl = (value: string) => !/\p{Cc}/u.test(value);
 const text = (max: number) =>
