@@ -10,9 +10,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REFERENCE_CATEGORIES } from '../shared/domain/reference-license.ts';
+import { REFERENCE_DATA_FILE, type ReferenceRecord } from '../shared/reference/scancode-licensedb.ts';
+
+export type { ReferenceRecord };
 
 const DEFAULT_SOURCE = 'https://scancode-licensedb.aboutcode.org/';
-const OUTPUT = fileURLToPath(new URL('../shared/reference/scancode-licensedb.json', import.meta.url));
+const OUTPUT = fileURLToPath(new URL(`../shared/reference/${REFERENCE_DATA_FILE}`, import.meta.url));
 
 interface IndexEntry {
   license_key: string;
@@ -24,18 +28,6 @@ interface IndexEntry {
   json: string;
 }
 
-/** One reference license as the data file stores it (the API's field names). */
-export interface ReferenceRecord {
-  key: string;
-  short_name: string;
-  name: string;
-  category: string;
-  spdx_license_key: string;
-  other_spdx_license_keys: string[];
-  is_exception: boolean;
-  is_deprecated: boolean;
-}
-
 async function readSource(source: string, file: string): Promise<unknown> {
   if (/^https?:\/\//.test(source)) {
     const response = await fetch(new URL(file, source.endsWith('/') ? source : `${source}/`), { signal: AbortSignal.timeout(30_000) });
@@ -45,9 +37,16 @@ async function readSource(source: string, file: string): Promise<unknown> {
   return JSON.parse(await readFile(path.join(source, file), 'utf8'));
 }
 
-export async function buildReferenceRecords(source: string, concurrency = 16): Promise<ReferenceRecord[]> {
+export interface BuildOptions {
+  /** Parallel reads of the licenses' own files. */
+  readonly concurrency?: number;
+  /** A sanity check: an index with fewer entries is not the LicenseDB's (a wrong --from). */
+  readonly minEntries?: number;
+}
+
+export async function buildReferenceRecords(source: string, { concurrency = 16, minEntries = 1_000 }: BuildOptions = {}): Promise<ReferenceRecord[]> {
   const index = (await readSource(source, 'index.json')) as IndexEntry[];
-  if (!Array.isArray(index) || index.length < 1_000) throw new Error(`${source}: index.json does not look like the LicenseDB index.`);
+  if (!Array.isArray(index) || index.length < minEntries) throw new Error(`${source}: index.json does not look like the LicenseDB index.`);
   const records: ReferenceRecord[] = new Array(index.length);
   let next = 0;
   const worker = async () => {
@@ -81,4 +80,15 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const records = await buildReferenceRecords(source);
   await writeFile(OUTPUT, serializeRecords(records));
   console.log(`Wrote ${records.length} reference licenses from ${source} to ${path.relative(process.cwd(), OUTPUT)}.`);
+  const unknown = newCategories(records);
+  if (unknown.length > 0) {
+    console.error(`New categories: ${unknown.join(', ')}. Add them to REFERENCE_CATEGORIES in shared/domain/reference-license.ts (licenses may take them).`);
+    process.exitCode = 1;
+  }
+}
+
+/** Categories of the records that REFERENCE_CATEGORIES does not list. */
+export function newCategories(records: readonly ReferenceRecord[]): string[] {
+  const known = new Set<string>(REFERENCE_CATEGORIES);
+  return [...new Set(records.map((record) => record.category))].filter((category) => !known.has(category)).sort();
 }

@@ -1,4 +1,4 @@
-/** The catalog: /api/v2/usage_policies/, licenses/, packages/ and vulnerabilities/. */
+/** The catalog: /api/v2/usage_policies/, licenses/, packages/ and vulnerabilities/, and the reference_licenses/ every dataspace reads. */
 import { apiFunction, type ApiRequest } from '../shared/http/api-handler.ts';
 import { apiDeps, getCatalogService } from '../shared/runtime.ts';
 
@@ -19,8 +19,10 @@ export const handler = apiFunction(apiDeps(), {
   list_licenses: async (r) => ({ statusCode: 200, body: await catalog.listLicenses(r.caller, r.query, r.url, r.baseUrl) }),
   create_license: async (r) => ({ statusCode: 201, body: await catalog.saveLicense(r.caller, undefined, body(r), r.baseUrl) }),
   retrieve_license: async (r) => ({ statusCode: 200, body: await catalog.retrieveLicense(r.caller, uuid(r), r.baseUrl) }),
-  update_license: async (r) => ({ statusCode: 200, body: await catalog.saveLicense(r.caller, uuid(r), body(r), r.baseUrl, r.ifMatch) }),
-  partial_update_license: async (r) => ({ statusCode: 200, body: await catalog.saveLicense(r.caller, uuid(r), body(r), r.baseUrl, r.ifMatch) }),
+  update_license: async (r) => ({ statusCode: 200, body: await catalog.saveLicense(r.caller, uuid(r), body(r), r.baseUrl, { ifMatch: r.ifMatch }) }),
+  partial_update_license: async (r) => ({ statusCode: 200, body: await catalog.saveLicense(r.caller, uuid(r), body(r), r.baseUrl, { ifMatch: r.ifMatch }) }),
+  list_reference_licenses: async (r) => ({ statusCode: 200, body: await catalog.listReferenceLicenses(r.query, r.url) }),
+  retrieve_reference_license: async (r) => ({ statusCode: 200, body: catalog.retrieveReferenceLicense(r.pathParameters.key!) }),
   destroy_license: async (r) => (await catalog.deleteLicense(r.caller, uuid(r), r.ifMatch), { statusCode: 204 }),
 
   list_packages: async (r) => ({ statusCode: 200, body: await catalog.listPackages(r.caller, r.query, r.url, r.baseUrl) }),

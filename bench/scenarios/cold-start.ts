@@ -4,13 +4,14 @@
  * import the bundle, which is the part of a Lambda cold start the code controls.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
 import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
 import { QUEUES } from '../../shared/resources.ts';
+import { REFERENCE_DATA_FILE } from '../../shared/reference/scancode-licensedb.ts';
 import { median } from '../lib/load.ts';
 import type { BenchFigure } from '../lib/results.ts';
 import type { Scenario } from '../lib/scenario.ts';
@@ -104,6 +105,8 @@ export const coldStart: Scenario = {
       for (const name of Object.keys(FUNCTIONS) as FunctionName[]) {
         const outfile = join(outdir, name, 'index.mjs');
         await build(bundleOptions(FUNCTIONS[name].entry, outfile));
+        // As ServiceFunction's afterBundling hook does: the reference license data beside the bundle.
+        copyFileSync(join(PROJECT_ROOT, 'shared', 'reference', REFERENCE_DATA_FILE), join(outdir, name, REFERENCE_DATA_FILE));
         const bytes = statSync(outfile).size;
         const mapBytes = statSync(`${outfile}.map`).size;
 

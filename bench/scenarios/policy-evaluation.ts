@@ -73,6 +73,8 @@ function seedItems(owner: string, now: Date): Seeded {
     name: `Bench License ${i}`,
     shortName: `BL-${i}`,
     spdxLicenseKey: '',
+    category: '',
+    isException: false,
     usagePolicy: licensePolicies[i % licensePolicies.length]!,
   }));
   for (const l of licenses) items.push(...catalogSeedItems(CATALOG_SPECS.licenses, l));

@@ -15,6 +15,12 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ServiceConfig } from '../../shared/config.ts';
+import { REFERENCE_DATA_FILE } from '../../shared/reference/scancode-licensedb.ts';
+
+/** The reference license data, from the repository root; each bundle gets a copy beside it. */
+const REFERENCE_DATA_PATH = path.join('shared', 'reference', REFERENCE_DATA_FILE);
+
+const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
 /** The repository root: entry files, package.json and package-lock.json are resolved from here. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -109,6 +115,15 @@ export class ServiceFunction extends Construct {
         bundleAwsSDK: true,
         externalModules: [],
         forceDockerBundling: false,
+        // The reference license library is a data file read at run time beside index.mjs
+        // (shared/reference/scancode-licensedb.ts): bundled, it would add 616 KB to a bundle.
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (inputDir, outputDir) => [
+            `cp ${shellQuote(path.join(inputDir, REFERENCE_DATA_PATH))} ${shellQuote(path.join(outputDir, REFERENCE_DATA_FILE))}`,
+          ],
+        },
       },
     });
 

@@ -17,7 +17,8 @@ import { checkConfig, sameConfig } from '../domain/policy-rules.ts';
 import { CatalogService, canonicalPurl } from '../services/catalog.ts';
 import type { Caller } from '../domain/caller.ts';
 import { isUuid } from '../domain/identifiers.ts';
-import { UsagePolicyBodies, VulnerabilityBodies } from '../schemas/catalog.ts';
+import { LicenseBodies, UsagePolicyBodies, VulnerabilityBodies } from '../schemas/catalog.ts';
+import { scancodeLibrary } from '../reference/scancode-licensedb.ts';
 import { jsonObject } from '../schemas/json-input.ts';
 import { visibleName } from '../schemas/common.ts';
 
@@ -112,6 +113,11 @@ export const LoadFileSchema = z.strictObject({
       }),
     )
     .default([]),
+  /**
+   * The body of POST /api/v2/licenses/ (LicenseBodies): a reference license key alone adopts it; an
+   * existing key updates the fields given.
+   */
+  licenses: z.array(z.looseObject({ dataspace: NAME, key: z.string() })).default([]),
   /** As a vulnerability feed would send them; the API's own rules apply (VulnerabilityBodies). */
   vulnerabilities: z.array(z.looseObject({ dataspace: NAME, vulnerability_id: z.string() })).default([]),
 });
@@ -225,6 +231,33 @@ export async function validateLoadFile(raw: unknown, target: LoadTarget): Promis
     policies.add(id);
     if (!(await dataspaceExists(policy.dataspace))) problems.push(`$.usage_policies[${i}].dataspace: dataspace "${policy.dataspace}" does not exist`);
   }
+  const licenses = new Set<string>();
+  for (const [i, entry] of file.licenses.entries()) {
+    const at = `$.licenses[${i}]`;
+    const { dataspace, ...body } = entry;
+    const parsed = LicenseBodies.create.safeParse(body);
+    if (!parsed.success) {
+      problems.push(...parsed.error.issues.map((issue) => `${jsonPath([...(['licenses', i] as PropertyKey[]), ...issue.path])}: ${issue.message}`));
+      continue;
+    }
+    const reference = scancodeLibrary().byKey(parsed.data.key);
+    const key = reference?.key ?? parsed.data.key;
+    if (licenses.has(`${dataspace}/${key}`)) problems.push(`${at}.key: "${key}" is listed twice`);
+    licenses.add(`${dataspace}/${key}`);
+    if (!(await dataspaceExists(dataspace))) {
+      problems.push(`${at}.dataspace: dataspace "${dataspace}" does not exist`);
+      continue;
+    }
+    if (parsed.data.name === undefined && !reference && !(await target.catalog.licenses.getByUnique(dataspace, [key])).has(key)) {
+      problems.push(`${at}.name: required: "${key}" is not a reference license key to adopt`);
+    }
+    const policy = parsed.data.usage_policy;
+    if (policy !== null) {
+      const inFile = file.usage_policies.some((p) => p.dataspace === dataspace && p.label === policy && p.content_type === 'license');
+      const stored = (await target.catalog.usagePolicies.getByUnique(dataspace, [policy])).get(policy);
+      if (!inFile && stored?.contentType !== 'license') problems.push(`${at}.usage_policy: no license usage policy "${policy}" in dataspace "${dataspace}"`);
+    }
+  }
   const vulnerabilities = new Set<string>();
   for (const [i, entry] of file.vulnerabilities.entries()) {
     const at = `$.vulnerabilities[${i}]`;
@@ -266,6 +299,7 @@ export interface LoadReport {
     request_templates: number;
     priorities: number;
     usage_policies: number;
+    licenses: number;
     vulnerabilities: number;
   };
   readonly updatedUsers: number;
@@ -278,7 +312,7 @@ export interface LoadReport {
 export async function applyLoadFile(file: LoadFile, target: LoadTarget, { now, generateKey, newUuid }: LoadOptions): Promise<LoadReport> {
   const store = target.identity;
   const report = {
-    created: { dataspaces: 0, groups: 0, users: 0, request_templates: 0, priorities: 0, usage_policies: 0, vulnerabilities: 0 },
+    created: { dataspaces: 0, groups: 0, users: 0, request_templates: 0, priorities: 0, usage_policies: 0, licenses: 0, vulnerabilities: 0 },
     updatedUsers: 0,
     updatedTemplates: 0,
     updatedCatalog: 0,
@@ -356,6 +390,19 @@ export async function applyLoadFile(file: LoadFile, target: LoadTarget, { now, g
     await catalog.saveUsagePolicy(loader(dataspace), existing?.uuid, () => body, here);
     if (existing) report.updatedCatalog++;
     else report.created.usage_policies++;
+  }
+  for (const { dataspace, ...entry } of file.licenses) {
+    const body = LicenseBodies.create.parse(entry);
+    const key = scancodeLibrary().byKey(body.key)?.key ?? body.key;
+    const existing = (await target.catalog.licenses.getByUnique(dataspace, [key])).get(key);
+    if (existing) {
+      const before = await catalog.retrieveLicense(loader(dataspace), existing.uuid, here);
+      const after = await catalog.saveLicense(loader(dataspace), existing.uuid, () => ({ ...body, key }), here, { dryRun: true });
+      if (JSON.stringify({ ...before }) === JSON.stringify(after)) continue;
+    }
+    await catalog.saveLicense(loader(dataspace), existing?.uuid, () => ({ ...body, key }), here);
+    if (existing) report.updatedCatalog++;
+    else report.created.licenses++;
   }
   for (const { dataspace, ...entry } of file.vulnerabilities) {
     const body = VulnerabilityBodies.create.parse(entry);

@@ -53,6 +53,10 @@ export interface License extends Stored {
   readonly name: string;
   readonly shortName: string;
   readonly spdxLicenseKey: string;
+  /** One of the reference library's categories (REFERENCE_CATEGORIES), or '' for none. */
+  readonly category: string;
+  /** An exception (the right side of WITH), not a license of its own. */
+  readonly isException: boolean;
   /** Label of a license usage policy. */
   readonly usagePolicy: string | null;
 }

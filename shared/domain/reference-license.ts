@@ -3,6 +3,7 @@
  * ScanCode LicenseDB index ships with the service), looked up by key, SPDX id or name in any letter
  * case. Pure: the data is passed in.
  */
+import { licenseSearchFields, matchesTerms, searchFold, searchTextOf, type LicenseCriteria } from './license-search.ts';
 
 export interface ReferenceLicense {
   /** ScanCode key, lower case: `mit`, `gpl-2.0-plus`, `classpath-exception-2.0`. */
@@ -28,6 +29,27 @@ export interface ReferenceLibrary {
   /** By short name or name, whole. */
   byName(text: string): ReferenceLicense | undefined;
 }
+
+/**
+ * The categories of the reference library, which a dataspace license's `category` is one of (or '').
+ * Kept here, not read from the data, so the schemas (and so every function's bundle) need not load the
+ * data to know them; test/unit/reference-licenses-data.test.ts checks that they are exactly the data's,
+ * and the refresh script says so when a refresh brings a new one.
+ */
+export const REFERENCE_CATEGORIES = [
+  'CLA',
+  'Commercial',
+  'Copyleft',
+  'Copyleft Limited',
+  'Free Restricted',
+  'Patent License',
+  'Permissive',
+  'Proprietary Free',
+  'Public Domain',
+  'Source-available',
+  'Unstated License',
+] as const;
+export type ReferenceCategory = (typeof REFERENCE_CATEGORIES)[number];
 
 const fold = (text: string) => text.trim().toLowerCase();
 
@@ -55,4 +77,26 @@ export function referenceLibraryOf(licenses: readonly ReferenceLicense[]): Refer
     bySpdxId: (id) => bySpdx.get(fold(id)) ?? byOtherSpdx.get(fold(id)),
     byName: (text) => byName.get(fold(text)),
   };
+}
+
+const searchTexts = new WeakMap<ReferenceLicense, string>();
+
+/**
+ * The reference licenses that pass the criteria, in key order: `key` and `spdxLicenseKey` in any
+ * letter case, `spdxLicenseKey` also among the other SPDX ids (so a deprecated id such as `GPL-2.0+`
+ * finds the license it now names), `?search=` words on key, name, short name and SPDX key.
+ */
+export function filterReferenceLicenses(library: ReferenceLibrary, criteria: LicenseCriteria): readonly ReferenceLicense[] {
+  const key = criteria.key === undefined ? undefined : searchFold(criteria.key);
+  const spdx = criteria.spdxLicenseKey === undefined ? undefined : searchFold(criteria.spdxLicenseKey);
+  return library.all.filter((license) => {
+    if (key !== undefined && searchFold(license.key) !== key) return false;
+    if (spdx !== undefined && ![license.spdxLicenseKey, ...license.otherSpdxLicenseKeys].some((id) => searchFold(id) === spdx)) return false;
+    if (criteria.category !== undefined && license.category !== criteria.category) return false;
+    if (criteria.isException !== undefined && license.isException !== criteria.isException) return false;
+    if (criteria.terms === undefined) return true;
+    let text = searchTexts.get(license);
+    if (text === undefined) searchTexts.set(license, (text = searchTextOf(licenseSearchFields(license))));
+    return matchesTerms(text, criteria.terms);
+  });
 }

@@ -6,7 +6,10 @@ import {
   AnalysisListQuery,
   AnalysisSchema,
   LicenseBodies,
+  LicenseListQuery,
   LicenseSchema,
+  ReferenceLicenseListQuery,
+  ReferenceLicenseSchema,
   PackageBodies,
   PackageListQuery,
   PackageSchema,
@@ -109,7 +112,44 @@ const CHANGERS = 'needs change_product on the product';
 
 export const CATALOG_ROUTES: readonly Route[] = [
   ...crud({ collection: 'usage_policies', one: 'usage_policy', label: 'usage policy', fn: 'catalog', schema: UsagePolicySchema, bodies: UsagePolicyBodies, writers: SUPERUSERS, referable: true }),
-  ...crud({ collection: 'licenses', one: 'license', label: 'license', fn: 'catalog', schema: LicenseSchema, bodies: LicenseBodies, writers: SUPERUSERS, referable: true }),
+  ...crud({
+    collection: 'licenses',
+    one: 'license',
+    label: 'license',
+    fn: 'catalog',
+    schema: LicenseSchema,
+    bodies: LicenseBodies,
+    query: LicenseListQuery,
+    writers: SUPERUSERS,
+    referable: true,
+  }),
+  {
+    method: 'GET',
+    path: '/api/v2/reference_licenses/',
+    // Served from the data the function ships: the catalog function has it already, to adopt licenses.
+    function: 'catalog',
+    operationId: 'list_reference_licenses',
+    summary:
+      'The reference license library (the ScanCode LicenseDB), the same for every dataspace; a license of the dataspace with the same key shadows its reference in license expressions',
+    auth: 'api-key',
+    listName: 'reference_licenses',
+    query: ReferenceLicenseListQuery,
+    responses: {
+      200: { description: 'A page of reference licenses, in key order', schema: paginated(ReferenceLicenseSchema, 'ReferenceLicensePage') },
+      400: { description: 'Invalid filter: errors by parameter', schema: FieldErrorsSchema },
+      401: unauthorized,
+      404: invalidPage,
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v2/reference_licenses/{key}/',
+    function: 'catalog',
+    operationId: 'retrieve_reference_license',
+    summary: 'One reference license, by key in any letter case',
+    auth: 'api-key',
+    responses: { 200: { description: 'The reference license', schema: ReferenceLicenseSchema }, 401: unauthorized, 404: notFound('reference license') },
+  },
   ...crud({ collection: 'packages', one: 'package', label: 'package', fn: 'catalog', schema: PackageSchema, bodies: PackageBodies, query: PackageListQuery, writers: SUPERUSERS }),
   ...crud({ collection: 'vulnerabilities', one: 'vulnerability', label: 'vulnerability', fn: 'catalog', schema: VulnerabilitySchema, bodies: VulnerabilityBodies, writers: SUPERUSERS }),
   ...crud({

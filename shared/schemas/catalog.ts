@@ -9,7 +9,12 @@ import {
 } from '../domain/catalog.ts';
 import { pageQuery, searchQuery, shown, uniqueName, writableObject } from './common.ts';
 import { SEARCH_FIELDS } from '../domain/search.ts';
+import { REFERENCE_CATEGORIES } from '../domain/reference-license.ts';
+import { MAX_SEARCH_TERMS, searchWords } from '../domain/license-search.ts';
 import { invisibleCharacter, invisibleMessage } from '../domain/text.ts';
+
+/** A license's category: the reference library's, or '' for none. */
+const LICENSE_CATEGORIES = ['', ...REFERENCE_CATEGORIES] as const;
 
 const noControl = (value: string) => !/\p{Cc}/u.test(value);
 const text = (max: number) =>
@@ -64,18 +69,48 @@ export const UsagePolicySchema = z
   })
   .meta({ id: 'UsagePolicy' });
 
-export const LicenseBodies = bodies(
-  'License',
-  {
-    key: uniqueName(50).regex(/^[A-Za-z0-9][A-Za-z0-9.+_-]*$/, 'Use letters, digits and . + _ - only, starting with a letter or digit.'),
-    name: required(100),
-    short_name: text(100),
-    spdx_license_key: text(100),
-    usage_policy: optionalLabel,
-  },
-  { short_name: '', spdx_license_key: '', usage_policy: null },
-  ['uuid', 'api_url'],
-);
+const licenseKey = uniqueName(50).regex(/^[A-Za-z0-9][A-Za-z0-9.+_-]*$/, 'Use letters, digits and . + _ - only, starting with a letter or digit.');
+const licenseFields = {
+  key: licenseKey,
+  name: required(100),
+  short_name: text(100),
+  spdx_license_key: text(100),
+  category: choice(LICENSE_CATEGORIES).describe(`One of the reference library's categories, or "" for none`),
+  is_exception: z.boolean(),
+  usage_policy: optionalLabel,
+};
+const licenseReadOnly = ['uuid', 'api_url', 'license_expression_spdx'];
+
+/**
+ * A license body. Create: a `key` alone adopts the reference license of that key (any letter case),
+ * whose key, name, short name, SPDX key, category and exception flag fill what the body does not give;
+ * so no field but `key` defaults here (the service fills them). PUT: every field but `category` and
+ * `is_exception`, which keep their values when left out (they came after the first clients).
+ */
+export const LicenseBodies = {
+  create: writableObject(
+    {
+      key: licenseKey.describe('A reference license key (GET /api/v2/reference_licenses/) adopts it: the fields not given are filled from the reference'),
+      name: licenseFields.name.optional().describe('Required, unless the key is a reference license key'),
+      short_name: licenseFields.short_name.optional().describe('The reference\'s when adopted, else ""'),
+      spdx_license_key: licenseFields.spdx_license_key.optional().describe('The reference\'s when adopted, else ""'),
+      category: licenseFields.category.optional().describe('The reference\'s when adopted, else ""'),
+      is_exception: licenseFields.is_exception.optional().describe('The reference\'s when adopted, else false'),
+      usage_policy: licenseFields.usage_policy.default(null),
+    },
+    licenseReadOnly,
+  ).meta({ id: 'LicenseCreate' }),
+  update: writableObject(
+    { ...licenseFields, category: licenseFields.category.optional(), is_exception: licenseFields.is_exception.optional() },
+    licenseReadOnly,
+  ).meta({ id: 'LicenseUpdate' }),
+  patch: writableObject(
+    Object.fromEntries(Object.entries(licenseFields).map(([name, schema]) => [name, schema.optional()])) as {
+      [K in keyof typeof licenseFields]: z.ZodOptional<(typeof licenseFields)[K]>;
+    },
+    licenseReadOnly,
+  ).meta({ id: 'LicensePatch' }),
+};
 
 export const LicenseSchema = z
   .object({
@@ -85,9 +120,63 @@ export const LicenseSchema = z
     name: z.string(),
     short_name: z.string(),
     spdx_license_key: z.string(),
+    license_expression_spdx: z.string().describe('The license as an SPDX expression: its SPDX key, or LicenseRef-dejacode-<key> when it has none'),
+    category: z.enum(LICENSE_CATEGORIES),
+    is_exception: z.boolean(),
     usage_policy: z.string().nullable(),
   })
   .meta({ id: 'License' });
+
+/** `?is_exception=`: django-filter's BooleanFilter words; anything else is refused, as the choice filters are. */
+const booleanFilter = z
+  .string()
+  .optional()
+  .refine((value) => value === undefined || ['', 'true', 'false', '1', '0'].includes(value.toLowerCase()), {
+    error: (issue) => `Select a valid choice. ${shown(issue.input)} is not one of the available choices.`,
+  })
+  .describe('true or false (also 1 or 0)');
+
+/** `?category=`, django-filter's ChoiceFilter: one of the categories, else a 400. */
+const categoryFilter = z
+  .enum(['', ...REFERENCE_CATEGORIES], { error: (issue) => `Select a valid choice. ${shown(issue.input)} is not one of the available choices.` })
+  .optional()
+  .describe('Exact category');
+
+const searchFilter = z
+  .string()
+  .optional()
+  .refine((value) => value === undefined || searchWords(value).length <= MAX_SEARCH_TERMS, `Ensure this value has at most ${MAX_SEARCH_TERMS} words.`);
+
+export const LicenseListQuery = pageQuery({
+  key: z.string().optional().describe('Exact key'),
+  spdx_license_key: z.string().optional().describe('SPDX key, any letter case'),
+  category: categoryFilter,
+  is_exception: booleanFilter,
+  search: searchFilter.describe(
+    'Words (a quoted phrase is one word), each contained, in any letter case, in the key, name, short name or SPDX key',
+  ),
+});
+
+export const ReferenceLicenseSchema = z
+  .object({
+    key: z.string(),
+    short_name: z.string(),
+    name: z.string(),
+    category: z.enum(REFERENCE_CATEGORIES),
+    spdx_license_key: z.string().describe('The SPDX id, a LicenseRef-scancode-… one, or "" for some deprecated licenses'),
+    other_spdx_license_keys: z.array(z.string()).describe('Older or alternative SPDX ids (GPL-2.0+, LicenseRef-…)'),
+    is_exception: z.boolean(),
+    is_deprecated: z.boolean(),
+  })
+  .meta({ id: 'ReferenceLicense' });
+
+export const ReferenceLicenseListQuery = pageQuery({
+  key: z.string().optional().describe('Key, any letter case'),
+  spdx_license_key: z.string().optional().describe('SPDX id, any letter case: the current one or one of other_spdx_license_keys'),
+  category: categoryFilter,
+  is_exception: booleanFilter,
+  search: searchFilter.describe('Words (a quoted phrase is one word), each contained, in any letter case, in the key, name, short name or SPDX id'),
+});
 
 /** The parts of a purl, unique together: NFC and visible (the service checks a purl's decoded parts alike). */
 const optionalPart = uniqueName(255);

@@ -21,7 +21,11 @@ import { parseLicenseExpression } from '../domain/license-expression.ts';
 import type { Page } from '../domain/pagination.ts';
 import { retryOnConflict } from '../store/dynamo.ts';
 import { entityTag, requireMatch, tagged, type IfMatch } from '../domain/etag.ts';
-import { isCatalogRace, type CatalogStore, type Collection } from '../store/catalog-store.ts';
+import { isCatalogRace, licenseFilter, type CatalogStore, type Collection } from '../store/catalog-store.ts';
+import { licenseMatches, searchFold, searchWords, type LicenseCriteria } from '../domain/license-search.ts';
+import { filterReferenceLicenses, type ReferenceLibrary, type ReferenceLicense } from '../domain/reference-license.ts';
+import { spdxRefForKey } from '../domain/license-resolution.ts';
+import { scancodeLibrary } from '../reference/scancode-licensedb.ts';
 import type { ProductPackageStore } from '../store/product-package-store.ts';
 import { isoWithOffset } from './products.ts';
 import { paginate } from './paginate.ts';
@@ -31,6 +35,8 @@ export interface CatalogServiceDeps {
   readonly productPackages: ProductPackageStore;
   readonly now: () => Date;
   readonly newUuid: () => string;
+  /** The reference license library; the one the service ships (read on first use) by default. */
+  readonly references?: ReferenceLibrary;
 }
 
 type Body = Record<string, unknown>;
@@ -63,8 +69,41 @@ export function licenseView(license: License, baseUrl: string) {
     name: license.name,
     short_name: license.shortName,
     spdx_license_key: license.spdxLicenseKey,
+    license_expression_spdx: license.spdxLicenseKey || spdxRefForKey(license.key),
+    category: license.category,
+    is_exception: license.isException,
     usage_policy: license.usagePolicy,
   };
+}
+
+export function referenceLicenseView(license: ReferenceLicense) {
+  return {
+    key: license.key,
+    short_name: license.shortName,
+    name: license.name,
+    category: license.category,
+    spdx_license_key: license.spdxLicenseKey,
+    other_spdx_license_keys: license.otherSpdxLicenseKeys,
+    is_exception: license.isException,
+    is_deprecated: license.isDeprecated,
+  };
+}
+
+/** No license key, SPDX key or search is longer than this (keys 50, SPDX keys 100 characters of up to 4 bytes). */
+const MAX_FILTER_BYTES = 400;
+
+/** The filters of a license list's query (validated by its schema); empty ones do not filter, as in django-filter. */
+function licenseQuery(query: Readonly<Record<string, string | undefined>>): { criteria: LicenseCriteria; words: string[] } {
+  const given = (name: string) => (query[name] !== undefined && query[name] !== '' ? query[name] : undefined);
+  const words = searchWords(given('search') ?? '');
+  const exception = given('is_exception')?.toLowerCase();
+  const criteria: { -readonly [K in keyof LicenseCriteria]: LicenseCriteria[K] } = {};
+  if (given('key') !== undefined) criteria.key = given('key')!.normalize('NFC');
+  if (given('spdx_license_key') !== undefined) criteria.spdxLicenseKey = given('spdx_license_key')!;
+  if (given('category') !== undefined) criteria.category = given('category')!;
+  if (exception !== undefined) criteria.isException = exception === 'true' || exception === '1';
+  if (words.length > 0) criteria.terms = words.map(searchFold);
+  return { criteria, words };
 }
 
 export function packageView(pkg: Package, baseUrl: string) {
@@ -120,6 +159,10 @@ export class CatalogService {
     if (access === 'not-found') throw new NotFoundError();
     if (access === 'forbidden') throw new ForbiddenError();
     return object;
+  }
+
+  private get references(): ReferenceLibrary {
+    return this.deps.references ?? scancodeLibrary();
   }
 
   private requireSuperuser(caller: Caller): void {
@@ -180,7 +223,26 @@ export class CatalogService {
   // --- licenses ------------------------------------------------------------------------------
 
   async listLicenses(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
-    return paginate(query, url, (offset, limit) => this.store.licenses.list(caller.dataspace, offset, limit), (l) => licenseView(l, baseUrl));
+    const { criteria, words } = licenseQuery(query);
+    const { key, ...rest } = criteria;
+    if (key !== undefined) {
+      // A key is unique: one reservation lookup, then the other filters on the one license found.
+      const found = Buffer.byteLength(key) <= MAX_FILTER_BYTES ? (await this.store.licenses.getByUnique(caller.dataspace, [key])).get(key) : undefined;
+      const matches = found && licenseMatches(found, rest) ? [found] : [];
+      return paginate(query, url, async (offset, limit) => ({ count: matches.length, items: matches.slice(offset, offset + limit) }), (l) => licenseView(l, baseUrl));
+    }
+    if (rest.spdxLicenseKey !== undefined && Buffer.byteLength(rest.spdxLicenseKey) > MAX_FILTER_BYTES) {
+      return paginate(query, url, async () => ({ count: 0, items: [] }), (l: License) => licenseView(l, baseUrl));
+    }
+    const where = licenseFilter({ criteria: rest, legacy: { spdxLicenseKeys: this.spdxSpellings(rest.spdxLicenseKey), words } });
+    return paginate(query, url, (offset, limit) => this.store.licenses.list(caller.dataspace, offset, limit, where ? { where } : {}), (l) => licenseView(l, baseUrl));
+  }
+
+  /** How the SPDX list spells an SPDX id given in any case (`apache-2.0` → `Apache-2.0`), for items stored before folding. */
+  private spdxSpellings(id: string | undefined): string[] {
+    if (id === undefined) return [];
+    const reference = this.references.bySpdxId(id);
+    return reference ? [reference.spdxLicenseKey, ...reference.otherSpdxLicenseKeys].filter((spelling) => searchFold(spelling) === searchFold(id)) : [];
   }
 
   async retrieveLicense(caller: Caller, uuid: string, baseUrl: string) {
@@ -188,27 +250,61 @@ export class CatalogService {
     return tagged(licenseView(object, baseUrl), catalogTag(object));
   }
 
-  async saveLicense(caller: Caller, uuid: string | undefined, readBody: () => Body, baseUrl: string, ifMatch?: IfMatch) {
+  /**
+   * Creates or changes a license. A create whose key is a reference license's (any letter case) adopts
+   * it: the reference's key is stored, and its name, short name, SPDX key, category and exception flag
+   * fill what the body does not give. With `dryRun`, answers what the license would become, writing
+   * nothing (the admin load's change check).
+   */
+  async saveLicense(
+    caller: Caller,
+    uuid: string | undefined,
+    readBody: () => Body,
+    baseUrl: string,
+    { dryRun = false, ifMatch }: { dryRun?: boolean; ifMatch?: IfMatch | undefined } = {},
+  ) {
     if (!uuid) this.requireSuperuser(caller);
     const saved = await retryOnConflict(async () => {
       const before = uuid ? await this.find(this.store.licenses, caller, uuid, true) : undefined;
       if (before) requireMatch(ifMatch, catalogTag(before));
       const body = readBody();
+      const given = <T>(field: string) => body[field] as T | undefined;
+      const reference = before ? undefined : this.references.byKey(given<string>('key')!);
+      const key = reference?.key ?? given<string>('key') ?? before!.key;
+      const name = given<string>('name') ?? reference?.name ?? before?.name;
+      const errors: FieldErrors = {};
+      if (name === undefined) errors.name = [`This field is required: "${key}" is not a reference license key to adopt.`];
       const after: License = {
         ...(before ?? this.newStored(caller)),
-        key: (body.key as string | undefined) ?? before!.key,
-        name: (body.name as string | undefined) ?? before!.name,
-        shortName: (body.short_name as string | undefined) ?? before!.shortName,
-        spdxLicenseKey: (body.spdx_license_key as string | undefined) ?? before!.spdxLicenseKey,
-        usagePolicy: body.usage_policy !== undefined ? (body.usage_policy as string | null) : before!.usagePolicy,
+        key,
+        name: name ?? '',
+        shortName: given<string>('short_name') ?? reference?.shortName ?? before?.shortName ?? '',
+        spdxLicenseKey: given<string>('spdx_license_key') ?? reference?.spdxLicenseKey ?? before?.spdxLicenseKey ?? '',
+        category: given<string>('category') ?? reference?.category ?? before?.category ?? '',
+        isException: given<boolean>('is_exception') ?? reference?.isException ?? before?.isException ?? false,
+        usagePolicy: body.usage_policy !== undefined ? (body.usage_policy as string | null) : (before?.usagePolicy ?? null),
       };
-      const errors: FieldErrors = {};
       await this.policy(caller.dataspace, after.usagePolicy, 'license', errors);
       fail(errors);
-      await this.store.licenses.write(before, after);
+      if (!dryRun) await this.store.licenses.write(before, after);
       return after;
     }, isCatalogRace);
-    return tagged(licenseView(saved, baseUrl), savedTag(saved));
+    return dryRun ? licenseView(saved, baseUrl) : tagged(licenseView(saved, baseUrl), savedTag(saved));
+  }
+
+  // --- reference licenses --------------------------------------------------------------------
+
+  /** The reference library, filtered and paged in memory: the same for every caller of every dataspace. */
+  async listReferenceLicenses(query: Record<string, string | undefined>, url: URL) {
+    const matches = filterReferenceLicenses(this.references, licenseQuery(query).criteria);
+    return paginate(query, url, async (offset, limit) => ({ count: matches.length, items: matches.slice(offset, offset + limit) }), referenceLicenseView);
+  }
+
+  /** One reference license by key, any letter case. */
+  retrieveReferenceLicense(key: string) {
+    const license = this.references.byKey(key);
+    if (!license) throw new NotFoundError();
+    return referenceLicenseView(license);
   }
 
   async deleteLicense(caller: Caller, uuid: string, ifMatch?: IfMatch): Promise<void> {

@@ -24,6 +24,7 @@ import {
   type UsagePolicy,
   type Vulnerability,
 } from '../domain/catalog.ts';
+import { licenseSearchFields, searchFold, searchTextOf, type LicenseCriteria } from '../domain/license-search.ts';
 import { batchGet, cancellationCode, revisionCondition, isTransactionConflict, partitionQueryInput, queryCount, queryOffset, type Item } from './dynamo.ts';
 import { SEARCH_FIELDS } from '../domain/search.ts';
 import { addSearch, searchAttributes } from './search-filter.ts';
@@ -96,6 +97,19 @@ export interface ListOptions {
   readonly equal?: Readonly<Record<string, string>>;
   /** `?search=`'s folded terms, each contained in one of the collection's searchFields. */
   readonly search?: readonly string[];
+  /** A filter of the collection's own (licenseFilter), ANDed with `equal`. */
+  readonly where?: FilterClause;
+}
+
+/**
+ * A FilterExpression fragment with its names and values; placeholders start with #w and :w. It is
+ * ANDed as it is, so any OR in it is inside parentheses (and nothing is parenthesized twice, which
+ * DynamoDB refuses as redundant).
+ */
+export interface FilterClause {
+  readonly expression: string;
+  readonly names: Readonly<Record<string, string>>;
+  readonly values: Readonly<Record<string, unknown>>;
 }
 
 /** The object's item, with its dataspace index keys, at the revision a write gives it. */
@@ -178,6 +192,11 @@ export class Collection<T extends Stored> {
       input.ExpressionAttributeValues = { ...input.ExpressionAttributeValues, [`:f${i}`]: value };
       return `#f${i} = :f${i}`;
     });
+    if (options.where) {
+      input.ExpressionAttributeNames = { ...input.ExpressionAttributeNames, ...options.where.names };
+      input.ExpressionAttributeValues = { ...input.ExpressionAttributeValues, ...options.where.values };
+      conditions.push(options.where.expression);
+    }
     if (conditions.length > 0) input.FilterExpression = conditions.join(' AND ');
     const search = options.search ?? [];
     if (search.length > 0 && !this.spec.searchFields) throw new Error(`${this.spec.entity} has no search fields`);
@@ -333,13 +352,27 @@ export const CATALOG_SPECS: {
     uniqueMessage: 'License with this key already exists.',
     noun: 'license',
     references: (l) => (l.usagePolicy === null ? [] : [{ type: 'USAGEPOLICY', value: l.usagePolicy, counter: 'usedByLicenses' }]),
-    toAttributes: (l) => ({ key: l.key, name: l.name, shortName: l.shortName, spdxLicenseKey: l.spdxLicenseKey, usagePolicy: l.usagePolicy }),
+    toAttributes: (l) => ({
+      key: l.key,
+      name: l.name,
+      shortName: l.shortName,
+      spdxLicenseKey: l.spdxLicenseKey,
+      category: l.category,
+      isException: l.isException,
+      usagePolicy: l.usagePolicy,
+      // Folded copies for the list's filters (licenseFilter): DynamoDB compares case-sensitively.
+      [SPDX_FOLDED]: searchFold(l.spdxLicenseKey),
+      [SEARCH_TEXT]: searchTextOf(licenseSearchFields(l)),
+    }),
     fromItem: (item) => ({
       ...stored(item),
       key: String(item.key),
       name: String(item.name),
       shortName: String(item.shortName ?? ''),
       spdxLicenseKey: String(item.spdxLicenseKey ?? ''),
+      // Written before licenses had them: no category, not an exception.
+      category: String(item.category ?? ''),
+      isException: item.isException === true,
       usagePolicy: (item.usagePolicy as string | null | undefined) ?? null,
     }),
   },
@@ -414,6 +447,54 @@ export const CATALOG_SPECS: {
     }),
   },
 };
+
+/** License item attributes that only the list's filters read. */
+const SPDX_FOLDED = 'spdxKeyFolded';
+const SEARCH_TEXT = 'searchText';
+
+/** What GET /api/v2/licenses/ filters on, besides `key` (one reservation lookup instead). */
+export interface LicenseListFilter {
+  readonly criteria: Omit<LicenseCriteria, 'key'>;
+  /**
+   * For license items written before the folded copies existed, which are compared as stored: the SPDX
+   * key spellings to take (the one asked, and the SPDX list's own), and the search words as typed.
+   */
+  readonly legacy: { readonly spdxLicenseKeys: readonly string[]; readonly words: readonly string[] };
+}
+
+/**
+ * The FilterExpression of a license list. An item carries `spdxKeyFolded` and `searchText` from its
+ * first write by this version on; one written before lacks them and is compared on its own attributes
+ * with the legacy spellings, so it is still found when written as asked, until its next write.
+ */
+export function licenseFilter({ criteria, legacy }: LicenseListFilter): FilterClause | undefined {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const parts: string[] = [];
+  const value = (v: unknown) => {
+    const placeholder = `:w${Object.keys(values).length}`;
+    values[placeholder] = v;
+    return placeholder;
+  };
+  const name = (attribute: string) => {
+    names[`#w${attribute}`] = attribute;
+    return `#w${attribute}`;
+  };
+  if (criteria.spdxLicenseKey !== undefined) {
+    const spellings = [...new Set([criteria.spdxLicenseKey, ...legacy.spdxLicenseKeys])].map(value).join(', ');
+    parts.push(`(${name(SPDX_FOLDED)} = ${value(searchFold(criteria.spdxLicenseKey))} OR (attribute_not_exists(${name(SPDX_FOLDED)}) AND ${name('spdxLicenseKey')} IN (${spellings})))`);
+  }
+  if (criteria.category !== undefined) parts.push(`${name('category')} = ${value(criteria.category)}`);
+  if (criteria.isException === true) parts.push(`${name('isException')} = ${value(true)}`);
+  if (criteria.isException === false) parts.push(`(attribute_not_exists(${name('isException')}) OR ${name('isException')} = ${value(false)})`);
+  for (const [i, term] of (criteria.terms ?? []).entries()) {
+    const folded = value(term);
+    const typed = legacy.words[i] !== undefined && legacy.words[i] !== term ? [value(legacy.words[i])] : [];
+    const stored = ['key', 'name', 'shortName', 'spdxLicenseKey'].flatMap((attribute) => [folded, ...typed].map((v) => `contains(${name(attribute)}, ${v})`));
+    parts.push(`(contains(${name(SEARCH_TEXT)}, ${folded}) OR (attribute_not_exists(${name(SEARCH_TEXT)}) AND (${stored.join(' OR ')})))`);
+  }
+  return parts.length > 0 ? { expression: parts.join(' AND '), names, values } : undefined;
+}
 
 export class CatalogStore {
   readonly usagePolicies: Collection<UsagePolicy>;

@@ -76,7 +76,7 @@ describe('npm start, admin load, the API over HTTP, and a clean stop', () => {
     expect(loaded.status, loaded.stderr).toBe(0);
     const bobKey = /API key for bob \(shown once\): (\S+)/.exec(loaded.stdout)?.[1];
     expect(bobKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect((await admin(dataDir, 'load', file)).stdout).toContain('Created: 0 dataspaces, 0 groups, 0 users, 0 request templates, 0 priorities, 0 usage policies, 0 vulnerabilities. Updated: 0 users, 0 request templates, 0 catalog objects.');
+    expect((await admin(dataDir, 'load', file)).stdout).toContain('Created: 0 dataspaces, 0 groups, 0 users, 0 request templates, 0 priorities, 0 usage policies, 0 licenses, 0 vulnerabilities. Updated: 0 users, 0 request templates, 0 catalog objects.');
 
     const withKey = await fetch(`${stack.apiUrl}/api/v2/`, { headers: { Authorization: `Token ${aliceKey}` } });
     expect(withKey.status).toBe(200);

@@ -79,6 +79,10 @@ describe('licenses', () => {
       name: 'GNU GPL 2.0',
       short_name: 'GPL 2.0',
       spdx_license_key: 'GPL-2.0-only',
+      license_expression_spdx: 'GPL-2.0-only',
+      // gpl-2.0 is a reference license: what the body leaves out comes from it.
+      category: 'Copyleft',
+      is_exception: false,
       usage_policy: 'Copyleft',
     });
     const wrong = await call('root', 'POST', '/api/v2/licenses/', { key: 'x11', name: 'X11', usage_policy: 'Package only' });

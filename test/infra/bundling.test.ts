@@ -9,6 +9,9 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
 import { logicalId, synthesize, type Synthesized } from './helpers.ts';
+import { REFERENCE_DATA_FILE } from '../../shared/reference/scancode-licensedb.ts';
+import { useTestTable } from '../support/environment.ts';
+import { aUserWithKey } from '../support/factories.ts';
 
 /** A regression budget, not a goal: the AWS SDK is bundled, so a table-reading function is a few hundred kB. */
 const MAX_BUNDLE_BYTES = 1024 * 1024;
@@ -40,6 +43,47 @@ describe('bundled functions', () => {
     expect(code).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
     expect(statSync(`${bundle}.map`).size).toBeGreaterThan(0);
     expect(statSync(bundle).size).toBeLessThan(MAX_BUNDLE_BYTES);
+  });
+
+  it.each(names)('%s has the reference license data beside its bundle, as the source tree has it', (name) => {
+    const copy = path.join(path.dirname(bundleOf(name)), REFERENCE_DATA_FILE);
+    expect(readFileSync(copy)).toEqual(readFileSync(path.join(import.meta.dirname, '..', '..', 'shared', 'reference', REFERENCE_DATA_FILE)));
+  });
+
+  it('the catalog bundle reads the data from beside itself, and holds none of it', () => {
+    const code = readFileSync(bundleOf('catalog'), 'utf8');
+    // (toBe on includes: a failed toContain would print the whole bundle.)
+    expect(code.includes(REFERENCE_DATA_FILE)).toBe(true);
+    expect(code.includes('389 Directory Server Exception to GPL 2.0')).toBe(false);
+  });
+
+  it('runs: the catalog function answers a reference license from the data beside its bundle', async () => {
+    const env = await useTestTable();
+    const { apiKey } = await aUserWithKey(env);
+    const { handler } = (await import(pathToFileURL(bundleOf('catalog')).href)) as {
+      handler: (event: unknown, context: unknown) => Promise<{ statusCode: number; body: string }>;
+    };
+    const path = '/api/v2/reference_licenses/MIT/';
+    const event = {
+      version: '2.0',
+      routeKey: 'GET /api/v2/reference_licenses/{key}',
+      rawPath: path,
+      rawQueryString: '',
+      headers: { host: 'api.example.com', authorization: `Token ${apiKey}` },
+      pathParameters: { key: 'MIT' },
+      requestContext: {
+        http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
+        requestId: 'test-request',
+        routeKey: 'GET /api/v2/reference_licenses/{key}',
+        stage: '$default',
+        domainName: 'api.example.com',
+      },
+      isBase64Encoded: false,
+    };
+    const context = { awsRequestId: 'test-request', functionName: 'catalog', getRemainingTimeInMillis: () => 5_000 };
+    const response = await handler(event, context);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({ key: 'mit', spdx_license_key: 'MIT', category: 'Permissive' });
   });
 
   it('runs: the $default function answers 404 for an unknown path', async () => {

@@ -32,7 +32,7 @@ async function loadOk(file: unknown) {
 describe('admin load', () => {
   it('creates dataspaces, groups, users with memberships and keys', async () => {
     const report = await loadOk(sample());
-    expect(report.created).toEqual({ dataspaces: 1, groups: 1, users: 2, request_templates: 0, priorities: 0, usage_policies: 0, vulnerabilities: 0 });
+    expect(report.created).toEqual({ dataspaces: 1, groups: 1, users: 2, request_templates: 0, priorities: 0, usage_policies: 0, licenses: 0, vulnerabilities: 0 });
     expect(report.generatedKeys.map((k) => k.username)).toEqual(['root']);
     expect(await env.identity.listMembers('acme', 'legal')).toEqual(['alice']);
     expect((await env.identity.listUsers('acme')).map((u) => [u.username, u.isSuperuser])).toEqual([
@@ -50,7 +50,7 @@ describe('admin load', () => {
     const before = await allItems();
     const report = await loadOk(sample());
     expect(report).toEqual({
-      created: { dataspaces: 0, groups: 0, users: 0, request_templates: 0, priorities: 0, usage_policies: 0, vulnerabilities: 0 },
+      created: { dataspaces: 0, groups: 0, users: 0, request_templates: 0, priorities: 0, usage_policies: 0, licenses: 0, vulnerabilities: 0 },
       updatedUsers: 0,
       updatedTemplates: 0,
       updatedCatalog: 0,
@@ -245,6 +245,59 @@ describe('admin load of the catalog', () => {
     ]);
     const policy = await validateLoadFile({ usage_policies: [{ label: 'X', dataspace: 'acme', content_type: 'component' }] }, env);
     expect(policy.ok ? [] : policy.problems).toEqual(['$.usage_policies[0].content_type: Invalid option: expected one of "package"|"license"']);
+    expect(await allItems()).toEqual(before);
+  });
+
+  it('creates licenses, adopting reference ones by key, keeps category and is_exception, and changes nothing the second time', async () => {
+    const file = {
+      ...base(),
+      licenses: [
+        { dataspace: 'acme', key: 'Apache-2.0' },
+        { dataspace: 'acme', key: 'gpl-3.0', usage_policy: 'Prohibited' },
+        { dataspace: 'acme', key: 'acme-eula', name: 'Acme EULA', category: 'Commercial', is_exception: false },
+        { dataspace: 'acme', key: 'acme-linking-exception', name: 'Acme linking exception', category: 'Copyleft Limited', is_exception: true },
+      ],
+    };
+    const first = await loadOk(file);
+    expect(first.created).toMatchObject({ usage_policies: 1, licenses: 4 });
+    const stored = await env.catalog.licenses.getByUnique('acme', ['apache-2.0', 'gpl-3.0', 'acme-eula', 'acme-linking-exception']);
+    expect(stored.get('apache-2.0')).toMatchObject({ name: 'Apache License 2.0', spdxLicenseKey: 'Apache-2.0', category: 'Permissive', isException: false, usagePolicy: null });
+    expect(stored.get('gpl-3.0')).toMatchObject({ spdxLicenseKey: 'GPL-3.0-only', category: 'Copyleft', usagePolicy: 'Prohibited' });
+    expect(stored.get('acme-eula')).toMatchObject({ name: 'Acme EULA', spdxLicenseKey: '', category: 'Commercial', isException: false });
+    expect(stored.get('acme-linking-exception')).toMatchObject({ category: 'Copyleft Limited', isException: true });
+    const before = await allItems();
+    const second = await loadOk(file);
+    expect(second.created.licenses + second.updatedCatalog).toBe(0);
+    expect(await allItems()).toEqual(before);
+    const changed = await loadOk({ ...file, licenses: [{ dataspace: 'acme', key: 'acme-eula', category: 'Proprietary Free' }] });
+    expect(changed.updatedCatalog).toBe(1);
+    expect((await env.catalog.licenses.getByUnique('acme', ['acme-eula'])).get('acme-eula')).toMatchObject({ name: 'Acme EULA', category: 'Proprietary Free' });
+  });
+
+  it('names the JSON path of license problems, the reference keys included, and writes nothing', async () => {
+    await loadOk({ dataspaces: [{ name: 'acme' }] });
+    const before = await allItems();
+    const validation = await validateLoadFile(
+      {
+        usage_policies: [{ label: 'Packages only', dataspace: 'acme', content_type: 'package' }],
+        licenses: [
+          { dataspace: 'acme', key: 'our-own' },
+          { dataspace: 'acme', key: 'mit', category: 'Viral' },
+          { dataspace: 'acme', key: 'MIT' },
+          { dataspace: 'acme', key: 'mit' },
+          { dataspace: 'acme', key: 'zlib', usage_policy: 'Packages only' },
+          { dataspace: 'nowhere', key: 'isc' },
+        ],
+      },
+      env,
+    );
+    expect(validation.ok ? [] : validation.problems).toEqual([
+      '$.licenses[0].name: required: "our-own" is not a reference license key to adopt',
+      '$.licenses[1].category: "Viral" is not a valid choice.',
+      '$.licenses[3].key: "mit" is listed twice',
+      '$.licenses[4].usage_policy: no license usage policy "Packages only" in dataspace "acme"',
+      '$.licenses[5].dataspace: dataspace "nowhere" does not exist',
+    ]);
     expect(await allItems()).toEqual(before);
   });
 });

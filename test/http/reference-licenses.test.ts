@@ -1,0 +1,222 @@
+/**
+ * The reference license library through HTTP: GET /api/v2/reference_licenses/ and {key}/, against the
+ * data file the service ships (the expectations are computed from the file itself), and adopting a
+ * reference license with POST /api/v2/licenses/ {"key": ...}.
+ */
+import { describe, expect, it } from 'vitest';
+import { useHttpTeam } from '../support/http-team.ts';
+import { readReferenceRecords, type ReferenceRecord } from '../../shared/reference/scancode-licensedb.ts';
+import { REFERENCE_CATEGORIES } from '../../shared/domain/reference-license.ts';
+
+const http = useHttpTeam({
+  acme: { users: { root: { superuser: true }, alice: {} } },
+  beta: { users: { mallory: { superuser: true } } },
+});
+const { call, snapshot } = http;
+
+const data = readReferenceRecords();
+const byKey = new Map(data.map((record) => [record.key, record]));
+const keysOf = (records: readonly ReferenceRecord[]) => records.map((record) => record.key);
+
+/** Every page of a reference list, followed through `next`, as alice (no superuser). */
+async function allPages(query: string): Promise<{ count: number; keys: string[] }> {
+  let path: string | null = `/api/v2/reference_licenses/?page_size=100${query ? `&${query}` : ''}`;
+  const keys: string[] = [];
+  let count = -1;
+  while (path !== null) {
+    const response = await call('alice', 'GET', path);
+    expect(response.status, response.text).toBe(200);
+    count = response.json.count;
+    keys.push(...response.json.results.map((r: { key: string }) => r.key));
+    path = response.json.next === null ? null : new URL(response.json.next).pathname + new URL(response.json.next).search;
+  }
+  return { count, keys };
+}
+
+/** What the search means, said plainly: every word in one of key, name, short name or SPDX key, any case. */
+const searched = (...words: string[]) =>
+  data.filter((r) => words.every((word) => [r.key, r.name, r.short_name, r.spdx_license_key].some((field) => field.toLowerCase().includes(word.toLowerCase()))));
+
+describe('GET /api/v2/reference_licenses/', () => {
+  it('pages the whole library in key order for any user of any dataspace, with the fields of the data file', async () => {
+    const first = await call('alice', 'GET', '/api/v2/reference_licenses/');
+    expect(first.status, first.text).toBe(200);
+    expect(first.json).toMatchObject({ count: data.length, previous: null, next: `${http.api.url}/api/v2/reference_licenses/?page=2` });
+    expect(first.json.results).toEqual(data.slice(0, 10));
+    const mallory = await call('mallory', 'GET', '/api/v2/reference_licenses/?page=3&page_size=25');
+    expect(mallory.json.results).toEqual(data.slice(50, 75));
+    const whole = await allPages('');
+    expect(whole).toEqual({ count: data.length, keys: keysOf(data) });
+    expect(data.length).toBeGreaterThan(2_000);
+  });
+
+  it('answers 404 past the last page and 401 without a key', async () => {
+    expect((await call('alice', 'GET', '/api/v2/reference_licenses/?page=999')).json).toEqual({ detail: 'Invalid page.' });
+    expect((await call(undefined, 'GET', '/api/v2/reference_licenses/')).status).toBe(401);
+  });
+
+  it('filters on key in any letter case', async () => {
+    expect(await allPages('key=APACHE-2.0')).toEqual({ count: 1, keys: ['apache-2.0'] });
+    expect(await allPages('key=apache')).toEqual({ count: 0, keys: [] });
+  });
+
+  it('filters on spdx_license_key in any letter case, the current id or one of the other ids', async () => {
+    expect(await allPages('spdx_license_key=apache-2.0')).toEqual({ count: 1, keys: ['apache-2.0'] });
+    // A deprecated SPDX id finds the license it now names.
+    expect(await allPages(`spdx_license_key=${encodeURIComponent('gpl-2.0+')}`)).toEqual({ count: 1, keys: ['gpl-2.0-plus'] });
+    const withRef = data.filter((r) => r.other_spdx_license_keys.includes('LicenseRef-MIT-TC'));
+    expect(withRef.length).toBeGreaterThan(0);
+    expect((await allPages('spdx_license_key=licenseref-mit-tc')).keys).toEqual(keysOf(withRef));
+  });
+
+  it('filters on each category, exactly, and refuses an unknown one naming it', async () => {
+    for (const category of ['Copyleft', 'Public Domain', 'Source-available']) {
+      const expected = data.filter((r) => r.category === category);
+      expect(await allPages(`category=${encodeURIComponent(category)}`)).toEqual({ count: expected.length, keys: keysOf(expected) });
+    }
+    const counts = await Promise.all(
+      REFERENCE_CATEGORIES.map(async (category) => (await call('alice', 'GET', `/api/v2/reference_licenses/?category=${encodeURIComponent(category)}`)).json.count as number),
+    );
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(data.length);
+    const wrong = await call('alice', 'GET', '/api/v2/reference_licenses/?category=copyleft');
+    expect(wrong.status).toBe(400);
+    expect(wrong.json).toEqual({ category: ['Select a valid choice. copyleft is not one of the available choices.'] });
+  });
+
+  it('filters on is_exception with true/false (any case, or 1/0), and refuses another word', async () => {
+    const exceptions = data.filter((r) => r.is_exception);
+    expect(await allPages('is_exception=true')).toEqual({ count: exceptions.length, keys: keysOf(exceptions) });
+    expect((await call('alice', 'GET', '/api/v2/reference_licenses/?is_exception=False')).json.count).toBe(data.length - exceptions.length);
+    expect((await call('alice', 'GET', '/api/v2/reference_licenses/?is_exception=1')).json.count).toBe(exceptions.length);
+    expect((await call('alice', 'GET', '/api/v2/reference_licenses/?is_exception=')).json.count).toBe(data.length);
+    const wrong = await call('alice', 'GET', '/api/v2/reference_licenses/?is_exception=yes');
+    expect(wrong.status).toBe(400);
+    expect(wrong.json).toEqual({ is_exception: ['Select a valid choice. yes is not one of the available choices.'] });
+  });
+
+  it('searches key, name, short name and SPDX key, in any letter case, every word (a quoted phrase is one)', async () => {
+    const apache = searched('APACHE');
+    expect(apache.length).toBeGreaterThan(5);
+    expect(await allPages('search=APACHE')).toEqual({ count: apache.length, keys: keysOf(apache) });
+    const twoWords = searched('gpl', 'classpath');
+    expect(twoWords.length).toBeGreaterThan(0);
+    expect((await allPages(`search=${encodeURIComponent('gpl classpath')}`)).keys).toEqual(keysOf(twoWords));
+    expect((await allPages(`search=${encodeURIComponent('gpl,classpath')}`)).keys).toEqual(keysOf(twoWords));
+    const phrase = searched('general public license 2.0');
+    expect(phrase.length).toBeGreaterThan(0);
+    expect((await allPages(`search=${encodeURIComponent('"General Public License 2.0"')}`)).keys).toEqual(keysOf(phrase));
+    // By SPDX id only: the key and names of LicenseRef-scancode-… licenses hold no "licenseref".
+    expect((await allPages('search=licenseref-scancode-3com')).keys).toEqual(['3com-microcode']);
+    expect((await allPages('search=')).count).toBe(data.length);
+  });
+
+  it('combines the filters, and bounds the words of a search', async () => {
+    const expected = searched('mit').filter((r) => r.category === 'Permissive' && !r.is_exception);
+    expect((await allPages('search=mit&category=Permissive&is_exception=false')).keys).toEqual(keysOf(expected));
+    const tooMany = await call('alice', 'GET', `/api/v2/reference_licenses/?search=${encodeURIComponent('a b c d e f g h i j k')}`);
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.json).toEqual({ search: ['Ensure this value has at most 10 words.'] });
+  });
+});
+
+describe('GET /api/v2/reference_licenses/{key}/', () => {
+  it('answers one reference license by key in any letter case, and 404 for another key', async () => {
+    const mit = await call('alice', 'GET', '/api/v2/reference_licenses/MIT/');
+    expect(mit.status, mit.text).toBe(200);
+    expect(mit.json).toEqual(byKey.get('mit'));
+    expect((await call('mallory', 'GET', '/api/v2/reference_licenses/gpl-2.0-plus/')).json).toEqual(byKey.get('gpl-2.0-plus'));
+    const missing = await call('alice', 'GET', '/api/v2/reference_licenses/no-such-license/');
+    expect(missing.status).toBe(404);
+    expect(missing.json).toEqual({ detail: 'Not found.' });
+    expect((await call(undefined, 'GET', '/api/v2/reference_licenses/mit/')).status).toBe(401);
+  });
+});
+
+describe('adopting a reference license: POST /api/v2/licenses/ with its key', () => {
+  it('fills name, short name, SPDX key, category and exception flag from the reference, storing its key', async () => {
+    const response = await call('root', 'POST', '/api/v2/licenses/', { key: 'Apache-2.0' });
+    expect(response.status, response.text).toBe(201);
+    const apache = byKey.get('apache-2.0')!;
+    expect(response.json).toEqual({
+      uuid: expect.any(String),
+      api_url: `${http.api.url}/api/v2/licenses/${response.json.uuid}/`,
+      key: 'apache-2.0',
+      name: apache.name,
+      short_name: apache.short_name,
+      spdx_license_key: 'Apache-2.0',
+      license_expression_spdx: 'Apache-2.0',
+      category: 'Permissive',
+      is_exception: false,
+      usage_policy: null,
+    });
+    expect((await call('alice', 'GET', `/api/v2/licenses/${response.json.uuid}/`)).json).toEqual(response.json);
+  });
+
+  it('adopts an exception as an exception', async () => {
+    const response = await call('root', 'POST', '/api/v2/licenses/', { key: 'classpath-exception-2.0' });
+    expect(response.json).toMatchObject({ key: 'classpath-exception-2.0', category: 'Copyleft Limited', is_exception: true, spdx_license_key: 'Classpath-exception-2.0' });
+  });
+
+  it('lets the fields given win over the reference', async () => {
+    await call('root', 'POST', '/api/v2/usage_policies/', { label: 'Allowed', content_type: 'license' });
+    const response = await call('root', 'POST', '/api/v2/licenses/', {
+      key: 'BSD-NEW',
+      name: 'Our BSD',
+      spdx_license_key: '',
+      category: 'Copyleft',
+      is_exception: true,
+      usage_policy: 'Allowed',
+    });
+    expect(response.status, response.text).toBe(201);
+    expect(response.json).toMatchObject({
+      key: 'bsd-new',
+      name: 'Our BSD',
+      short_name: byKey.get('bsd-new')!.short_name,
+      spdx_license_key: '',
+      license_expression_spdx: 'LicenseRef-dejacode-bsd-new',
+      category: 'Copyleft',
+      is_exception: true,
+      usage_policy: 'Allowed',
+    });
+  });
+
+  it('refuses a key that is no reference license without a name, saying so, and changes nothing', async () => {
+    const before = await snapshot();
+    const response = await call('root', 'POST', '/api/v2/licenses/', { key: 'not-a-reference' });
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({ name: ['This field is required: "not-a-reference" is not a reference license key to adopt.'] });
+    expect(await snapshot()).toBe(before);
+  });
+
+  it('refuses to adopt the same license twice, in any letter case', async () => {
+    expect((await call('root', 'POST', '/api/v2/licenses/', { key: 'isc' })).status).toBe(201);
+    const before = await snapshot();
+    for (const key of ['isc', 'ISC']) {
+      const again = await call('root', 'POST', '/api/v2/licenses/', { key });
+      expect(again.status).toBe(400);
+      expect(again.json).toEqual({ key: ['License with this key already exists.'] });
+    }
+    expect(await snapshot()).toBe(before);
+  });
+
+  it('is for superusers: others read the reference library but get 403 adopting, changing nothing', async () => {
+    const before = await snapshot();
+    const response = await call('alice', 'POST', '/api/v2/licenses/', { key: 'zlib' });
+    expect(response.status).toBe(403);
+    expect(await snapshot()).toBe(before);
+    expect((await call('alice', 'GET', '/api/v2/reference_licenses/zlib/')).status).toBe(200);
+  });
+
+  it("adopts into the caller's dataspace only; the reference library stays as it is", async () => {
+    const ours = await call('root', 'POST', '/api/v2/licenses/', { key: 'mit', name: 'Our MIT' });
+    expect(ours.status, ours.text).toBe(201);
+    const theirs = await call('mallory', 'POST', '/api/v2/licenses/', { key: 'MIT' });
+    expect(theirs.status, theirs.text).toBe(201);
+    expect(theirs.json.name).toBe('MIT License');
+    expect((await call('alice', 'GET', '/api/v2/licenses/?key=mit')).json.results.map((l: { uuid: string }) => l.uuid)).toEqual([ours.json.uuid]);
+    expect((await call('mallory', 'GET', '/api/v2/licenses/?key=mit')).json.results.map((l: { uuid: string }) => l.uuid)).toEqual([theirs.json.uuid]);
+    expect((await call('mallory', 'GET', `/api/v2/licenses/${ours.json.uuid}/`)).status).toBe(404);
+    // The dataspace's mit shadows the reference in expressions; the library itself answers the same.
+    expect((await call('alice', 'GET', '/api/v2/reference_licenses/mit/')).json).toEqual(byKey.get('mit'));
+  });
+});
