@@ -1,9 +1,11 @@
 /**
- * Refreshes the reference license library (shared/reference/scancode-licensedb.json) from the
- * ScanCode LicenseDB: its index.json plus each license's <key>.json for the names the index lacks.
+ * Refreshes the reference license library (shared/reference/scancode-licenses.json) from the
+ * ScanCode LicenseDB: its index.json plus each license's <key>.json for the names the index lacks,
+ * or a bare index file (names then from the SPDX license list, else the key).
  *
  *   npm run refresh:licenses                       # from https://scancode-licensedb.aboutcode.org/
  *   npm run refresh:licenses -- --from ./licensedb/docs   # from a checkout of aboutcode-org/scancode-licensedb
+ *   npm run refresh:licenses -- --index scancode-licensedb-index.json   # e.g. from Debian's python3-license-expression
  *
  * The output is sorted by key, one license per line, so a refresh reads as a reviewable diff.
  */
@@ -70,14 +72,41 @@ export async function buildReferenceRecords(source: string, { concurrency = 16, 
   return records.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
+/**
+ * The records of a bare LicenseDB index file, such as the one python3-license-expression ships
+ * (license_expression/data/scancode-licensedb-index.json): it has no names, so each license takes the
+ * name the SPDX license list gives its SPDX id, or else its key.
+ */
+export async function buildRecordsFromIndexFile(file: string, { minEntries = 1_000 }: Pick<BuildOptions, 'minEntries'> = {}): Promise<ReferenceRecord[]> {
+  const index = JSON.parse(await readFile(file, 'utf8')) as IndexEntry[];
+  if (!Array.isArray(index) || index.length < minEntries) throw new Error(`${file} does not look like the LicenseDB index.`);
+  const { default: spdxNames } = (await import('spdx-license-list')) as { default: Record<string, { name: string }> };
+  return index
+    .map((entry): ReferenceRecord => {
+      const name = spdxNames[entry.spdx_license_key ?? '']?.name ?? entry.license_key;
+      return {
+        key: entry.license_key,
+        short_name: name,
+        name,
+        category: entry.category ?? '',
+        spdx_license_key: entry.spdx_license_key ?? '',
+        other_spdx_license_keys: (entry.other_spdx_license_keys ?? []).filter((id) => id !== ''),
+        is_exception: entry.is_exception === true,
+        is_deprecated: entry.is_deprecated === true,
+      };
+    })
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
 export function serializeRecords(records: readonly ReferenceRecord[]): string {
   return `[\n${records.map((record) => JSON.stringify(record)).join(',\n')}\n]\n`;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const at = process.argv.indexOf('--from');
-  const source = at > 0 ? process.argv[at + 1]! : DEFAULT_SOURCE;
-  const records = await buildReferenceRecords(source);
+  const option = (name: string) => (process.argv.indexOf(name) > 0 ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+  const indexFile = option('--index');
+  const source = indexFile ?? option('--from') ?? DEFAULT_SOURCE;
+  const records = indexFile ? await buildRecordsFromIndexFile(indexFile) : await buildReferenceRecords(source);
   await writeFile(OUTPUT, serializeRecords(records));
   console.log(`Wrote ${records.length} reference licenses from ${source} to ${path.relative(process.cwd(), OUTPUT)}.`);
   const unknown = newCategories(records);

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { referenceLibraryOf, type ReferenceLibrary } from '../domain/reference-license.ts';
 
 /** The file's name, here and next to each Lambda bundle. */
-export const REFERENCE_DATA_FILE = 'scancode-licensedb.json';
+export const REFERENCE_DATA_FILE = 'scancode-licenses.json';
 
 /** One reference license as the data file stores it (the API's field names). */
 export interface ReferenceRecord {

@@ -64,9 +64,9 @@ describe('GET /api/v2/reference_licenses/', () => {
     expect(await allPages('spdx_license_key=apache-2.0')).toEqual({ count: 1, keys: ['apache-2.0'] });
     // A deprecated SPDX id finds the license it now names.
     expect(await allPages(`spdx_license_key=${encodeURIComponent('gpl-2.0+')}`)).toEqual({ count: 1, keys: ['gpl-2.0-plus'] });
-    const withRef = data.filter((r) => r.other_spdx_license_keys.includes('LicenseRef-MIT-TC'));
+    const withRef = data.filter((r) => r.other_spdx_license_keys.includes('LicenseRef-GPL-2.0'));
     expect(withRef.length).toBeGreaterThan(0);
-    expect((await allPages('spdx_license_key=licenseref-mit-tc')).keys).toEqual(keysOf(withRef));
+    expect((await allPages('spdx_license_key=licenseref-gpl-2.0')).keys).toEqual(keysOf(withRef));
   });
 
   it('filters on each category, exactly, and refuses an unknown one naming it', async () => {
@@ -102,9 +102,9 @@ describe('GET /api/v2/reference_licenses/', () => {
     expect(twoWords.length).toBeGreaterThan(0);
     expect((await allPages(`search=${encodeURIComponent('gpl classpath')}`)).keys).toEqual(keysOf(twoWords));
     expect((await allPages(`search=${encodeURIComponent('gpl,classpath')}`)).keys).toEqual(keysOf(twoWords));
-    const phrase = searched('general public license 2.0');
+    const phrase = searched('general public license v2.0');
     expect(phrase.length).toBeGreaterThan(0);
-    expect((await allPages(`search=${encodeURIComponent('"General Public License 2.0"')}`)).keys).toEqual(keysOf(phrase));
+    expect((await allPages(`search=${encodeURIComponent('"General Public License v2.0"')}`)).keys).toEqual(keysOf(phrase));
     // By SPDX id only: the key and names of LicenseRef-scancode-… licenses hold no "licenseref".
     expect((await allPages('search=licenseref-scancode-3com')).keys).toEqual(['3com-microcode']);
     expect((await allPages('search=')).count).toBe(data.length);

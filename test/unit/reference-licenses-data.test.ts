@@ -1,5 +1,5 @@
 /**
- * The shipped reference data (shared/reference/scancode-licensedb.json) and the script that writes it
+ * The shipped reference data (shared/reference/scancode-licenses.json) and the script that writes it
  * (bin/refresh-reference-licenses.ts), run here on a small LicenseDB-shaped directory.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildReferenceRecords, newCategories, serializeRecords } from '../../bin/refresh-reference-licenses.ts';
 import { REFERENCE_CATEGORIES } from '../../shared/domain/reference-license.ts';
-import { readReferenceRecords, scancodeLibrary } from '../../shared/reference/scancode-licensedb.ts';
+import { REFERENCE_DATA_FILE, readReferenceRecords, scancodeLibrary } from '../../shared/reference/scancode-licensedb.ts';
 import { LicenseBodies } from '../../shared/schemas/catalog.ts';
 
-const dataFile = join(import.meta.dirname, '..', '..', 'shared', 'reference', 'scancode-licensedb.json');
+const dataFile = join(import.meta.dirname, '..', '..', 'shared', 'reference', REFERENCE_DATA_FILE);
 const records = readReferenceRecords();
 
 describe('the shipped reference data', () => {
