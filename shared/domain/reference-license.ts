@@ -29,6 +29,25 @@ export interface ReferenceLibrary {
   byName(text: string): ReferenceLicense | undefined;
 }
 
+/**
+ * The categories of the reference library (the ScanCode LicenseDB's), which the license policy rules'
+ * `categories` parameter names. Kept here, without the data, so the rules (and the web console that
+ * checks them in the browser) need not load the library; a unit test holds it equal to the shipped data.
+ */
+export const LICENSE_CATEGORIES = [
+  'CLA',
+  'Commercial',
+  'Copyleft',
+  'Copyleft Limited',
+  'Free Restricted',
+  'Patent License',
+  'Permissive',
+  'Proprietary Free',
+  'Public Domain',
+  'Source-available',
+  'Unstated License',
+] as const;
+
 const fold = (text: string) => text.trim().toLowerCase();
 
 export function referenceLibraryOf(licenses: readonly ReferenceLicense[]): ReferenceLibrary {

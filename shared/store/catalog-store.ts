@@ -24,7 +24,7 @@ import {
   type UsagePolicy,
   type Vulnerability,
 } from '../domain/catalog.ts';
-import { batchGet, cancellationCode, revisionCondition, isTransactionConflict, partitionQueryInput, queryCount, queryOffset, type Item } from './dynamo.ts';
+import { batchGet, cancellationCode, revisionCondition, isTransactionConflict, partitionQueryInput, queryAll, queryCount, queryOffset, type Item } from './dynamo.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type Stored = {
@@ -90,6 +90,8 @@ export interface CollectionSpec<T extends Stored> {
 export interface ListOptions {
   /** Exact values of attributes, applied as a filter. */
   readonly equal?: Readonly<Record<string, string>>;
+  /** List attributes that must (true) or must not (false) hold an element, applied as a filter. */
+  readonly holds?: readonly { readonly attribute: string; readonly element: string; readonly present: boolean }[];
 }
 
 /** The object's item, with its dataspace index keys, at the revision a write gives it. */
@@ -170,10 +172,22 @@ export class Collection<T extends Stored> {
       input.ExpressionAttributeValues = { ...input.ExpressionAttributeValues, [`:f${i}`]: value };
       return `#f${i} = :f${i}`;
     });
+    (options.holds ?? []).forEach(({ attribute, element, present }, i) => {
+      input.ExpressionAttributeNames = { ...input.ExpressionAttributeNames, [`#h${i}`]: attribute };
+      input.ExpressionAttributeValues = { ...input.ExpressionAttributeValues, [`:h${i}`]: element };
+      // contains() on a list compares whole elements; an item without the attribute holds nothing.
+      conditions.push(present ? `contains(#h${i}, :h${i})` : `NOT contains(#h${i}, :h${i})`);
+    });
     if (conditions.length > 0) input.FilterExpression = conditions.join(' AND ');
     const count = await queryCount(this.doc, input);
     const items = offset < count ? await queryOffset(this.doc, input, offset, limit) : [];
     return { count, items: items.map(this.spec.fromItem) };
+  }
+
+  /** Every object of the dataspace, in unique-value order (its licenses, to resolve expressions with): a paged Query of the index. */
+  async all(dataspace: string): Promise<T[]> {
+    const items = await queryAll(this.doc, partitionQueryInput(this.tableName, keys.catalogOfDataspace(this.spec.type, dataspace)));
+    return items.map(this.spec.fromItem);
   }
 
   /** The transaction items that write `after` over `before` (create: no before; delete: no after). */
@@ -338,8 +352,9 @@ export const CATALOG_SPECS: {
     unique: (pkg) => pkg.purl,
     uniqueField: 'purl',
     uniqueMessage: 'Package with this purl already exists.',
+    // Only the dataspace licenses the expression named when written: reference keys and the unknown key have no license to count on.
     references: (p) => [
-      ...p.licenseKeys.map((key): Reference => ({ type: 'LICENSE', value: key, counter: 'usedByPackages' })),
+      ...p.countedLicenseKeys.map((key): Reference => ({ type: 'LICENSE', value: key, counter: 'usedByPackages' })),
       ...(p.usagePolicy === null ? [] : [{ type: 'USAGEPOLICY' as const, value: p.usagePolicy, counter: 'usedByPackages' as const }]),
     ],
     toAttributes: (p) => ({
@@ -356,6 +371,9 @@ export const CATALOG_SPECS: {
       downloadUrl: p.downloadUrl,
       licenseExpression: p.licenseExpression,
       licenseKeys: [...p.licenseKeys],
+      countedLicenseKeys: [...p.countedLicenseKeys],
+      declaredLicenseExpression: p.declaredLicenseExpression,
+      unknownLicenses: [...p.unknownLicenses],
       usagePolicy: p.usagePolicy,
       vulnerabilities: p.vulnerabilities,
     }),
@@ -372,6 +390,11 @@ export const CATALOG_SPECS: {
       downloadUrl: String(item.downloadUrl ?? ''),
       licenseExpression: String(item.licenseExpression ?? ''),
       licenseKeys: (item.licenseKeys as string[] | undefined) ?? [],
+      // Written before expressions could name reference licenses, every key was the dataspace's, counted
+      // (or not, by refsCounted), and the text as written was the expression.
+      countedLicenseKeys: (item.countedLicenseKeys as string[] | undefined) ?? (item.licenseKeys as string[] | undefined) ?? [],
+      declaredLicenseExpression: String(item.declaredLicenseExpression ?? item.licenseExpression ?? ''),
+      unknownLicenses: (item.unknownLicenses as string[] | undefined) ?? [],
       usagePolicy: (item.usagePolicy as string | null | undefined) ?? null,
       vulnerabilities: (item.vulnerabilities as Package['vulnerabilities'] | undefined) ?? {},
     }),
