@@ -114,7 +114,7 @@ export const PackageBodies = bodies(
       .describe('The license as the package declares it, any text; given without license_expression (or with a blank one), it is resolved into license_expression'),
     usage_policy: optionalLabel,
   },
-  { purl: '', type: '', namespace: '', name: '', version: '', filename: '', download_url: '', usage_policy: null },
+  { purl: '', type: '', namespace: '', name: '', version: '', filename: '', download_url: '', license_expression: '', usage_policy: null },
   ['uuid', 'api_url', 'risk_score', 'affected_by_vulnerabilities', 'license_expression_spdx', 'unknown_licenses'],
 );
 
