@@ -55,13 +55,17 @@ export function benchFacts(count: number, now: Date): PackageFacts[] {
   const random = generator(20_260_301);
   return Array.from({ length: count }, (_, i): PackageFacts => {
     const hasLicenseExpression = i % 10 !== 0;
-    const licenses = hasLicenseExpression
+    const drawn = hasLicenseExpression
       ? Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({
           key: `license-${Math.floor(random() * 200)}`,
           alert: pick(random, ALERTS),
           category: pick(random, CATEGORIES),
         }))
       : [];
+    // One in fifty also names an unknown license (free text an SBOM carried).
+    if (hasLicenseExpression && i % 50 === 7) drawn.push({ key: 'unknown-license-reference', alert: '', category: 'Unstated License' });
+    // Each key once, as an expression's keys are.
+    const licenses = drawn.filter((license, n) => drawn.findIndex((other) => other.key === license.key) === n);
     // Every fifth expression a choice (OR), the others all required (AND): both ways of judging run.
     const licenseExpression = licenses.map((license) => license.key).join(i % 5 === 0 ? ' OR ' : ' AND ');
     const vulnerabilities =
@@ -79,7 +83,7 @@ export function benchFacts(count: number, now: Date): PackageFacts[] {
       licenseExpression,
       concluded: false,
       licenses,
-      unknownLicenses: [],
+      unknownLicenses: i % 50 === 7 && hasLicenseExpression ? ['SEE LICENSE IN LICENSE'] : [],
       usagePolicyAlert: pick(random, ALERTS),
       vulnerabilities,
     };

@@ -15,6 +15,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ServiceConfig } from '../../shared/config.ts';
+import { SCANCODE_LICENSEDB_FILE } from '../../shared/reference/scancode-licensedb.ts';
 
 /** The repository root: entry files, package.json and package-lock.json are resolved from here. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -109,6 +110,15 @@ export class ServiceFunction extends Construct {
         bundleAwsSDK: true,
         externalModules: [],
         forceDockerBundling: false,
+        // The reference license library is read from a file beside the bundle, not bundled
+        // (shared/reference/scancode-licensedb.ts): every function gets it, about 100 kB zipped.
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (inputDir: string, outputDir: string) => [
+            `cp "${path.join(inputDir, 'shared', 'reference', SCANCODE_LICENSEDB_FILE)}" "${path.join(outputDir, SCANCODE_LICENSEDB_FILE)}"`,
+          ],
+        },
       },
     });
 

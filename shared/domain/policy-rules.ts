@@ -338,92 +338,109 @@ function expressionOf(pkg: PackageFacts): LicenseExpression | undefined {
   return pkg.licenses.length === 1 ? { kind: 'license', key: pkg.licenses[0]!.key } : { kind: 'and', operands: pkg.licenses.map((l) => ({ kind: 'license' as const, key: l.key })) };
 }
 
-/** The license rules' verdict on a package: the flagged licenses (by alert, or by category) judged over its expression. */
+/** An OR operator, in any case, between spaces or parentheses (keys hold neither). */
+const CHOICE = /(?:^|[\s()])or(?:[\s()]|$)/i;
+
+/**
+ * The license rules' verdict on a package: the flagged licenses (by alert, or by category) judged over
+ * its expression. `licenses` lists every key
+ * of the expression, so the tree is needed only for a choice (OR) with some keys flagged and others
+ * not: none flagged never breaks; without OR any flagged one breaks; all flagged always breaks, and
+ * an OR in it then had no compliant choice.
+ */
 function licenseVerdict(
   pkg: PackageFacts,
-  tree: LicenseExpression | undefined,
+  treeOf: (pkg: PackageFacts) => LicenseExpression | undefined,
   alert: 'error' | 'warning',
   categories: ReadonlySet<string>,
 ): Pick<Offender, 'reasons' | 'license'> | undefined {
-  if (!tree) return undefined;
-  const byKey = new Map(pkg.licenses.map((license) => [license.key, license]));
-  const flagged = (key: string) => {
-    const license = byKey.get(key);
-    return license !== undefined && (license.alert === alert || (license.category !== '' && categories.has(license.category)));
-  };
-  const judgement = judgeExpression(tree, flagged);
+  const flaggedKeys: string[] = [];
+  for (const license of pkg.licenses) {
+    if (license.alert === alert || (license.category !== '' && categories.has(license.category))) flaggedKeys.push(license.key);
+  }
+  if (flaggedKeys.length === 0 || pkg.licenseExpression === '') return undefined;
+  const hasChoice = CHOICE.test(pkg.licenseExpression);
+  let judgement: LicenseJudgement;
+  if (!hasChoice || flaggedKeys.length === pkg.licenses.length) {
+    // Without OR every license is required (AND, WITH): any flagged one breaks it.
+    judgement = { breaks: true, causes: flaggedKeys, noCompliantChoice: hasChoice };
+  } else {
+    const tree = treeOf(pkg);
+    if (!tree) return undefined;
+    judgement = judgeExpression(tree, (key) => flaggedKeys.includes(key));
+  }
   if (!judgement.breaks) return undefined;
   return { reasons: judgement.causes, license: { expression: pkg.licenseExpression, concluded: pkg.concluded, noCompliantChoice: judgement.noCompliantChoice } };
 }
 
-/** The reasons a package breaks a rule (empty when it does not). */
-function verdict(
-  type: RuleType,
-  pkg: PackageFacts,
-  tree: LicenseExpression | undefined,
-  parameters: Readonly<Record<string, ParameterValue>>,
-  now: Date,
-): Pick<Offender, 'reasons' | 'license'> {
-  const unresolved = (v: PackageFacts['vulnerabilities'][number]) => !(v.analysisState !== null && isCompleteAnalysis({ state: v.analysisState }));
-  const list = (reasons: string[]) => ({ reasons });
+/** A vulnerability without a completed (terminal) analysis for this product. */
+const unresolved = (v: PackageFacts['vulnerabilities'][number]) => !(v.analysisState !== null && isCompleteAnalysis({ state: v.analysisState }));
+
+/** The reasons a package breaks a rule that does not read licenses (empty when it does not). */
+function reasons(type: Exclude<RuleType, LicenseRule>, pkg: PackageFacts, parameters: Readonly<Record<string, ParameterValue>>, now: Date): string[] {
   switch (type) {
     case 'usage_policy_error':
-      return list(pkg.usagePolicyAlert === 'error' ? ['usage policy'] : []);
+      return pkg.usagePolicyAlert === 'error' ? ['usage policy'] : [];
     case 'usage_policy_warning':
-      return list(pkg.usagePolicyAlert === 'warning' ? ['usage policy'] : []);
-    case 'license_policy_error':
-    case 'license_policy_warning': {
-      const categories = new Set(Array.isArray(parameters.categories) ? (parameters.categories as readonly string[]) : []);
-      return licenseVerdict(pkg, tree, type === 'license_policy_error' ? 'error' : 'warning', categories) ?? list([]);
-    }
+      return pkg.usagePolicyAlert === 'warning' ? ['usage policy'] : [];
     case 'license_coverage_gap':
       // An unknown license (free text included) is a license statement: not a gap (license_unknown tells it).
-      return list(pkg.licenseExpression === '' ? ['no license expression'] : []);
-    case 'license_unknown': {
-      if (!pkg.licenses.some((license) => license.key === UNKNOWN_LICENSE_KEY)) return list([]);
-      return {
-        reasons: pkg.unknownLicenses.length > 0 ? [...pkg.unknownLicenses] : [UNKNOWN_LICENSE_KEY],
-        license: { expression: pkg.licenseExpression, concluded: pkg.concluded, noCompliantChoice: false },
-      };
-    }
+      return pkg.licenseExpression === '' ? ['no license expression'] : [];
     case 'vulnerability_detected': {
       const minimum = numberParameter(parameters, 'min_risk_score');
-      return list(pkg.vulnerabilities.filter((v) => minimum === undefined || (v.riskScore !== null && v.riskScore >= minimum)).map((v) => v.id));
+      return pkg.vulnerabilities.filter((v) => minimum === undefined || (v.riskScore !== null && v.riskScore >= minimum)).map((v) => v.id);
     }
     case 'vulnerability_unresolved':
-      return list(pkg.vulnerabilities.filter(unresolved).map((v) => v.id));
+      return pkg.vulnerabilities.filter(unresolved).map((v) => v.id);
     case 'vulnerability_stale': {
       const minimum = numberParameter(parameters, 'min_risk_score') ?? 8.0;
       const maxDays = numberParameter(parameters, 'max_days') ?? 30;
-      return list(
-        pkg.vulnerabilities
-          .filter((v) => v.riskScore !== null && v.riskScore >= minimum)
-          .filter((v) => now.getTime() - Date.parse(v.linkedDate) > maxDays * DAY_MS)
-          .filter(unresolved)
-          .map((v) => v.id),
-      );
+      return pkg.vulnerabilities
+        .filter((v) => v.riskScore !== null && v.riskScore >= minimum)
+        .filter((v) => now.getTime() - Date.parse(v.linkedDate) > maxDays * DAY_MS)
+        .filter(unresolved)
+        .map((v) => v.id);
     }
   }
 }
 
-const LICENSE_RULES: readonly RuleType[] = ['license_policy_error', 'license_policy_warning', 'license_unknown'];
+/** The rules that judge a package's license expression; their offenders carry it for the drill-down. */
+type LicenseRule = 'license_policy_error' | 'license_policy_warning' | 'license_unknown';
+
+/** license_unknown: the expression holds the unknown key; the reasons are the unknown licenses as written. */
+function unknownVerdict(pkg: PackageFacts): Pick<Offender, 'reasons' | 'license'> | undefined {
+  if (!pkg.licenses.some((license) => license.key === UNKNOWN_LICENSE_KEY)) return undefined;
+  return {
+    reasons: pkg.unknownLicenses.length > 0 ? pkg.unknownLicenses : [UNKNOWN_LICENSE_KEY],
+    license: { expression: pkg.licenseExpression, concluded: pkg.concluded, noCompliantChoice: false },
+  };
+}
 
 /** Runs every active rule over the product's packages. */
 export function evaluateRules(config: PolicyConfig, packages: readonly PackageFacts[], now: Date): RuleResult[] {
   const results: RuleResult[] = [];
-  // Each expression is parsed once, and only when a license rule is active.
-  const trees = new Map<PackageFacts, LicenseExpression | undefined>();
+  // Each distinct expression is parsed once, and only when it must be judged part by part.
+  const trees = new Map<string, LicenseExpression | undefined>();
   const treeOf = (pkg: PackageFacts) => {
-    if (!trees.has(pkg)) trees.set(pkg, expressionOf(pkg));
-    return trees.get(pkg);
+    if (!trees.has(pkg.licenseExpression)) trees.set(pkg.licenseExpression, expressionOf(pkg));
+    return trees.get(pkg.licenseExpression);
   };
   for (const type of RULE_TYPES) {
     const rule = effectiveConfig(config, type);
     if (!rule.is_active) continue;
     const offenders: Offender[] = [];
-    for (const pkg of packages) {
-      const { reasons, license } = verdict(type, pkg, LICENSE_RULES.includes(type) ? treeOf(pkg) : undefined, rule.parameters, now);
-      if (reasons.length > 0) offenders.push({ uuid: pkg.uuid, purl: pkg.purl, reasons: [...new Set(reasons)].sort(), ...(license ? { license } : {}) });
+    if (type === 'license_policy_error' || type === 'license_policy_warning' || type === 'license_unknown') {
+      const categories = new Set(Array.isArray(rule.parameters.categories) ? (rule.parameters.categories as readonly string[]) : []);
+      const alert = type === 'license_policy_error' ? 'error' : 'warning';
+      for (const pkg of packages) {
+        const found = type === 'license_unknown' ? unknownVerdict(pkg) : licenseVerdict(pkg, treeOf, alert, categories);
+        if (found) offenders.push({ uuid: pkg.uuid, purl: pkg.purl, reasons: [...new Set(found.reasons)].sort(), license: found.license! });
+      }
+    } else {
+      for (const pkg of packages) {
+        const why = reasons(type, pkg, rule.parameters, now);
+        if (why.length > 0) offenders.push({ uuid: pkg.uuid, purl: pkg.purl, reasons: [...new Set(why)].sort() });
+      }
     }
     results.push({ type, count: offenders.length, offenders, triggered: offenders.length > rule.threshold });
   }

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from 'esbuild';
 import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
 import { logicalId, synthesize, type Synthesized } from './helpers.ts';
 
@@ -14,6 +15,7 @@ import { logicalId, synthesize, type Synthesized } from './helpers.ts';
 const MAX_BUNDLE_BYTES = 1024 * 1024;
 
 const names = Object.keys(FUNCTIONS) as FunctionName[];
+const repositoryRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 let outdir: string;
 let synth: Synthesized;
 
@@ -40,6 +42,20 @@ describe('bundled functions', () => {
     expect(code).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
     expect(statSync(`${bundle}.map`).size).toBeGreaterThan(0);
     expect(statSync(bundle).size).toBeLessThan(MAX_BUNDLE_BYTES);
+  });
+
+  it.each(names)('%s has the reference license library beside its bundle, and it loads from there', async (name) => {
+    const data = path.join(path.dirname(bundleOf(name)), 'scancode-licensedb.json');
+    expect(readFileSync(data, 'utf8')).toBe(readFileSync(path.join(repositoryRoot, 'shared', 'reference', 'scancode-licensedb.json'), 'utf8'));
+  });
+
+  it('a bundle reads the library from beside itself (not from the source tree)', async () => {
+    // The library's own module bundled into the catalog's asset directory, as the functions bundle it.
+    const dir = path.dirname(bundleOf('catalog'));
+    const out = path.join(dir, 'library-probe.mjs');
+    await build({ entryPoints: [path.join(repositoryRoot, 'shared', 'reference', 'scancode-licensedb.ts')], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'error' });
+    const { scancodeLibrary } = (await import(pathToFileURL(out).href)) as typeof import('../../shared/reference/scancode-licensedb.ts');
+    expect(scancodeLibrary().byKey('Apache-2.0')?.spdxLicenseKey).toBe('Apache-2.0');
   });
 
   it('runs: the $default function answers 404 for an unknown path', async () => {

@@ -239,3 +239,14 @@ describe('the shipped reference library', async () => {
     expect([...new Set(scancodeLibrary().all.map((license) => license.category))].sort()).toEqual([...LICENSE_CATEGORIES].sort());
   });
 });
+
+describe('expressions as stored before they were canonical (lower-case operators, parentheses without spaces)', () => {
+  it.each([
+    ['mit or gpl-3.0', 0],
+    ['(mit)or(gpl-3.0)', 0],
+    ['gpl-3.0 and mit', 1],
+    ['gpl-3.0 or agpl-3.0', 1],
+  ])('%s → %i', (expression, count) => {
+    expect(run('license_policy_error', [aPackage(expression)]).count).toBe(count);
+  });
+});
