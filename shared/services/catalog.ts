@@ -453,6 +453,15 @@ export function packageLicense(resolved: ResolvedExpression, input: NonNullable<
   };
 }
 
+/**
+ * What a package stores of an expression resolved elsewhere (the SBOM import's upserts): the
+ * canonical expression and its keys, the dataspace keys it counts, the unknown licenses, and as
+ * declared text `declared` if given (SPDX licenseDeclared beside licenseConcluded), else the text resolved.
+ */
+export function licenseFields(resolved: ResolvedExpression, declared?: string): PackageLicense {
+  return packageLicense(resolved, { text: resolved.declared, field: 'license_expression', declared, expressionGiven: true }, undefined);
+}
+
 type Holds = NonNullable<import('../store/catalog-store.ts').ListOptions['holds']>[number];
 
 /** The filters `has_unknown_license` (true / false) and `unknown_license` (an unknown license as written, exactly). */
