@@ -12,6 +12,8 @@ export const handler = apiFunction(apiDeps(), {
   list_product_packages: async (r) => ({ statusCode: 200, body: await service.list(r.caller, r.query, r.url, r.baseUrl) }),
   create_product_package: async (r) => ({ statusCode: 201, body: await service.add(r.caller, body(r), r.baseUrl) }),
   retrieve_product_package: async (r) => ({ statusCode: 200, body: await service.retrieve(r.caller, uuid(r), r.baseUrl) }),
+  update_product_package: async (r) => ({ statusCode: 200, body: await service.update(r.caller, uuid(r), body(r), r.baseUrl, r.ifMatch) }),
+  partial_update_product_package: async (r) => ({ statusCode: 200, body: await service.update(r.caller, uuid(r), body(r), r.baseUrl, r.ifMatch) }),
   destroy_product_package: async (r) => (await service.remove(r.caller, uuid(r), r.ifMatch), { statusCode: 204 }),
   list_product_package_packages: async (r) => ({
     statusCode: 200,

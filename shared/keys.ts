@@ -30,6 +30,7 @@
  *   Catalog object (usage policy, license, package, vulnerability)
  *                PK=<TYPE>#<uuid>         SK=<TYPE>             get one
  *                GSI1PK=DS#<ds>#<TYPE>S   GSI1SK=<unique value>␁<uuid>   list a dataspace's, in order
+ *                                                              (all its licenses: to resolve license expressions)
  *   Unique value PK=DS#<ds>#<TYPE>#<unique value>  SK=UNIQUE   label / key / purl / vulnerability id → uuid
  *                                                              (a license's and a policy's also count who names them:
  *                                                              usedByPackages, usedByLicenses)

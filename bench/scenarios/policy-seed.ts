@@ -26,6 +26,10 @@ export function benchPackage(
     downloadUrl: '',
     licenseExpression: fields.licenseExpression ?? '',
     licenseKeys: fields.licenseKeys ?? [],
+    // Seeded keys are the dataspace's own licenses, written as keys.
+    countedLicenseKeys: fields.licenseKeys ?? [],
+    declaredLicenseExpression: fields.licenseExpression ?? '',
+    unknownLicenses: [],
     usagePolicy: fields.usagePolicy ?? null,
     vulnerabilities: fields.vulnerabilities ?? {},
   };

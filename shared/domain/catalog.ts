@@ -79,10 +79,23 @@ export interface Package extends Stored {
   readonly purl: string;
   readonly filename: string;
   readonly downloadUrl: string;
-  /** Normalized, or '' for none. */
+  /**
+   * Canonical, over keys (dataspace keys, reference keys, and `unknown-license-reference` for what
+   * resolved to nothing; see shared/domain/license-resolution.ts), or '' for none.
+   */
   readonly licenseExpression: string;
-  /** The license keys the expression names. */
+  /** Every key the expression names, exceptions, reference keys and the unknown key included. */
   readonly licenseKeys: readonly string[];
+  /**
+   * The keys of `licenseKeys` that were the dataspace's own licenses when the expression was written:
+   * the ones counted on their licenses (usedByPackages). A reference license adopted later is counted
+   * from the package's next expression write.
+   */
+  readonly countedLicenseKeys: readonly string[];
+  /** The license text as written (an SPDX expression, keys in any case, or free text); DejaCode's declared_license_expression. */
+  readonly declaredLicenseExpression: string;
+  /** The symbols, or the whole free text, that resolved to no license, as written. */
+  readonly unknownLicenses: readonly string[];
   /** Label of a package usage policy. */
   readonly usagePolicy: string | null;
   /** By vulnerability id: kept in step with the vulnerabilities that affect the package. */
@@ -109,7 +122,31 @@ export interface ProductPackage {
   readonly productUuid: string;
   readonly packageUuid: string;
   readonly createdDate: string;
+  /** Bumped by every write (1 once created): the entity tag. */
+  readonly rev: number;
+  /**
+   * The license concluded for this product, canonical over keys as a package's; '' means the
+   * package's own. Not counted on its licenses (see docs/license-expressions.md).
+   */
+  readonly licenseExpression: string;
+  readonly licenseKeys: readonly string[];
+  readonly declaredLicenseExpression: string;
+  readonly unknownLicenses: readonly string[];
+  /** DejaCode's flags: the package is deployed with the product (default true), and modified (default false). */
+  readonly isDeployed: boolean;
+  readonly isModified: boolean;
 }
+
+/** A product package's own fields as added without them: the package's license, deployed, not modified. */
+export const PRODUCT_PACKAGE_DEFAULTS = {
+  rev: 1,
+  licenseExpression: '',
+  licenseKeys: [],
+  declaredLicenseExpression: '',
+  unknownLicenses: [],
+  isDeployed: true,
+  isModified: false,
+} as const satisfies Partial<ProductPackage>;
 
 export interface Analysis extends Stored {
   readonly productUuid: string;

@@ -7,11 +7,14 @@
  * | Change                                              | Affected                          |
  * | --------------------------------------------------- | --------------------------------- |
  * | product created, saved (name, version) or deleted   | that product                      |
- * | package added to or removed from a product          | that product                      |
+ * | package added to or removed from a product, or the  | that product                      |
+ * | license concluded for it changed                    |                                   |
  * | analysis created, changed or deleted                | its product                       |
  * | package's license expression, usage policy, or its  | the products holding the package  |
  * | vulnerabilities (linked, unlinked, re-scored)       |                                   |
- * | license's usage policy changed, license deleted     | every product of the dataspace    |
+ * | license's usage policy or category changed, license | every product of the dataspace    |
+ * | deleted, or created with a usage policy or category |                                   |
+ * | (expressions may name its key as a reference key)   |                                   |
  * | usage policy's alert or content type changed, or    | every product of the dataspace    |
  * | the policy deleted                                  |                                   |
  * | the dataspace's policy rule configuration saved     | every product of the dataspace    |
@@ -48,14 +51,19 @@ export function changeTargets(change: ChangeRecord): ChangeTarget[] {
       if (change.eventName === 'MODIFY' && !changed(change, 'name', 'version', 'lastModifiedDate')) return [];
       return [{ kind: 'product', dataspace, uuid: String(image.uuid) }];
     case 'ProductPackage':
-      return change.eventName === 'MODIFY' ? [] : [{ kind: 'product', dataspace, uuid: String(image.productUuid) }];
+      // is_deployed and is_modified change no rule's outcome; the concluded expression does.
+      if (change.eventName === 'MODIFY' && !changed(change, 'licenseExpression')) return [];
+      return [{ kind: 'product', dataspace, uuid: String(image.productUuid) }];
     case 'Analysis':
       return [{ kind: 'product', dataspace, uuid: String(image.productUuid) }];
     case 'Package':
       if (change.eventName !== 'MODIFY' || !changed(change, 'licenseExpression', 'usagePolicy', 'vulnerabilities')) return [];
       return [{ kind: 'package', dataspace, uuid: String(image.uuid) }];
     case 'License':
-      if (change.eventName === 'INSERT' || (change.eventName === 'MODIFY' && !changed(change, 'usagePolicy', 'key'))) return [];
+      // A new license matters when expressions may already name its key (a reference license adopted
+      // now) and it carries what the rules read: a usage policy, or a category of its own.
+      if (change.eventName === 'INSERT' && !image.usagePolicy && !image.category) return [];
+      if (change.eventName === 'MODIFY' && !changed(change, 'usagePolicy', 'key', 'category')) return [];
       return [{ kind: 'dataspace', dataspace }];
     case 'UsagePolicy':
       if (change.eventName === 'INSERT' || (change.eventName === 'MODIFY' && !changed(change, 'complianceAlert', 'contentType', 'label'))) return [];

@@ -1,7 +1,9 @@
 /**
  * The LicenseIndex expressions are resolved with, built from a dataspace's own licenses and the
- * reference library: a dataspace key, then a reference key, then an SPDX id (the dataspace's SPDX
- * keys first), any letter case. A dataspace license shadows the reference license of the same key.
+ * reference library: a dataspace key, then a dataspace SPDX key, then a reference key, then a
+ * reference SPDX id, any letter case. A dataspace license shadows the reference license of the same
+ * key. Also what a key means once resolved: its SPDX id and its category (licenseSpdxKey,
+ * licenseCategory), the dataspace license's own values first.
  */
 import type { License } from './catalog.ts';
 import type { KnownLicense, LicenseIndex } from './license-resolution.ts';
@@ -9,9 +11,34 @@ import type { ReferenceLibrary, ReferenceLicense } from './reference-license.ts'
 
 const fold = (text: string) => text.trim().toLowerCase();
 
-type DataspaceLicense = Pick<License, 'key' | 'spdxLicenseKey'> & { readonly isException?: boolean };
+/**
+ * What the index reads of a dataspace license. `category` and `isException` are optional: licenses
+ * written before they existed have none, and then the reference license of the same key decides.
+ */
+export type DataspaceLicense = Pick<License, 'key' | 'spdxLicenseKey'> & { readonly isException?: boolean; readonly category?: string };
 
-export function buildLicenseIndex(dataspaceLicenses: readonly DataspaceLicense[], library: ReferenceLibrary): LicenseIndex {
+/** A dataspace license's SPDX key, else the reference license's of the same key, else '' (then written as a LicenseRef). */
+export function licenseSpdxKey(key: string, own: DataspaceLicense | undefined, library: ReferenceLibrary): string {
+  return own?.spdxLicenseKey || library.byKey(key)?.spdxLicenseKey || '';
+}
+
+/**
+ * The category of a license key, the one function the policy rules' `categories` parameter reads:
+ * the dataspace license's own category when it has one, else the reference license's, else ''.
+ */
+export function licenseCategory(key: string, own: DataspaceLicense | undefined, library: ReferenceLibrary): string {
+  return own?.category || library.byKey(key)?.category || '';
+}
+
+/** A LicenseIndex that also tells what a resolved key means now. */
+export interface DataspaceLicenseIndex extends LicenseIndex {
+  /** The SPDX id of a canonical key ('' when it has none): canonicalToSpdx's `spdxKeyOf`. */
+  spdxKeyOf(key: string): string;
+  /** The category of a canonical key ('' when unknown). */
+  categoryOf(key: string): string;
+}
+
+export function buildLicenseIndex(dataspaceLicenses: readonly DataspaceLicense[], library: ReferenceLibrary): DataspaceLicenseIndex {
   const own = new Map<string, DataspaceLicense>();
   const ownSpdx = new Map<string, DataspaceLicense>();
   // Exact keys first, so that of two keys differing only in case the one written exactly wins.
@@ -22,7 +49,8 @@ export function buildLicenseIndex(dataspaceLicenses: readonly DataspaceLicense[]
   const exact = new Map(dataspaceLicenses.map((license) => [license.key, license]));
   const fromOwn = (license: DataspaceLicense): KnownLicense => ({
     key: license.key,
-    spdxKey: license.spdxLicenseKey,
+    // Without an SPDX key of its own, an adopted license is written as its reference's (as answers show it).
+    spdxKey: licenseSpdxKey(license.key, license, library),
     isException: license.isException ?? library.byKey(license.key)?.isException ?? false,
     source: 'dataspace',
   });
@@ -35,10 +63,12 @@ export function buildLicenseIndex(dataspaceLicenses: readonly DataspaceLicense[]
     find(symbol) {
       const mine = exact.get(symbol.trim()) ?? own.get(fold(symbol));
       if (mine) return fromOwn(mine);
-      const reference = library.byKey(symbol);
-      if (reference) return fromReference(reference);
+      // The dataspace's SPDX keys before reference keys: a dataspace whose license `mit-license` has the
+      // SPDX key MIT means it by `MIT`, not the reference license `mit` it never adopted.
       const mineBySpdx = ownSpdx.get(fold(symbol));
       if (mineBySpdx) return fromOwn(mineBySpdx);
+      const reference = library.byKey(symbol);
+      if (reference) return fromReference(reference);
       const referenceBySpdx = library.bySpdxId(symbol);
       return referenceBySpdx ? fromReference(referenceBySpdx) : undefined;
     },
@@ -46,5 +76,7 @@ export function buildLicenseIndex(dataspaceLicenses: readonly DataspaceLicense[]
       const reference = library.byName(text);
       return reference ? fromReference(reference) : undefined;
     },
+    spdxKeyOf: (key) => licenseSpdxKey(key, exact.get(key), library),
+    categoryOf: (key) => licenseCategory(key, exact.get(key), library),
   };
 }

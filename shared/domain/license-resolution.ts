@@ -115,6 +115,16 @@ function fromTree(
 }
 
 /**
+ * How many licenses an expression names, for the limit on what one write may count: its distinct
+ * known keys, and each unknown symbol (or the whole free text) as one.
+ */
+export function namedLicenseCount(resolved: ResolvedExpression): number {
+  const known = resolved.keys.filter((key) => key !== UNKNOWN_LICENSE_KEY).length;
+  const unknown = Math.max(resolved.unknown.length, resolved.keys.includes(UNKNOWN_LICENSE_KEY) ? 1 : 0);
+  return known + unknown;
+}
+
+/**
  * The SPDX form of a canonical expression stored earlier, with each key's SPDX id as known now
  * (`spdxKeyOf` answers '' for a key without one, which is then written as a LicenseRef).
  */

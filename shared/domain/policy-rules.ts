@@ -1,9 +1,15 @@
 /**
- * The policy rules engine, pure: the eight built-in rule types, their per-dataspace configuration
+ * The policy rules engine, pure: the nine built-in rule types, their per-dataspace configuration
  * (validated strictly), their evaluation over a product's packages at a given `now`, and the
  * violation lifecycle (detected, active, resolved, re-activated). No I/O, no clock.
+ *
+ * License expressions are judged by their meaning (docs/license-expressions.md): `A AND B` breaks a
+ * license rule when A or B is flagged, `A OR B` only when every choice is, `A WITH E` when A or E is.
  */
 import { isCompleteAnalysis, type AnalysisState, type ComplianceAlert } from './catalog.ts';
+import { parseLicenseExpression, type LicenseExpression } from './license-expression.ts';
+import { REFERENCE_CATEGORIES } from './reference-license.ts';
+import { UNKNOWN_LICENSE_KEY } from './license-resolution.ts';
 
 export const RULE_TYPES = [
   'usage_policy_error',
@@ -14,11 +20,16 @@ export const RULE_TYPES = [
   'vulnerability_detected',
   'vulnerability_unresolved',
   'vulnerability_stale',
+  'license_unknown',
 ] as const;
 export type RuleType = (typeof RULE_TYPES)[number];
 export type Severity = 'error' | 'warning';
 
-type ParameterSpec = { readonly type: 'score' | 'days'; readonly default?: number };
+/** A number (a risk score, a day count), or a list of reference license categories. */
+type ParameterSpec = { readonly type: 'score' | 'days'; readonly default?: number } | { readonly type: 'categories' };
+
+/** A parameter's value: a number, or (categories) a list of names. */
+export type ParameterValue = number | readonly string[];
 
 export interface RuleDefinition {
   readonly type: RuleType;
@@ -48,14 +59,14 @@ export const RULES: Readonly<Record<RuleType, RuleDefinition>> = {
     label: 'License Policy Error',
     description: 'Packages whose licenses are assigned a usage policy flagged with an error compliance alert.',
     severity: 'error',
-    parameters: {},
+    parameters: { categories: { type: 'categories' } },
   },
   license_policy_warning: {
     type: 'license_policy_warning',
     label: 'License Policy Warning',
     description: 'Packages whose licenses are assigned a usage policy flagged with a warning compliance alert.',
     severity: 'warning',
-    parameters: {},
+    parameters: { categories: { type: 'categories' } },
   },
   license_coverage_gap: {
     type: 'license_coverage_gap',
@@ -85,12 +96,19 @@ export const RULES: Readonly<Record<RuleType, RuleDefinition>> = {
     severity: 'error',
     parameters: { max_days: { type: 'days', default: 30 }, min_risk_score: { type: 'score', default: 8.0 } },
   },
+  license_unknown: {
+    type: 'license_unknown',
+    label: 'License Unknown',
+    description: 'Packages whose license expression contains an unknown license.',
+    severity: 'warning',
+    parameters: {},
+  },
 };
 
 export interface RuleConfig {
   readonly is_active: boolean;
   readonly threshold: number;
-  readonly parameters: Readonly<Record<string, number>>;
+  readonly parameters: Readonly<Record<string, ParameterValue>>;
 }
 
 export type PolicyConfig = Readonly<Partial<Record<RuleType, RuleConfig>>>;
@@ -98,9 +116,9 @@ export type PolicyConfig = Readonly<Partial<Record<RuleType, RuleConfig>>>;
 /** A rule's configuration with the defaults of section 2.7 filled in. */
 export function effectiveConfig(config: PolicyConfig, type: RuleType): RuleConfig {
   const given = config[type];
-  const parameters: Record<string, number> = {};
+  const parameters: Record<string, ParameterValue> = {};
   for (const [name, spec] of Object.entries(RULES[type].parameters)) {
-    const value = given?.parameters[name] ?? spec.default;
+    const value = given?.parameters[name] ?? ('default' in spec ? spec.default : undefined);
     if (value !== undefined) parameters[name] = value;
   }
   return { is_active: given?.is_active === true, threshold: given?.threshold ?? 0, parameters };
@@ -112,8 +130,28 @@ export function sameConfig(a: PolicyConfig, b: PolicyConfig): boolean {
     const [x, y] = [a[type], b[type]];
     if (!x || !y) return x === y;
     const parameters = new Set([...Object.keys(x.parameters), ...Object.keys(y.parameters)]);
-    return x.is_active === y.is_active && x.threshold === y.threshold && [...parameters].every((name) => x.parameters[name] === y.parameters[name]);
+    return x.is_active === y.is_active && x.threshold === y.threshold && [...parameters].every((name) => sameValue(x.parameters[name], y.parameters[name]));
   });
+}
+
+/** Numbers by value; category lists by their members, whatever their order. */
+function sameValue(a: ParameterValue | undefined, b: ParameterValue | undefined): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && [...a].sort().join('\u0000') === [...b].sort().join('\u0000');
+  return a === b;
+}
+
+/** At most this many categories: each known one once. */
+const MAX_CATEGORIES = REFERENCE_CATEGORIES.length;
+
+/** What is wrong with a `categories` parameter, or undefined: a list of distinct known category names. */
+function categoriesProblem(value: unknown): string | undefined {
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) return 'Must be a list of license category names.';
+  if (value.length > MAX_CATEGORIES) return `Ensure this list has no more than ${MAX_CATEGORIES} items.`;
+  const unknown = value.filter((item) => !(REFERENCE_CATEGORIES as readonly string[]).includes(item));
+  if (unknown.length > 0) return `Unknown categor${unknown.length === 1 ? 'y' : 'ies'} ${unknown.map((c) => JSON.stringify(c)).join(', ')}; choose from ${REFERENCE_CATEGORIES.join(', ')}.`;
+  const twice = value.filter((item, i) => value.indexOf(item) !== i);
+  if (twice.length > 0) return `${[...new Set(twice)].map((c) => JSON.stringify(c)).join(', ')} listed twice.`;
+  return undefined;
 }
 
 export type ConfigCheck = { readonly ok: true; readonly config: PolicyConfig } | { readonly ok: false; readonly errors: Record<string, string[]> };
@@ -174,7 +212,7 @@ export function checkConfig(raw: unknown): ConfigCheck {
     if (typeof threshold !== 'number' || !Number.isInteger(threshold) || threshold < 0 || threshold > MAX_THRESHOLD) {
       problem(`${type}.threshold`, `Must be a whole number from 0 to ${MAX_THRESHOLD}.`);
     }
-    const checked: Record<string, number> = {};
+    const checked: Record<string, ParameterValue> = {};
     if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
       problem(`${type}.parameters`, 'Must be an object.');
     } else {
@@ -185,6 +223,10 @@ export function checkConfig(raw: unknown): ConfigCheck {
         if (!spec) {
           const known = Object.keys(rule.parameters);
           problem(at, known.length > 0 ? `Unknown parameter; ${type} takes ${known.join(', ')}.` : `Unknown parameter; ${type} takes none.`);
+        } else if (spec.type === 'categories') {
+          const problems = categoriesProblem(value);
+          if (problems) problem(at, problems);
+          else checked[name] = [...(value as string[])];
         } else if (spec.type === 'score' && !isScore(value)) {
           problem(at, 'Must be a number from 0.0 to 10.0 with at most one decimal place.');
         } else if (spec.type === 'days' && (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_DAYS)) {
@@ -202,15 +244,32 @@ export function checkConfig(raw: unknown): ConfigCheck {
 // ---------------------------------------------------------------------------------------------
 // Evaluation
 
+/** What the rules know of one license key: its usage policy's alert and its category. */
+export interface LicenseFacts {
+  readonly key: string;
+  /** The alert of the dataspace license's usage policy ('' when none, or when the key is no dataspace license). */
+  readonly alert: ComplianceAlert;
+  /** Its category: the dataspace license's, else the reference license's (licenseCategory), else ''. */
+  readonly category: string;
+}
+
 /** What the rules know of one package of the product. */
 export interface PackageFacts {
   readonly uuid: string;
   readonly purl: string;
-  readonly hasLicenseExpression: boolean;
+  /**
+   * The effective license expression, canonical over keys: the product package's concluded
+   * expression when set, else the package's; '' when it has none.
+   */
+  readonly licenseExpression: string;
+  /** Whether `licenseExpression` is the product's concluded one (for the drill-down). */
+  readonly concluded: boolean;
+  /** Each key of the expression (exceptions included). */
+  readonly licenses: readonly LicenseFacts[];
+  /** The unknown licenses of the expression as written ('' → the key `unknown-license-reference` alone). */
+  readonly unknownLicenses: readonly string[];
   /** The package's own usage policy alert ('' when none). */
   readonly usagePolicyAlert: ComplianceAlert;
-  /** Each license key of its expression, with its usage policy's alert ('' when none). */
-  readonly licenses: readonly { readonly key: string; readonly alert: ComplianceAlert }[];
   readonly vulnerabilities: readonly {
     readonly id: string;
     readonly riskScore: number | null;
@@ -225,6 +284,8 @@ export interface Offender {
   readonly uuid: string;
   readonly purl: string;
   readonly reasons: readonly string[];
+  /** License rules: the expression judged, and whether an OR of it left no compliant choice. */
+  readonly license?: { readonly expression: string; readonly concluded: boolean; readonly noCompliantChoice: boolean };
 }
 
 export interface RuleResult {
@@ -238,31 +299,102 @@ export interface RuleResult {
 
 const DAY_MS = 86_400_000;
 
-/** The reasons a package breaks a rule (empty when it does not). */
-function reasons(type: RuleType, pkg: PackageFacts, parameters: Readonly<Record<string, number>>, now: Date): string[] {
-  const unresolved = (v: PackageFacts['vulnerabilities'][number]) => !(v.analysisState !== null && isCompleteAnalysis({ state: v.analysisState }));
+const numberParameter = (parameters: Readonly<Record<string, ParameterValue>>, name: string): number | undefined => {
+  const value = parameters[name];
+  return typeof value === 'number' ? value : undefined;
+};
+
+/**
+ * How an expression stands against a set of flagged licenses: `A AND B` breaks when either does,
+ * `A OR B` only when every choice does, `A WITH E` when A or E is flagged. `causes` are the flagged
+ * keys behind a break (for OR, those of every choice); `noCompliantChoice` says an OR took part.
+ */
+export interface LicenseJudgement {
+  readonly breaks: boolean;
+  readonly causes: readonly string[];
+  readonly noCompliantChoice: boolean;
+}
+
+export function judgeExpression(expression: LicenseExpression, flagged: (key: string) => boolean): LicenseJudgement {
+  if (expression.kind === 'license') {
+    const causes = [expression.key, ...(expression.exception !== undefined ? [expression.exception] : [])].filter(flagged);
+    return { breaks: causes.length > 0, causes, noCompliantChoice: false };
+  }
+  const parts = expression.operands.map((operand) => judgeExpression(operand, flagged));
+  const breaking = parts.filter((part) => part.breaks);
+  if (expression.kind === 'and') {
+    return { breaks: breaking.length > 0, causes: breaking.flatMap((part) => part.causes), noCompliantChoice: breaking.some((part) => part.noCompliantChoice) };
+  }
+  const breaks = breaking.length === parts.length;
+  return { breaks, causes: breaks ? parts.flatMap((part) => part.causes) : [], noCompliantChoice: breaks };
+}
+
+/** A package's expression as a tree: parsed once per evaluation; a stored one that does not parse is judged as the AND of its keys. */
+function expressionOf(pkg: PackageFacts): LicenseExpression | undefined {
+  if (pkg.licenseExpression === '') return undefined;
+  const parsed = parseLicenseExpression(pkg.licenseExpression);
+  if (parsed.ok) return parsed.expression;
+  if (pkg.licenses.length === 0) return undefined;
+  return pkg.licenses.length === 1 ? { kind: 'license', key: pkg.licenses[0]!.key } : { kind: 'and', operands: pkg.licenses.map((l) => ({ kind: 'license' as const, key: l.key })) };
+}
+
+/** An OR operator, in any case, between spaces or parentheses (keys hold neither). */
+const CHOICE = /(?:^|[\s()])or(?:[\s()]|$)/i;
+
+/**
+ * The license rules' verdict on a package: the flagged licenses (by alert, or by category) judged over
+ * its expression. `licenses` lists every key
+ * of the expression, so the tree is needed only for a choice (OR) with some keys flagged and others
+ * not: none flagged never breaks; without OR any flagged one breaks; all flagged always breaks, and
+ * an OR in it then had no compliant choice.
+ */
+function licenseVerdict(
+  pkg: PackageFacts,
+  treeOf: (pkg: PackageFacts) => LicenseExpression | undefined,
+  alert: 'error' | 'warning',
+  categories: ReadonlySet<string>,
+): Pick<Offender, 'reasons' | 'license'> | undefined {
+  const flaggedKeys: string[] = [];
+  for (const license of pkg.licenses) {
+    if (license.alert === alert || (license.category !== '' && categories.has(license.category))) flaggedKeys.push(license.key);
+  }
+  if (flaggedKeys.length === 0 || pkg.licenseExpression === '') return undefined;
+  const hasChoice = CHOICE.test(pkg.licenseExpression);
+  let judgement: LicenseJudgement;
+  if (!hasChoice || flaggedKeys.length === pkg.licenses.length) {
+    // Without OR every license is required (AND, WITH): any flagged one breaks it.
+    judgement = { breaks: true, causes: flaggedKeys, noCompliantChoice: hasChoice };
+  } else {
+    const tree = treeOf(pkg);
+    if (!tree) return undefined;
+    judgement = judgeExpression(tree, (key) => flaggedKeys.includes(key));
+  }
+  if (!judgement.breaks) return undefined;
+  return { reasons: judgement.causes, license: { expression: pkg.licenseExpression, concluded: pkg.concluded, noCompliantChoice: judgement.noCompliantChoice } };
+}
+
+/** A vulnerability without a completed (terminal) analysis for this product. */
+const unresolved = (v: PackageFacts['vulnerabilities'][number]) => !(v.analysisState !== null && isCompleteAnalysis({ state: v.analysisState }));
+
+/** The reasons a package breaks a rule that does not read licenses (empty when it does not). */
+function reasons(type: Exclude<RuleType, LicenseRule>, pkg: PackageFacts, parameters: Readonly<Record<string, ParameterValue>>, now: Date): string[] {
   switch (type) {
     case 'usage_policy_error':
       return pkg.usagePolicyAlert === 'error' ? ['usage policy'] : [];
     case 'usage_policy_warning':
       return pkg.usagePolicyAlert === 'warning' ? ['usage policy'] : [];
-    case 'license_policy_error':
-      return pkg.licenses.filter((license) => license.alert === 'error').map((license) => license.key);
-    case 'license_policy_warning':
-      return pkg.licenses.filter((license) => license.alert === 'warning').map((license) => license.key);
     case 'license_coverage_gap':
-      return pkg.hasLicenseExpression ? [] : ['no license expression'];
+      // An unknown license (free text included) is a license statement: not a gap (license_unknown tells it).
+      return pkg.licenseExpression === '' ? ['no license expression'] : [];
     case 'vulnerability_detected': {
-      const minimum = parameters.min_risk_score;
-      return pkg.vulnerabilities
-        .filter((v) => minimum === undefined || (v.riskScore !== null && v.riskScore >= minimum))
-        .map((v) => v.id);
+      const minimum = numberParameter(parameters, 'min_risk_score');
+      return pkg.vulnerabilities.filter((v) => minimum === undefined || (v.riskScore !== null && v.riskScore >= minimum)).map((v) => v.id);
     }
     case 'vulnerability_unresolved':
       return pkg.vulnerabilities.filter(unresolved).map((v) => v.id);
     case 'vulnerability_stale': {
-      const minimum = parameters.min_risk_score ?? 8.0;
-      const maxDays = parameters.max_days ?? 30;
+      const minimum = numberParameter(parameters, 'min_risk_score') ?? 8.0;
+      const maxDays = numberParameter(parameters, 'max_days') ?? 30;
       return pkg.vulnerabilities
         .filter((v) => v.riskScore !== null && v.riskScore >= minimum)
         .filter((v) => now.getTime() - Date.parse(v.linkedDate) > maxDays * DAY_MS)
@@ -272,16 +404,43 @@ function reasons(type: RuleType, pkg: PackageFacts, parameters: Readonly<Record<
   }
 }
 
+/** The rules that judge a package's license expression; their offenders carry it for the drill-down. */
+type LicenseRule = 'license_policy_error' | 'license_policy_warning' | 'license_unknown';
+
+/** license_unknown: the expression holds the unknown key; the reasons are the unknown licenses as written. */
+function unknownVerdict(pkg: PackageFacts): Pick<Offender, 'reasons' | 'license'> | undefined {
+  if (!pkg.licenses.some((license) => license.key === UNKNOWN_LICENSE_KEY)) return undefined;
+  return {
+    reasons: pkg.unknownLicenses.length > 0 ? pkg.unknownLicenses : [UNKNOWN_LICENSE_KEY],
+    license: { expression: pkg.licenseExpression, concluded: pkg.concluded, noCompliantChoice: false },
+  };
+}
+
 /** Runs every active rule over the product's packages. */
 export function evaluateRules(config: PolicyConfig, packages: readonly PackageFacts[], now: Date): RuleResult[] {
   const results: RuleResult[] = [];
+  // Each distinct expression is parsed once, and only when it must be judged part by part.
+  const trees = new Map<string, LicenseExpression | undefined>();
+  const treeOf = (pkg: PackageFacts) => {
+    if (!trees.has(pkg.licenseExpression)) trees.set(pkg.licenseExpression, expressionOf(pkg));
+    return trees.get(pkg.licenseExpression);
+  };
   for (const type of RULE_TYPES) {
     const rule = effectiveConfig(config, type);
     if (!rule.is_active) continue;
     const offenders: Offender[] = [];
-    for (const pkg of packages) {
-      const why = reasons(type, pkg, rule.parameters, now);
-      if (why.length > 0) offenders.push({ uuid: pkg.uuid, purl: pkg.purl, reasons: [...new Set(why)].sort() });
+    if (type === 'license_policy_error' || type === 'license_policy_warning' || type === 'license_unknown') {
+      const categories = new Set(Array.isArray(rule.parameters.categories) ? (rule.parameters.categories as readonly string[]) : []);
+      const alert = type === 'license_policy_error' ? 'error' : 'warning';
+      for (const pkg of packages) {
+        const found = type === 'license_unknown' ? unknownVerdict(pkg) : licenseVerdict(pkg, treeOf, alert, categories);
+        if (found) offenders.push({ uuid: pkg.uuid, purl: pkg.purl, reasons: [...new Set(found.reasons)].sort(), license: found.license! });
+      }
+    } else {
+      for (const pkg of packages) {
+        const why = reasons(type, pkg, rule.parameters, now);
+        if (why.length > 0) offenders.push({ uuid: pkg.uuid, purl: pkg.purl, reasons: [...new Set(why)].sort() });
+      }
     }
     results.push({ type, count: offenders.length, offenders, triggered: offenders.length > rule.threshold });
   }

@@ -177,6 +177,12 @@ export const ReferenceLicenseListQuery = pageQuery({
   is_exception: booleanFilter,
   search: searchFilter.describe('Words (a quoted phrase is one word), each contained, in any letter case, in the key, name, short name or SPDX id'),
 });
+const LICENSE_EXPRESSION_HELP =
+  'AND, OR, WITH and parentheses over catalog keys, reference keys or SPDX ids (LicenseRef-…, deprecated ids), any letter case; ' +
+  'what resolves to no license, or free text, is kept as unknown-license-reference and listed in unknown_licenses';
+
+/** A license text as written: any characters but controls (free text such as "SEE LICENSE IN LICENSE.md" is kept). */
+const licenseText = (max: number) => text(max);
 
 /** The parts of a purl, unique together: NFC and visible (the service checks a purl's decoded parts alike). */
 const optionalPart = uniqueName(255);
@@ -190,11 +196,15 @@ export const PackageBodies = bodies(
     version: optionalPart,
     filename: text(255),
     download_url: z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'Enter a valid http(s) URL.' })]),
-    license_expression: text(1024),
+    license_expression: licenseText(1024).describe(LICENSE_EXPRESSION_HELP),
+    // Optional even in PUT, which required every field before it existed.
+    declared_license_expression: licenseText(4096)
+      .optional()
+      .describe('The license as the package declares it, any text; given without license_expression (or with a blank one), it is resolved into license_expression'),
     usage_policy: optionalLabel,
   },
   { purl: '', type: '', namespace: '', name: '', version: '', filename: '', download_url: '', license_expression: '', usage_policy: null },
-  ['uuid', 'api_url', 'risk_score', 'affected_by_vulnerabilities'],
+  ['uuid', 'api_url', 'risk_score', 'affected_by_vulnerabilities', 'license_expression_spdx', 'unknown_licenses'],
 );
 
 export const PackageSchema = z
@@ -208,7 +218,10 @@ export const PackageSchema = z
     purl: z.string(),
     filename: z.string(),
     download_url: z.string(),
-    license_expression: z.string(),
+    license_expression: z.string().describe('Canonical, over license keys (dataspace or reference keys; unknown-license-reference for what resolved to nothing)'),
+    declared_license_expression: z.string().describe('The license text as written'),
+    license_expression_spdx: z.string().describe("license_expression with each key's SPDX id as known now (LicenseRef-… for keys without one)"),
+    unknown_licenses: z.array(z.string()).describe('The symbols or free text that resolved to no license, as written'),
     usage_policy: z.string().nullable(),
     risk_score: z.number().nullable().describe('The highest risk score of its vulnerabilities'),
     affected_by_vulnerabilities: z.array(z.string()),
@@ -221,6 +234,11 @@ export const PackageListQuery = pageQuery({
   version: z.string().optional(),
   type: z.string().optional(),
   search: searchQuery(SEARCH_FIELDS.packages),
+  has_unknown_license: z
+    .enum(['true', 'false'], { error: (issue) => `"${shown(issue.input)}" is not a valid choice; use true or false.` })
+    .optional()
+    .describe('true: packages whose expression holds an unknown license; false: the others'),
+  unknown_license: z.string().optional().describe('Packages with this unknown license, exactly as written (an element of unknown_licenses)'),
 });
 
 const riskScore = z
@@ -258,13 +276,54 @@ export const VulnerabilitySchema = z
   })
   .meta({ id: 'Vulnerability' });
 
-export const ProductPackageCreateSchema = writableObject(
-  { product: required(2048), package: required(2048) },
-  ['uuid', 'api_url', 'created_date'],
-).meta({ id: 'ProductPackageCreate' });
+const PRODUCT_PACKAGE_READ_ONLY = ['uuid', 'api_url', 'created_date', 'license_expression_spdx'];
+const flag = z.boolean({ error: 'Must be a valid boolean.' });
+const productPackageFields = {
+  license_expression: licenseText(1024).describe(`The license concluded for this product ('' means the package's own): ${LICENSE_EXPRESSION_HELP}`),
+  is_deployed: flag.describe('The package is deployed with the product'),
+  is_modified: flag.describe('The product modifies the package'),
+};
+
+export const ProductPackageBodies = {
+  create: writableObject(
+    {
+      product: required(2048),
+      package: required(2048),
+      license_expression: productPackageFields.license_expression.default(''),
+      is_deployed: productPackageFields.is_deployed.default(true),
+      is_modified: productPackageFields.is_modified.default(false),
+    },
+    PRODUCT_PACKAGE_READ_ONLY,
+  ).meta({ id: 'ProductPackageCreate' }),
+  // The product and the package may be sent back as GET answers them; changing them is a 400.
+  update: writableObject(
+    { product: required(2048).optional(), package: required(2048).optional(), ...productPackageFields },
+    PRODUCT_PACKAGE_READ_ONLY,
+  ).meta({ id: 'ProductPackageUpdate' }),
+  patch: writableObject(
+    {
+      product: required(2048).optional(),
+      package: required(2048).optional(),
+      license_expression: productPackageFields.license_expression.optional(),
+      is_deployed: productPackageFields.is_deployed.optional(),
+      is_modified: productPackageFields.is_modified.optional(),
+    },
+    PRODUCT_PACKAGE_READ_ONLY,
+  ).meta({ id: 'ProductPackagePatch' }),
+};
 
 export const ProductPackageSchema = z
-  .object({ uuid: z.uuid(), api_url: z.url(), product: z.url(), package: z.url(), created_date: z.string() })
+  .object({
+    uuid: z.uuid(),
+    api_url: z.url(),
+    product: z.url(),
+    package: z.url(),
+    license_expression: z.string().describe("The license concluded for this product, canonical over keys; '' means the package's own"),
+    license_expression_spdx: z.string(),
+    is_deployed: z.boolean(),
+    is_modified: z.boolean(),
+    created_date: z.string(),
+  })
   .meta({ id: 'ProductPackage' });
 
 export const ProductPackageListQuery = pageQuery({ product: z.string().optional().describe('Product uuid') });

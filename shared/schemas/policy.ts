@@ -14,7 +14,7 @@ export const PolicyConfigSchema = z
     ],
     { error: (issue) => expectedDictionary(issue.input) },
   )
-  .meta({ id: 'PolicyRulesConfiguration', description: 'Rule type → {is_active, threshold, parameters}; or the rule list GET answers, sent back', example: { vulnerability_stale: { is_active: true, threshold: 0, parameters: { max_days: 30, min_risk_score: 8 } } } });
+  .meta({ id: 'PolicyRulesConfiguration', description: 'Rule type → {is_active, threshold, parameters}; or the rule list GET answers, sent back', example: { vulnerability_stale: { is_active: true, threshold: 0, parameters: { max_days: 30, min_risk_score: 8 } }, license_policy_error: { is_active: true, parameters: { categories: ['Copyleft'] } } } });
 
 export const PolicyRuleSchema = z
   .object({
@@ -24,7 +24,7 @@ export const PolicyRuleSchema = z
     severity: z.enum(['error', 'warning']),
     is_active: z.boolean(),
     threshold: z.int().nonnegative(),
-    parameters: z.record(z.string(), z.number()),
+    parameters: z.record(z.string(), z.union([z.number(), z.array(z.string())])).describe('Numbers, or (categories) a list of license categories'),
   })
   .meta({ id: 'PolicyRule' });
 
@@ -40,7 +40,23 @@ export const PolicyViolationSchema = z
   .meta({ id: 'PolicyViolation' });
 
 export const ViolationPackageSchema = z
-  .object({ uuid: z.uuid(), api_url: z.url(), purl: z.string(), reasons: z.array(z.string()).describe('License keys or vulnerability ids') })
+  .object({
+    uuid: z.uuid(),
+    api_url: z.url(),
+    purl: z.string(),
+    reasons: z
+      .array(z.string())
+      .describe('License keys (the flagged licenses that caused it; for license_unknown the unknown licenses as written), or vulnerability ids'),
+    license_expression: z
+      .string()
+      .optional()
+      .describe("License rules: the expression judged (the product package's concluded one when set, else the package's)"),
+    concluded: z.boolean().optional().describe("License rules: license_expression is the product's concluded expression"),
+    no_compliant_choice: z
+      .boolean()
+      .optional()
+      .describe('License policy rules: true when an OR of the expression had every choice flagged (the product could not comply by choosing)'),
+  })
   .meta({ id: 'ViolationPackage' });
 
 export const PolicyStatusSchema = z

@@ -18,6 +18,7 @@ import { isUuid, uuidOf } from '../domain/identifiers.ts';
 import { invisibleCharacter, invisibleMessage } from '../domain/text.ts';
 import { SEARCH_FIELDS, objectMatches, searchTerms } from '../domain/search.ts';
 import { parseLicenseExpression } from '../domain/license-expression.ts';
+import { namedLicenseCount, resolveLicenseExpression, UNKNOWN_LICENSE_KEY, type ResolvedExpression } from '../domain/license-resolution.ts';
 import type { Page } from '../domain/pagination.ts';
 import { retryOnConflict } from '../store/dynamo.ts';
 import { entityTag, requireMatch, tagged, type IfMatch } from '../domain/etag.ts';
@@ -29,6 +30,7 @@ import { scancodeLibrary } from '../reference/scancode-licensedb.ts';
 import type { ProductPackageStore } from '../store/product-package-store.ts';
 import { isoWithOffset } from './products.ts';
 import { paginate } from './paginate.ts';
+import { LicenseIndexes } from './license-indexes.ts';
 
 export interface CatalogServiceDeps {
   readonly catalog: CatalogStore;
@@ -37,6 +39,8 @@ export interface CatalogServiceDeps {
   readonly newUuid: () => string;
   /** The reference license library; the one the service ships (read on first use) by default. */
   readonly references?: ReferenceLibrary;
+  /** How expressions are resolved and rendered; by default over `catalog` and the shipped reference library. */
+  readonly licenseIndexes?: LicenseIndexes;
 }
 
 type Body = Record<string, unknown>;
@@ -106,7 +110,10 @@ function licenseQuery(query: Readonly<Record<string, string | undefined>>): { cr
   return { criteria, words };
 }
 
-export function packageView(pkg: Package, baseUrl: string) {
+/** Renders a canonical expression in SPDX form (LicenseIndexes.spdxRenderer: one read per page). */
+export type SpdxRenderer = (expression: string) => string;
+
+export function packageView(pkg: Package, baseUrl: string, spdx: SpdxRenderer) {
   return {
     uuid: pkg.uuid,
     api_url: catalogUrl(baseUrl, 'packages', pkg.uuid),
@@ -118,6 +125,9 @@ export function packageView(pkg: Package, baseUrl: string) {
     filename: pkg.filename,
     download_url: pkg.downloadUrl,
     license_expression: pkg.licenseExpression,
+    declared_license_expression: pkg.declaredLicenseExpression,
+    license_expression_spdx: spdx(pkg.licenseExpression),
+    unknown_licenses: pkg.unknownLicenses,
     usage_policy: pkg.usagePolicy,
     risk_score: packageRiskScore(pkg),
     affected_by_vulnerabilities: Object.keys(pkg.vulnerabilities).sort(),
@@ -145,10 +155,20 @@ const fail = (errors: FieldErrors) => {
 };
 
 export class CatalogService {
-  constructor(private readonly deps: CatalogServiceDeps) {}
+  private readonly indexes: LicenseIndexes;
+
+  constructor(private readonly deps: CatalogServiceDeps) {
+    this.indexes = deps.licenseIndexes ?? new LicenseIndexes(deps.catalog);
+  }
 
   private get store() {
     return this.deps.catalog;
+  }
+
+  /** The answers of packages of one dataspace: their SPDX forms with one read of the licenses they name. */
+  async packageViews(dataspace: string, packages: readonly Package[], baseUrl: string) {
+    const spdx = await this.indexes.spdxRenderer(dataspace, packages);
+    return packages.map((pkg) => packageView(pkg, baseUrl, spdx));
   }
 
   /** The object of the caller's dataspace, for reading or (superusers) writing; 404 / 403 otherwise. */
@@ -321,6 +341,8 @@ export class CatalogService {
     const equal: Record<string, string> = {};
     for (const field of ['name', 'version', 'type'] as const) if (query[field]) equal[field] = query[field]!;
     const search = searchTerms(query);
+    const holds = unknownLicenseFilters(query);
+    let page: Page<Package>;
     if (query.purl) {
       // A purl is unique: one reservation lookup, in its canonical form.
       const canonical = canonicalPurl(query.purl);
@@ -328,17 +350,21 @@ export class CatalogService {
       const matches =
         found &&
         Object.entries(equal).every(([field, value]) => found[field as 'name'] === value) &&
-        objectMatches(found, SEARCH_FIELDS.packages, search)
+        objectMatches(found, SEARCH_FIELDS.packages, search) &&
+        holds.every((h) => holdsElement(found, h))
           ? [found]
           : [];
-      return paginate(query, url, async (offset, limit) => ({ count: matches.length, items: matches.slice(offset, offset + limit) }), (p) => packageView(p, baseUrl));
+      page = await paginate(query, url, async (offset, limit) => ({ count: matches.length, items: matches.slice(offset, offset + limit) }), (p) => p);
+    } else {
+      page = await paginate(query, url, (offset, limit) => this.store.packages.list(caller.dataspace, offset, limit, { equal, search, holds }), (p) => p);
     }
-    return paginate(query, url, (offset, limit) => this.store.packages.list(caller.dataspace, offset, limit, { equal, search }), (p) => packageView(p, baseUrl));
+    return { ...page, results: await this.packageViews(caller.dataspace, page.results, baseUrl) };
   }
 
   async retrievePackage(caller: Caller, uuid: string, baseUrl: string) {
     const object = await this.find(this.store.packages, caller, uuid, false);
-    return tagged(packageView(object, baseUrl), catalogTag(object));
+    const [view] = await this.packageViews(caller.dataspace, [object], baseUrl);
+    return tagged(view!, catalogTag(object));
   }
 
   async savePackage(caller: Caller, uuid: string | undefined, readBody: () => Body, baseUrl: string, ifMatch?: IfMatch) {
@@ -349,21 +375,14 @@ export class CatalogService {
       const body = readBody();
       const errors: FieldErrors = {};
       const identity = packageIdentity(before, body, errors);
-      let licenseExpression = before?.licenseExpression ?? '';
-      let licenseKeys = before?.licenseKeys ?? [];
-      if (typeof body.license_expression === 'string') {
-        if (body.license_expression === '') [licenseExpression, licenseKeys] = ['', []];
-        else {
-          const parsed = parseLicenseExpression(body.license_expression);
-          if (!parsed.ok) errors.license_expression = [parsed.error];
-          else if (parsed.keys.length > MAX_LICENSE_KEYS) {
-            errors.license_expression = [`Ensure this expression names no more than ${MAX_LICENSE_KEYS} licenses.`];
-          } else {
-            const known = await this.store.licenses.getByUnique(caller.dataspace, parsed.keys);
-            const unknown = parsed.keys.filter((key) => !known.has(key));
-            if (unknown.length > 0) errors.license_expression = [`Unknown license key(s) in this dataspace: ${unknown.join(', ')}.`];
-            [licenseExpression, licenseKeys] = [parsed.normalized, parsed.keys];
-          }
+      let license: PackageLicense = before ?? NO_LICENSE;
+      const input = licenseInput(body);
+      if (input) {
+        const resolved = resolveLicenseExpression(input.text, await this.indexes.forDataspace(caller.dataspace));
+        if (namedLicenseCount(resolved) > MAX_LICENSE_KEYS) {
+          errors[input.field] = [`Ensure this expression names no more than ${MAX_LICENSE_KEYS} licenses.`];
+        } else {
+          license = packageLicense(resolved, input, before);
         }
       }
       const usagePolicy = body.usage_policy !== undefined ? (body.usage_policy as string | null) : (before?.usagePolicy ?? null);
@@ -374,14 +393,18 @@ export class CatalogService {
         ...identity!,
         filename: (body.filename as string | undefined) ?? before?.filename ?? '',
         downloadUrl: (body.download_url as string | undefined) ?? before?.downloadUrl ?? '',
-        licenseExpression,
-        licenseKeys,
+        licenseExpression: license.licenseExpression,
+        licenseKeys: license.licenseKeys,
+        countedLicenseKeys: license.countedLicenseKeys,
+        declaredLicenseExpression: license.declaredLicenseExpression,
+        unknownLicenses: license.unknownLicenses,
         usagePolicy,
       };
       await this.store.packages.write(before, after);
       return after;
     }, isCatalogRace);
-    return tagged(packageView(saved, baseUrl), savedTag(saved));
+    const [view] = await this.packageViews(caller.dataspace, [saved], baseUrl);
+    return tagged(view!, savedTag(saved));
   }
 
   async deletePackage(caller: Caller, uuid: string, ifMatch?: IfMatch): Promise<void> {
@@ -494,10 +517,69 @@ export class CatalogService {
 }
 
 /**
- * The licenses one expression may name: each is counted on its license in the package's write
- * transaction (the keys it stops naming too), which holds at most 100 items.
+ * The licenses one expression may name (namedLicenseCount: each unknown symbol counts as one): each
+ * dataspace license is counted on its license in the package's write transaction (the keys it stops
+ * naming too), which holds at most 100 items.
  */
-const MAX_LICENSE_KEYS = 40;
+export const MAX_LICENSE_KEYS = 40;
+
+/** What a package or product package stores of its license. */
+export type PackageLicense = Pick<Package, 'licenseExpression' | 'licenseKeys' | 'countedLicenseKeys' | 'declaredLicenseExpression' | 'unknownLicenses'>;
+
+const NO_LICENSE: PackageLicense = { licenseExpression: '', licenseKeys: [], countedLicenseKeys: [], declaredLicenseExpression: '', unknownLicenses: [] };
+
+/**
+ * The license text a write gives, if it gives one: `license_expression` unless it is blank, else
+ * `declared_license_expression` (given alone, the declared text is resolved into the expression). A
+ * `declared_license_expression` given beside a non-blank `license_expression` is kept as it is.
+ */
+export function licenseInput(body: Body): { text: string; field: 'license_expression' | 'declared_license_expression'; declared: string | undefined; expressionGiven: boolean } | undefined {
+  const expression = typeof body.license_expression === 'string' ? body.license_expression : undefined;
+  const declared = typeof body.declared_license_expression === 'string' ? body.declared_license_expression : undefined;
+  if (expression === undefined && declared === undefined) return undefined;
+  if (expression !== undefined && expression.trim() !== '') return { text: expression, field: 'license_expression', declared, expressionGiven: true };
+  return { text: declared ?? '', field: 'declared_license_expression', declared, expressionGiven: expression !== undefined };
+}
+
+/**
+ * What a package stores of a resolved expression. Sending back the canonical expression a GET
+ * answered (a DRF client's GET, change, PUT) changes nothing: the same canonical expression keeps
+ * the declared text and the unknown licenses it stood for.
+ */
+export function packageLicense(resolved: ResolvedExpression, input: NonNullable<ReturnType<typeof licenseInput>>, before: PackageLicense | undefined): PackageLicense {
+  const same = before !== undefined && input.field === 'license_expression' && resolved.expression === before.licenseExpression;
+  return {
+    licenseExpression: resolved.expression,
+    licenseKeys: resolved.keys,
+    countedLicenseKeys: resolved.dataspaceKeys,
+    declaredLicenseExpression: input.declared ?? (same ? before.declaredLicenseExpression : resolved.declared),
+    unknownLicenses: same ? before.unknownLicenses : resolved.unknown,
+  };
+}
+
+/**
+ * What a package stores of an expression resolved elsewhere (the SBOM import's upserts): the
+ * canonical expression and its keys, the dataspace keys it counts, the unknown licenses, and as
+ * declared text `declared` if given (SPDX licenseDeclared beside licenseConcluded), else the text resolved.
+ */
+export function licenseFields(resolved: ResolvedExpression, declared?: string): PackageLicense {
+  return packageLicense(resolved, { text: resolved.declared, field: 'license_expression', declared, expressionGiven: true }, undefined);
+}
+
+type Holds = NonNullable<import('../store/catalog-store.ts').ListOptions['holds']>[number];
+
+/** The filters `has_unknown_license` (true / false) and `unknown_license` (an unknown license as written, exactly). */
+function unknownLicenseFilters(query: Record<string, string | undefined>): Holds[] {
+  const holds: Holds[] = [];
+  if (query.has_unknown_license !== undefined) holds.push({ attribute: 'licenseKeys', element: UNKNOWN_LICENSE_KEY, present: query.has_unknown_license === 'true' });
+  if (query.unknown_license) holds.push({ attribute: 'unknownLicenses', element: query.unknown_license, present: true });
+  return holds;
+}
+
+function holdsElement(pkg: Package, { attribute, element, present }: Holds): boolean {
+  const list = attribute === 'licenseKeys' ? pkg.licenseKeys : pkg.unknownLicenses;
+  return list.includes(element) === present;
+}
 
 /** A canonical purl is a key of its reservation item: it must leave room under DynamoDB's 2,048 bytes. */
 const MAX_PURL_BYTES = 1_500;

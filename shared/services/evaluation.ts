@@ -5,6 +5,9 @@
  * product won the race. A request older than the last evaluation's read is already answered.
  */
 import type { ComplianceAlert, Package } from '../domain/catalog.ts';
+import { licenseCategory } from '../domain/license-index.ts';
+import type { ReferenceLibrary } from '../domain/reference-license.ts';
+import { scancodeLibrary } from '../reference/scancode-licensedb.ts';
 import { evaluateRules, reconcile, type PackageFacts, type PolicyConfig, type RuleResult, type RuleType, type Violation } from '../domain/policy-rules.ts';
 import { isTransactionConflict, retryOnConflict } from '../store/dynamo.ts';
 import type { CatalogStore } from '../store/catalog-store.ts';
@@ -20,6 +23,8 @@ export interface EvaluationDeps {
   readonly newUuid: () => string;
   /** Base URL of the public API, for the product URLs in events. */
   readonly baseUrl: string;
+  /** Where license categories come from when a dataspace license has none; the shipped library by default. */
+  readonly library?: ReferenceLibrary;
 }
 
 export type EvaluationOutcome =
@@ -103,15 +108,25 @@ export class EvaluationService {
   /**
    * What the rules know of each package: packages, their licenses and policies, read in batches and
    * strongly consistent: an evaluation that started after a change must see it (requests older than
-   * its start are skipped as answered).
+   * its start are skipped as answered). Each package is judged by its effective expression: the
+   * product package's concluded one when set, else the package's own.
    */
   async facts(data: ProductData): Promise<PackageFacts[]> {
     const { catalog } = this.deps;
+    const library = this.deps.library ?? scancodeLibrary();
     const dataspace = data.product.dataspace;
-    const packages: Package[] = await catalog.packages.getMany(data.productPackages.map((pp) => pp.packageUuid), true);
-    const licenses = await catalog.licenses.getByUnique(dataspace, [...new Set(packages.flatMap((pkg) => pkg.licenseKeys))], true);
+    const packages = new Map<string, Package>(
+      (await catalog.packages.getMany(data.productPackages.map((pp) => pp.packageUuid), true)).map((pkg) => [pkg.uuid, pkg]),
+    );
+    const effective = data.productPackages.flatMap((pp) => {
+      const pkg = packages.get(pp.packageUuid);
+      if (!pkg) return [];
+      const concluded = pp.licenseExpression !== '';
+      return [{ pkg, concluded, license: concluded ? pp : pkg }];
+    });
+    const licenses = await catalog.licenses.getByUnique(dataspace, [...new Set(effective.flatMap(({ license }) => license.licenseKeys))], true);
     const labels = new Set<string>();
-    for (const pkg of packages) if (pkg.usagePolicy) labels.add(pkg.usagePolicy);
+    for (const { pkg } of effective) if (pkg.usagePolicy) labels.add(pkg.usagePolicy);
     for (const license of licenses.values()) if (license.usagePolicy) labels.add(license.usagePolicy);
     const policies = await catalog.usagePolicies.getByUnique(dataspace, [...labels], true);
     const alert = (label: string | null, contentType: 'package' | 'license'): ComplianceAlert => {
@@ -119,12 +134,18 @@ export class EvaluationService {
       return policy?.contentType === contentType ? policy.complianceAlert : '';
     };
     const analysis = new Map(data.analyses.map((a) => [`${a.packageUuid}|${a.vulnerabilityId}`, a.state]));
-    return packages.map((pkg) => ({
+    return effective.map(({ pkg, concluded, license }) => ({
       uuid: pkg.uuid,
       purl: pkg.purl,
-      hasLicenseExpression: pkg.licenseExpression !== '',
+      licenseExpression: license.licenseExpression,
+      concluded,
+      licenses: license.licenseKeys.map((key) => ({
+        key,
+        alert: alert(licenses.get(key)?.usagePolicy ?? null, 'license'),
+        category: licenseCategory(key, licenses.get(key), library),
+      })),
+      unknownLicenses: license.unknownLicenses,
       usagePolicyAlert: alert(pkg.usagePolicy, 'package'),
-      licenses: pkg.licenseKeys.map((key) => ({ key, alert: alert(licenses.get(key)?.usagePolicy ?? null, 'license') })),
       vulnerabilities: Object.entries(pkg.vulnerabilities).map(([id, link]) => ({
         id,
         riskScore: link.riskScore,

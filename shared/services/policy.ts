@@ -112,7 +112,11 @@ export class PolicyService {
     return { status: errors > 0 ? 'fail' : warnings > 0 ? 'warn' : 'pass', errors, warnings, evaluated_at: data.state.evaluatedAt };
   }
 
-  /** The packages behind an active violation, with the license keys or vulnerability ids that put each there. */
+  /**
+   * The packages behind an active violation, with the license keys or vulnerability ids that put each
+   * there; for the license rules also the expression judged, whether it is the product's concluded
+   * one, and whether an OR in it left no compliant choice.
+   */
   async violationPackages(caller: Caller, productUuid: string, ruleType: string, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
     if (!(RULE_TYPES as readonly string[]).includes(ruleType)) throw new NotFoundError();
     const { active } = await this.activeViolations(caller, productUuid);
@@ -123,7 +127,15 @@ export class PolicyService {
       query,
       url,
       async (offset, limit) => ({ count: offenders.length, items: offenders.slice(offset, offset + limit) }),
-      (offender) => ({ uuid: offender.uuid, api_url: catalogUrl(baseUrl, 'packages', offender.uuid), purl: offender.purl, reasons: offender.reasons }),
+      (offender) => ({
+        uuid: offender.uuid,
+        api_url: catalogUrl(baseUrl, 'packages', offender.uuid),
+        purl: offender.purl,
+        reasons: offender.reasons,
+        ...(offender.license
+          ? { license_expression: offender.license.expression, concluded: offender.license.concluded, no_compliant_choice: offender.license.noCompliantChoice }
+          : {}),
+      }),
     );
   }
 

@@ -3,21 +3,23 @@
  * Reading follows the product (view_product); writing needs change_product on it.
  */
 import type { Caller } from '../domain/caller.ts';
-import type { Analysis, ProductPackage } from '../domain/catalog.ts';
+import { PRODUCT_PACKAGE_DEFAULTS, type Analysis, type ProductPackage } from '../domain/catalog.ts';
 import { NotFoundError, ValidationError, type FieldErrors } from '../domain/errors.ts';
 import { isUuid, uuidOf } from '../domain/identifiers.ts';
 import type { Product } from '../domain/product.ts';
 import { retryOnConflict, isTransactionConflict } from '../store/dynamo.ts';
 import type { CatalogStore } from '../store/catalog-store.ts';
-import { StaleAnalysisError, type ProductPackageStore } from '../store/product-package-store.ts';
+import { StaleAnalysisError, StaleProductPackageError, type ProductPackageStore } from '../store/product-package-store.ts';
 import { StaleProductError } from '../store/product-store.ts';
-import { catalogUrl, canonicalPurl, packageView } from './catalog.ts';
+import { MAX_LICENSE_KEYS, catalogUrl, canonicalPurl, licenseInput, packageLicense, packageView, type SpdxRenderer } from './catalog.ts';
+import { LicenseIndexes } from './license-indexes.ts';
+import { namedLicenseCount, resolveLicenseExpression } from '../domain/license-resolution.ts';
 import { isoWithOffset, productKey, productUrl, type ProductService } from './products.ts';
 import { paginate } from './paginate.ts';
 import { entityTag, requireMatch, tagged, type IfMatch } from '../domain/etag.ts';
 
-/** A product package is never changed, only added and removed (a new one has a new uuid): one tag. */
-const PRODUCT_PACKAGE_TAG = entityTag(1);
+/** A product package's entity tag: its revision (1 once added, as before product packages could change). */
+const productPackageTag = (productPackage: ProductPackage) => entityTag(productPackage.rev);
 
 /** An analysis's entity tag: its revision. */
 const analysisTag = (analysis: Analysis) => entityTag(analysis.rev);
@@ -28,16 +30,23 @@ export interface ProductPackageServiceDeps {
   readonly products: ProductService;
   readonly now: () => Date;
   readonly newUuid: () => string;
+  /** How concluded expressions are resolved and rendered; by default over `catalog` and the shipped reference library. */
+  readonly licenseIndexes?: LicenseIndexes;
 }
 
-const isRace = (error: unknown) => error instanceof StaleProductError || error instanceof StaleAnalysisError || isTransactionConflict(error);
+const isRace = (error: unknown) =>
+  error instanceof StaleProductError || error instanceof StaleAnalysisError || error instanceof StaleProductPackageError || isTransactionConflict(error);
 
-export function productPackageView(productPackage: ProductPackage, baseUrl: string) {
+export function productPackageView(productPackage: ProductPackage, baseUrl: string, spdx: SpdxRenderer) {
   return {
     uuid: productPackage.uuid,
     api_url: catalogUrl(baseUrl, 'product_packages', productPackage.uuid),
     product: productUrl(baseUrl, productPackage.productUuid),
     package: catalogUrl(baseUrl, 'packages', productPackage.packageUuid),
+    license_expression: productPackage.licenseExpression,
+    license_expression_spdx: spdx(productPackage.licenseExpression),
+    is_deployed: productPackage.isDeployed,
+    is_modified: productPackage.isModified,
     created_date: productPackage.createdDate,
   };
 }
@@ -60,7 +69,31 @@ export function analysisView(analysis: Analysis, baseUrl: string) {
 type Body = Record<string, unknown>;
 
 export class ProductPackageService {
-  constructor(private readonly deps: ProductPackageServiceDeps) {}
+  private readonly indexes: LicenseIndexes;
+
+  constructor(private readonly deps: ProductPackageServiceDeps) {
+    this.indexes = deps.licenseIndexes ?? new LicenseIndexes(deps.catalog);
+  }
+
+  /** The answers of product packages of one dataspace, their SPDX forms with one read of the licenses they name. */
+  private async views(dataspace: string, productPackages: readonly ProductPackage[], baseUrl: string) {
+    const spdx = await this.indexes.spdxRenderer(dataspace, productPackages);
+    return productPackages.map((pp) => productPackageView(pp, baseUrl, spdx));
+  }
+
+  /** The concluded license a body gives (resolved in the dataspace, as a package's), or undefined when it gives none. */
+  private async concludedLicense(dataspace: string, body: Body, before: ProductPackage | undefined, errors: FieldErrors) {
+    const input = licenseInput({ license_expression: body.license_expression });
+    if (!input) return undefined;
+    const resolved = resolveLicenseExpression(input.text, await this.indexes.forDataspace(dataspace));
+    if (namedLicenseCount(resolved) > MAX_LICENSE_KEYS) {
+      errors.license_expression = [`Ensure this expression names no more than ${MAX_LICENSE_KEYS} licenses.`];
+      return undefined;
+    }
+    // Concluded expressions are not counted on their licenses (docs/license-expressions.md).
+    const { countedLicenseKeys: _notCounted, ...license } = packageLicense(resolved, input, before && { ...before, countedLicenseKeys: [] });
+    return license;
+  }
 
   /** A product named in a body: its view or change access decides; one the caller cannot see is a field error. */
   private async productIn(caller: Caller, reference: string, field: string, errors: FieldErrors): Promise<Product | undefined> {
@@ -99,17 +132,22 @@ export class ProductPackageService {
 
   async list(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
     const products = await this.visibleProducts(caller, query.product || undefined);
+    let page;
     if (!products) {
-      return paginate(query, url, (offset, limit) => this.deps.productPackages.listDataspace(caller.dataspace, offset, limit), (pp) => productPackageView(pp, baseUrl));
+      page = await paginate(query, url, (offset, limit) => this.deps.productPackages.listDataspace(caller.dataspace, offset, limit), (pp) => pp);
+    } else {
+      const all = (await Promise.all(products.map((uuid) => this.deps.productPackages.ofProduct(uuid))))
+        .flat()
+        .sort((a, b) => (a.createdDate + a.uuid < b.createdDate + b.uuid ? -1 : 1));
+      page = await paginate(query, url, async (offset, limit) => ({ count: all.length, items: all.slice(offset, offset + limit) }), (pp) => pp);
     }
-    const all = (await Promise.all(products.map((uuid) => this.deps.productPackages.ofProduct(uuid))))
-      .flat()
-      .sort((a, b) => (a.createdDate + a.uuid < b.createdDate + b.uuid ? -1 : 1));
-    return paginate(query, url, async (offset, limit) => ({ count: all.length, items: all.slice(offset, offset + limit) }), (pp) => productPackageView(pp, baseUrl));
+    return { ...page, results: await this.views(caller.dataspace, page.results, baseUrl) };
   }
 
   async retrieve(caller: Caller, uuid: string, baseUrl: string) {
-    return tagged(productPackageView((await this.productPackage(caller, uuid, 'view')).productPackage, baseUrl), PRODUCT_PACKAGE_TAG);
+    const { productPackage } = await this.productPackage(caller, uuid, 'view');
+    const [view] = await this.views(caller.dataspace, [productPackage], baseUrl);
+    return tagged(view!, productPackageTag(productPackage));
   }
 
   async add(caller: Caller, readBody: () => Body, baseUrl: string) {
@@ -118,6 +156,7 @@ export class ProductPackageService {
     const product = await this.productIn(caller, body.product as string, 'product', errors);
     const pkg = await this.packageIn(caller.dataspace, body.package as string);
     if (!pkg) errors.package = [`No package "${String(body.package)}" in this dataspace.`];
+    const license = await this.concludedLicense(caller.dataspace, body, undefined, errors);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     const productPackage: ProductPackage = {
       uuid: this.deps.newUuid(),
@@ -125,18 +164,55 @@ export class ProductPackageService {
       productUuid: product!.uuid,
       packageUuid: pkg!.uuid,
       createdDate: isoWithOffset(this.deps.now()),
+      ...PRODUCT_PACKAGE_DEFAULTS,
+      ...(license ?? {}),
+      isDeployed: (body.is_deployed as boolean | undefined) ?? true,
+      isModified: (body.is_modified as boolean | undefined) ?? false,
     };
     await retryOnConflict(async () => {
       const current = await this.deps.products.authorize(caller, product!.uuid, 'change');
       await this.deps.productPackages.add(current, productPackage);
     }, isRace, { key: productKey(product!.uuid) });
-    return tagged(productPackageView(productPackage, baseUrl), PRODUCT_PACKAGE_TAG);
+    const [view] = await this.views(caller.dataspace, [productPackage], baseUrl);
+    return tagged(view!, productPackageTag(productPackage));
+  }
+
+  /**
+   * PUT / PATCH: the concluded license, is_deployed and is_modified (change_product). The product and
+   * the package may be sent back as GET answers them, but not changed.
+   */
+  async update(caller: Caller, uuid: string, readBody: () => Body, baseUrl: string, ifMatch?: IfMatch) {
+    const updated = await retryOnConflict(async () => {
+      const { productPackage: before, product } = await this.productPackage(caller, uuid, 'change');
+      requireMatch(ifMatch, productPackageTag(before));
+      const body = readBody();
+      const errors: FieldErrors = {};
+      if (body.product !== undefined && uuidOf(body.product as string, 'products') !== before.productUuid) {
+        errors.product = ['The product of a product package cannot be changed.'];
+      }
+      if (body.package !== undefined && uuidOf(body.package as string, 'packages') !== before.packageUuid) {
+        errors.package = ['The package of a product package cannot be changed.'];
+      }
+      const license = await this.concludedLicense(caller.dataspace, body, before, errors);
+      if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+      const after: ProductPackage = {
+        ...before,
+        ...(license ?? {}),
+        isDeployed: (body.is_deployed as boolean | undefined) ?? before.isDeployed,
+        isModified: (body.is_modified as boolean | undefined) ?? before.isModified,
+        rev: before.rev + 1,
+      };
+      await this.deps.productPackages.update(product, before, after);
+      return after;
+    }, isRace);
+    const [view] = await this.views(caller.dataspace, [updated], baseUrl);
+    return tagged(view!, productPackageTag(updated));
   }
 
   async remove(caller: Caller, uuid: string, ifMatch?: IfMatch): Promise<void> {
     await retryOnConflict(async () => {
       const { productPackage, product } = await this.productPackage(caller, uuid, 'change');
-      requireMatch(ifMatch, PRODUCT_PACKAGE_TAG);
+      requireMatch(ifMatch, productPackageTag(productPackage));
       await this.deps.productPackages.remove(product, productPackage);
     }, isRace);
   }
@@ -146,7 +222,9 @@ export class ProductPackageService {
     const product = await this.deps.products.authorize(caller, productUuid, 'view');
     const held = await this.deps.productPackages.ofProduct(product.uuid);
     const packages = (await this.deps.catalog.packages.getMany(held.map((pp) => pp.packageUuid))).sort((a, b) => (a.purl < b.purl ? -1 : 1));
-    return paginate(query, url, async (offset, limit) => ({ count: packages.length, items: packages.slice(offset, offset + limit) }), (pkg) => packageView(pkg, baseUrl));
+    const page = await paginate(query, url, async (offset, limit) => ({ count: packages.length, items: packages.slice(offset, offset + limit) }), (pkg) => pkg);
+    const spdx = await this.indexes.spdxRenderer(product.dataspace, page.results);
+    return { ...page, results: page.results.map((pkg) => packageView(pkg, baseUrl, spdx)) };
   }
 
   private async packageIn(dataspace: string, reference: string) {

@@ -25,7 +25,7 @@ import {
   type Vulnerability,
 } from '../domain/catalog.ts';
 import { licenseSearchFields, searchFold, searchTextOf, type LicenseCriteria } from '../domain/license-search.ts';
-import { batchGet, cancellationCode, revisionCondition, isTransactionConflict, partitionQueryInput, queryCount, queryOffset, type Item } from './dynamo.ts';
+import { batchGet, cancellationCode, revisionCondition, isTransactionConflict, partitionQueryInput, queryAll, queryCount, queryOffset, type Item } from './dynamo.ts';
 import { SEARCH_FIELDS } from '../domain/search.ts';
 import { addSearch, searchAttributes } from './search-filter.ts';
 
@@ -99,6 +99,8 @@ export interface ListOptions {
   readonly search?: readonly string[];
   /** A filter of the collection's own (licenseFilter), ANDed with `equal`. */
   readonly where?: FilterClause;
+  /** List attributes that must (true) or must not (false) hold an element, applied as a filter. */
+  readonly holds?: readonly { readonly attribute: string; readonly element: string; readonly present: boolean }[];
 }
 
 /**
@@ -197,6 +199,12 @@ export class Collection<T extends Stored> {
       input.ExpressionAttributeValues = { ...input.ExpressionAttributeValues, ...options.where.values };
       conditions.push(options.where.expression);
     }
+    (options.holds ?? []).forEach(({ attribute, element, present }, i) => {
+      input.ExpressionAttributeNames = { ...input.ExpressionAttributeNames, [`#h${i}`]: attribute };
+      input.ExpressionAttributeValues = { ...input.ExpressionAttributeValues, [`:h${i}`]: element };
+      // contains() on a list compares whole elements; an item without the attribute holds nothing.
+      conditions.push(present ? `contains(#h${i}, :h${i})` : `NOT contains(#h${i}, :h${i})`);
+    });
     if (conditions.length > 0) input.FilterExpression = conditions.join(' AND ');
     const search = options.search ?? [];
     if (search.length > 0 && !this.spec.searchFields) throw new Error(`${this.spec.entity} has no search fields`);
@@ -204,6 +212,12 @@ export class Collection<T extends Stored> {
     const count = await queryCount(this.doc, input, recheck);
     const items = offset < count ? await queryOffset(this.doc, input, offset, limit, recheck) : [];
     return { count, items: items.map(this.spec.fromItem) };
+  }
+
+  /** Every object of the dataspace, in unique-value order (its licenses, to resolve expressions with): a paged Query of the index. */
+  async all(dataspace: string): Promise<T[]> {
+    const items = await queryAll(this.doc, partitionQueryInput(this.tableName, keys.catalogOfDataspace(this.spec.type, dataspace)));
+    return items.map(this.spec.fromItem);
   }
 
   /** The transaction items that write `after` over `before` (create: no before; delete: no after). */
@@ -383,8 +397,9 @@ export const CATALOG_SPECS: {
     uniqueField: 'purl',
     uniqueMessage: 'Package with this purl already exists.',
     searchFields: SEARCH_FIELDS.packages,
+    // Only the dataspace licenses the expression named when written: reference keys and the unknown key have no license to count on.
     references: (p) => [
-      ...p.licenseKeys.map((key): Reference => ({ type: 'LICENSE', value: key, counter: 'usedByPackages' })),
+      ...p.countedLicenseKeys.map((key): Reference => ({ type: 'LICENSE', value: key, counter: 'usedByPackages' })),
       ...(p.usagePolicy === null ? [] : [{ type: 'USAGEPOLICY' as const, value: p.usagePolicy, counter: 'usedByPackages' as const }]),
     ],
     toAttributes: (p) => ({
@@ -401,6 +416,9 @@ export const CATALOG_SPECS: {
       downloadUrl: p.downloadUrl,
       licenseExpression: p.licenseExpression,
       licenseKeys: [...p.licenseKeys],
+      countedLicenseKeys: [...p.countedLicenseKeys],
+      declaredLicenseExpression: p.declaredLicenseExpression,
+      unknownLicenses: [...p.unknownLicenses],
       usagePolicy: p.usagePolicy,
       vulnerabilities: p.vulnerabilities,
     }),
@@ -417,6 +435,11 @@ export const CATALOG_SPECS: {
       downloadUrl: String(item.downloadUrl ?? ''),
       licenseExpression: String(item.licenseExpression ?? ''),
       licenseKeys: (item.licenseKeys as string[] | undefined) ?? [],
+      // Written before expressions could name reference licenses, every key was the dataspace's, counted
+      // (or not, by refsCounted), and the text as written was the expression.
+      countedLicenseKeys: (item.countedLicenseKeys as string[] | undefined) ?? (item.licenseKeys as string[] | undefined) ?? [],
+      declaredLicenseExpression: String(item.declaredLicenseExpression ?? item.licenseExpression ?? ''),
+      unknownLicenses: (item.unknownLicenses as string[] | undefined) ?? [],
       usagePolicy: (item.usagePolicy as string | null | undefined) ?? null,
       vulnerabilities: (item.vulnerabilities as Package['vulnerabilities'] | undefined) ?? {},
     }),

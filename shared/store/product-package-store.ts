@@ -22,6 +22,9 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
 /** The analysis changed since it was read. */
 export class StaleAnalysisError extends Error {}
 
+/** The product package changed (or went) since it was read. */
+export class StaleProductPackageError extends Error {}
+
 export class ProductPackageStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
@@ -70,6 +73,32 @@ export class ProductPackageStore {
       if (cancellationCode(error, 1) === 'ConditionalCheckFailed') {
         throw new ConflictError('package', 'This package is already in this product.');
       }
+      throw error;
+    }
+  }
+
+  /**
+   * Writes a product package's own fields (its concluded license, is_deployed, is_modified) under
+   * its revision, bumping the product's so the write is serialised with the product's deletion.
+   */
+  async update(product: Product, before: ProductPackage, after: ProductPackage): Promise<void> {
+    try {
+      await this.transact([
+        bumpRevision(this.tableName, product),
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: productPackageItem(after),
+            // Items written before product packages could change carry no rev: they are at revision 1.
+            ConditionExpression: 'attribute_exists(PK) AND (#rev = :rev OR (attribute_not_exists(#rev) AND :rev = :one))',
+            ExpressionAttributeNames: { '#rev': 'rev' },
+            ExpressionAttributeValues: { ':rev': before.rev, ':one': 1 },
+          },
+        },
+      ]);
+    } catch (error) {
+      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(product.uuid);
+      if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw new StaleProductPackageError();
       throw error;
     }
   }
@@ -168,6 +197,14 @@ export function toProductPackage(item: Item): ProductPackage {
     productUuid: String(item.productUuid),
     packageUuid: String(item.packageUuid),
     createdDate: String(item.createdDate),
+    // Written before product packages had these fields: revision 1, the package's own license, deployed, not modified.
+    rev: Number(item.rev ?? 1),
+    licenseExpression: String(item.licenseExpression ?? ''),
+    licenseKeys: (item.licenseKeys as string[] | undefined) ?? [],
+    declaredLicenseExpression: String(item.declaredLicenseExpression ?? item.licenseExpression ?? ''),
+    unknownLicenses: (item.unknownLicenses as string[] | undefined) ?? [],
+    isDeployed: item.isDeployed === undefined ? true : item.isDeployed === true,
+    isModified: item.isModified === true,
   };
 }
 
@@ -191,7 +228,10 @@ export function toAnalysis(item: Item): Analysis {
 
 // --- items ----------------------------------------------------------------------------------
 
-/** The product package in its product's partition, listed in the dataspace and under its package. */
+/**
+ * The product package in its product's partition, listed in the dataspace and under its package.
+ * `rev` is stored as given: add stores 1, update the next revision.
+ */
 function productPackageItem(pp: ProductPackage): Item {
   return {
     ...keys.productPackage(pp.productUuid, pp.packageUuid),
@@ -203,6 +243,13 @@ function productPackageItem(pp: ProductPackage): Item {
     productUuid: pp.productUuid,
     packageUuid: pp.packageUuid,
     createdDate: pp.createdDate,
+    rev: pp.rev,
+    licenseExpression: pp.licenseExpression,
+    licenseKeys: [...pp.licenseKeys],
+    declaredLicenseExpression: pp.declaredLicenseExpression,
+    unknownLicenses: [...pp.unknownLicenses],
+    isDeployed: pp.isDeployed,
+    isModified: pp.isModified,
   };
 }
 

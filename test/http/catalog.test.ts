@@ -119,6 +119,9 @@ describe('packages', () => {
       filename: '',
       download_url: '',
       license_expression: 'mit OR apache-2.0',
+      declared_license_expression: 'mit or apache-2.0',
+      license_expression_spdx: 'MIT OR Apache-2.0',
+      unknown_licenses: [],
       usage_policy: 'Approved',
       risk_score: null,
       affected_by_vulnerabilities: [],
@@ -132,8 +135,7 @@ describe('packages', () => {
     [{ purl: 'not-a-purl' }, 'purl'],
     [{ name: 'nameless-type' }, 'purl'],
     [{ purl: 'pkg:npm/left-pad@1.0.0', name: 'right-pad' }, 'name'],
-    [{ purl: 'pkg:npm/x@1', license_expression: 'mit AND' }, 'license_expression'],
-    [{ purl: 'pkg:npm/x@2', license_expression: 'mit AND unknown-license' }, 'license_expression'],
+    [{ purl: 'pkg:npm/x@1', license_expression: 'mit\u0000' }, 'license_expression'],
     [{ purl: 'pkg:npm/x@3', usage_policy: 'Copyleft' }, 'usage_policy'],
     [{ purl: 'pkg:npm/x@4', download_url: 'ftp://example.com/x' }, 'download_url'],
   ])('refuse %j with a %s error and store nothing', async (body, field) => {
@@ -144,9 +146,12 @@ describe('packages', () => {
     expect(await snapshot()).toBe(before);
   });
 
-  it('names the unknown license keys', async () => {
-    const response = await call('root', 'POST', '/api/v2/packages/', { purl: 'pkg:npm/y@1', license_expression: '(mit OR foo) AND bar WITH classpath-exception-2.0' });
-    expect(response.json).toEqual({ license_expression: ['Unknown license key(s) in this dataspace: foo, bar.'] });
+  it('keep the license keys that resolve to nothing as unknown licenses, never refusing them (issue 15)', async () => {
+    const pkg = await create('packages', { purl: 'pkg:npm/y@1', license_expression: '(mit OR foo) AND bar WITH classpath-exception-2.0' });
+    expect(pkg).toMatchObject({
+      license_expression: '(mit OR unknown-license-reference) AND unknown-license-reference WITH classpath-exception-2.0',
+      unknown_licenses: ['foo', 'bar'],
+    });
   });
 
   it('keep the purl unique, and filter on purl, name, version and type', async () => {

@@ -69,6 +69,7 @@ const PUT_CHANGES: Record<string, Record<string, unknown>> = {
   '/api/v2/packages/{uuid}/': { filename: 'drf-1.0.0.tgz' },
   '/api/v2/vulnerabilities/{uuid}/': { summary: 'A flaw in drf' },
   '/api/v2/vulnerability_analyses/{uuid}/': { detail: 'Looked at it' },
+  '/api/v2/product_packages/{uuid}/': { is_modified: true },
   '/api/v2/webhooks/{uuid}/': { description: 'For DRF clients' },
   '/api/v2/policy_rules/': {},
 };

@@ -191,9 +191,15 @@ describe('ETag and If-Match', () => {
       detail: 'put',
     }));
 
-    // A product package never changes: a tag that is not its own is refused, its own deletes it.
+    // A product package changes since issue 15 (its concluded license, is_deployed, is_modified): the same story.
     expect((await call('alice', 'DELETE', heldPath, undefined, { 'If-Match': '"0"' })).status).toBe(412);
-    expect((await call('alice', 'DELETE', heldPath, undefined, { 'If-Match': heldTag })).status).toBe(204);
+    await ifMatchStory('alice', heldPath, (i) => ({ is_modified: i % 2 === 1, license_expression: i % 2 === 1 ? 'MIT' : '' }), () => ({
+      product: product.uuid,
+      package: pkg.uuid,
+      license_expression: 'Apache-2.0',
+      is_deployed: false,
+      is_modified: false,
+    }));
   });
 
   it('a stale If-Match on an object the caller cannot see is still 404, not 412', async () => {

@@ -40,6 +40,10 @@ describe('product packages', () => {
       api_url: `${http.api.url}/api/v2/product_packages/${added.json.uuid}/`,
       product: product.api_url,
       package: packages['pkg:npm/left-pad@1.3.0']!.api_url,
+      license_expression: '',
+      license_expression_spdx: '',
+      is_deployed: true,
+      is_modified: false,
       created_date: expect.stringMatching(/\+00:00$/),
     });
     await call('alice', 'POST', '/api/v2/product_packages/', { product: product.uuid, package: 'pkg:pypi/requests@2.31.0' });

@@ -110,6 +110,13 @@ describe('change records map to the products they affect', () => {
     expect(await affectedBy(() => call('DELETE', `/api/v2/product_packages/${pp}/`))).toEqual([p2]);
   });
 
+  it('the license concluded for a product package changed: its product; is_deployed or is_modified: nothing', async () => {
+    const pp = (await call('GET', `/api/v2/product_packages/?product=${p2}`)).results[0].uuid;
+    expect(await affectedBy(() => call('PATCH', `/api/v2/product_packages/${pp}/`, { license_expression: 'MIT' }))).toEqual([p2]);
+    expect(await affectedBy(() => call('PATCH', `/api/v2/product_packages/${pp}/`, { is_deployed: false, is_modified: true }))).toEqual([]);
+    expect(await affectedBy(() => call('PATCH', `/api/v2/product_packages/${pp}/`, { license_expression: '' }))).toEqual([p2]);
+  });
+
   it("a package's license expression or usage policy changed: every product holding it", async () => {
     expect(await affectedBy(() => call('PATCH', `/api/v2/packages/${pkg.uuid}/`, { license_expression: 'gpl-3.0' }))).toEqual([p1, p2].sort());
     expect(await affectedBy(() => call('PATCH', `/api/v2/packages/${pkg.uuid}/`, { usage_policy: 'Watch' }))).toEqual([p1, p2].sort());
@@ -150,6 +157,12 @@ describe('change records map to the products they affect', () => {
     const policy = (await call('GET', '/api/v2/usage_policies/')).results.find((p: { label: string }) => p.label === 'Forbidden');
     expect(await affectedBy(() => call('PATCH', `/api/v2/usage_policies/${policy.uuid}/`, { compliance_alert: 'warning' }))).toEqual(all);
     expect(await affectedBy(() => call('PATCH', `/api/v2/usage_policies/${policy.uuid}/`, { description: 'words' }))).toEqual([]);
+  });
+
+  it('a license created with a usage policy (expressions may name its key as a reference license): every product of that dataspace', async () => {
+    const all = (await call('GET', '/api/v2/products/?page_size=100')).results.map((p: { uuid: string }) => p.uuid).sort();
+    expect(await affectedBy(() => call('POST', '/api/v2/licenses/', { key: 'isc', name: 'ISC', usage_policy: 'Forbidden' }))).toEqual(all);
+    expect(await affectedBy(() => call('POST', '/api/v2/licenses/', { key: 'zlib', name: 'zlib' }))).toEqual([]);
   });
 
   it('the policy rule configuration saved: every product of that dataspace', async () => {

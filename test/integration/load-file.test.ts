@@ -200,6 +200,9 @@ describe('admin load of the catalog', () => {
       downloadUrl: '',
       licenseExpression: '',
       licenseKeys: [],
+      countedLicenseKeys: [],
+      declaredLicenseExpression: '',
+      unknownLicenses: [],
       usagePolicy: null,
       vulnerabilities: {},
     });

@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 describe('configuration', () => {
-  it('lists the eight rules, all off by default, for superusers only', async () => {
+  it('lists the nine rules, all off by default, for superusers only', async () => {
     const rules = await ok('GET', '/api/v2/policy_rules/');
     expect(rules.map((rule: { rule_type: string }) => rule.rule_type)).toEqual([
       'usage_policy_error',
@@ -43,6 +43,7 @@ describe('configuration', () => {
       'vulnerability_detected',
       'vulnerability_unresolved',
       'vulnerability_stale',
+      'license_unknown',
     ]);
     expect(rules.every((rule: { is_active: boolean }) => !rule.is_active)).toBe(true);
     expect(rules.find((rule: { rule_type: string }) => rule.rule_type === 'vulnerability_stale')).toMatchObject({
@@ -113,7 +114,17 @@ describe('the violation lifecycle of section 3.2, through the pipeline', () => {
     });
     expect(await ok('GET', `/api/v2/products/${product}/policy_status/`, undefined, 'viewer')).toMatchObject({ status: 'fail', errors: 1, warnings: 0 });
     const behind = await ok('GET', `/api/v2/products/${product}/policy_violations/license_policy_error/packages/`, undefined, 'viewer');
-    expect(behind.results).toEqual([{ uuid: pkg, api_url: `${stack.apiUrl}/api/v2/packages/${pkg}/`, purl: 'pkg:npm/copyleft@1.0.0', reasons: ['gpl-3.0'] }]);
+    expect(behind.results).toEqual([
+      {
+        uuid: pkg,
+        api_url: `${stack.apiUrl}/api/v2/packages/${pkg}/`,
+        purl: 'pkg:npm/copyleft@1.0.0',
+        reasons: ['gpl-3.0'],
+        license_expression: 'gpl-3.0',
+        concluded: false,
+        no_compliant_choice: false,
+      },
+    ]);
   }, 60_000);
 
   it('resolves it when the condition disappears, with one resolved event', async () => {
@@ -129,7 +140,8 @@ describe('the violation lifecycle of section 3.2, through the pipeline', () => {
 
   it('re-activates it in place when it recurs, keeping the original detected date', async () => {
     const firstDetected = (eventsFor(product, 'policy.violation_detected')[0]!.detail as { data: { evaluated_at: string } }).data.evaluated_at;
-    await ok('PATCH', `/api/v2/packages/${pkg}/`, { license_expression: 'gpl-3.0 OR mit' });
+    // AND: both licenses required, so the prohibited one counts (an OR would leave MIT to choose).
+    await ok('PATCH', `/api/v2/packages/${pkg}/`, { license_expression: 'gpl-3.0 AND mit' });
     const [again] = await eventually(() => violations(product), (list) => list.length === 1);
     expect(again.detected_date).toBe(firstDetected);
     const detected = await eventually(async () => eventsFor(product, 'policy.violation_detected'), (events) => events.length === 2);

@@ -55,6 +55,33 @@ describe('buildLicenseIndex', () => {
     expect(resolved).toMatchObject({ expression: 'gpl-2.0-plus WITH classpath-exception-2.0', dataspaceKeys: ['gpl-2.0-plus'] });
   });
 
+  it("takes the dataspace's SPDX key before a reference key of another license (a dataspace that calls MIT `mit-license` means it by MIT)", () => {
+    const index = buildLicenseIndex([{ key: 'mit-license', spdxLicenseKey: 'MIT' }], library);
+    expect(index.find('MIT')).toMatchObject({ key: 'mit-license', source: 'dataspace' });
+    expect(index.find('mit')).toMatchObject({ key: 'mit-license', source: 'dataspace' });
+    expect(resolveLicenseExpression('MIT OR GPL-2.0+', index)).toMatchObject({ expression: 'mit-license OR gpl-2.0-plus', dataspaceKeys: ['mit-license'] });
+  });
+
+  it("tells a key's SPDX id and category: the dataspace license's own first, else the reference's", () => {
+    const index = buildLicenseIndex(
+      [
+        { key: 'gpl-2.0-plus', spdxLicenseKey: '' },
+        { key: 'acme', spdxLicenseKey: '', category: 'Proprietary Free' },
+        { key: 'mit', spdxLicenseKey: 'MIT', category: 'Copyleft' },
+      ],
+      library,
+    );
+    expect(index.spdxKeyOf('gpl-2.0-plus')).toBe('GPL-2.0-or-later');
+    expect(index.spdxKeyOf('acme')).toBe('');
+    expect(index.categoryOf('gpl-2.0-plus')).toBe('Copyleft');
+    expect(index.categoryOf('acme')).toBe('Proprietary Free');
+    expect(index.categoryOf('mit')).toBe('Copyleft');
+    expect(index.categoryOf('classpath-exception-2.0')).toBe('Permissive');
+    expect(index.categoryOf('nowhere')).toBe('');
+    // An adopted license without an SPDX key of its own resolves to its reference's SPDX id.
+    expect(resolveLicenseExpression('gpl-2.0-plus', index).spdx).toBe('GPL-2.0-or-later');
+  });
+
   it('prefers the exact key when two dataspace keys differ only in case', () => {
     const index = buildLicenseIndex([{ key: 'Foo', spdxLicenseKey: '' }, { key: 'foo', spdxLicenseKey: '' }], library);
     expect(index.find('foo')?.key).toBe('foo');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   canonicalToSpdx,
+  namedLicenseCount,
   resolveLicenseExpression,
   UNKNOWN_LICENSE_KEY,
   UNKNOWN_LICENSE_SPDX,
@@ -89,6 +90,20 @@ describe('resolveLicenseExpression', () => {
 
   it('lists each unknown symbol once', () => {
     expect(resolveLicenseExpression('Foo AND (Foo OR Bar)', index).unknown).toEqual(['Foo', 'Bar']);
+  });
+});
+
+describe('namedLicenseCount', () => {
+  it.each([
+    ['MIT', 1],
+    ['MIT OR MIT', 1],
+    ['GPL-2.0-only WITH Classpath-exception-2.0', 2],
+    ['Foo AND Bar AND mit', 3],
+    ['Foo AND Foo', 1],
+    ['SEE LICENSE IN LICENSE.md', 1],
+    ['', 0],
+  ])('%s names %i', (text, count) => {
+    expect(namedLicenseCount(resolveLicenseExpression(text, index))).toBe(count);
   });
 });
 

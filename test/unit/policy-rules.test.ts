@@ -40,21 +40,27 @@ function aVulnerability(overrides: Partial<Vulnerability> = {}): Vulnerability {
   return { id: `VCID-${next()}`, riskScore: 9.0, linkedDate: ago(1), analysisState: null, ...overrides };
 }
 
-function aLicense(alert: ComplianceAlert, key = `license-${next()}`): License {
-  return { key, alert };
+function aLicense(alert: ComplianceAlert, key = `license-${next()}`, category = 'Permissive'): License {
+  return { key, alert, category };
 }
 
-/** A clean package: it breaks no rule. */
+/**
+ * A clean package: it breaks no rule. Unless given, its expression is the AND of its licenses (every
+ * license required, as before expressions were judged by their meaning).
+ */
 function aPackage(overrides: Partial<PackageFacts> = {}): PackageFacts {
   const n = next();
+  const licenses = overrides.licenses ?? [aLicense('')];
   return {
     uuid: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
     purl: `pkg:npm/package-${n}@1.0.0`,
-    hasLicenseExpression: true,
+    licenseExpression: licenses.map((license) => license.key).join(' AND '),
+    concluded: false,
+    unknownLicenses: [],
     usagePolicyAlert: '',
-    licenses: [aLicense('')],
     vulnerabilities: [],
     ...overrides,
+    licenses,
   };
 }
 
@@ -70,7 +76,9 @@ function anOffender(type: RuleType): PackageFacts {
     case 'license_policy_warning':
       return aPackage({ licenses: [aLicense('warning')] });
     case 'license_coverage_gap':
-      return aPackage({ hasLicenseExpression: false, licenses: [] });
+      return aPackage({ licenses: [] });
+    case 'license_unknown':
+      return aPackage({ licenses: [aLicense('', 'unknown-license-reference', 'Unstated License')], unknownLicenses: ['SEE LICENSE IN LICENSE'] });
     case 'vulnerability_detected':
     case 'vulnerability_unresolved':
       return aPackage({ vulnerabilities: [aVulnerability()] });
@@ -96,11 +104,12 @@ const uuids = (packages: readonly PackageFacts[]) => packages.map((pkg) => pkg.u
 // Section 2.6 and 2.7: the rules table, literally
 
 /** Section 2.6 (label, severity, first sentence of "Detects") and 2.7 (parameters, defaults). */
-const SPEC_RULES: readonly [RuleType, string, 'error' | 'warning', string, Record<string, { type: 'score' | 'days'; default?: number }>][] = [
+const SPEC_RULES: readonly [RuleType, string, 'error' | 'warning', string, Record<string, { type: 'score' | 'days' | 'categories'; default?: number }>][] = [
   ['usage_policy_error', 'Usage Policy Error', 'error', 'Packages assigned a usage policy flagged with an error compliance alert.', {}],
   ['usage_policy_warning', 'Usage Policy Warning', 'warning', 'Packages assigned a usage policy flagged with a warning compliance alert.', {}],
-  ['license_policy_error', 'License Policy Error', 'error', 'Packages whose licenses are assigned a usage policy flagged with an error compliance alert.', {}],
-  ['license_policy_warning', 'License Policy Warning', 'warning', 'Packages whose licenses are assigned a usage policy flagged with a warning compliance alert.', {}],
+  // Issue 15: the license policy rules also take the categories that count as flagged.
+  ['license_policy_error', 'License Policy Error', 'error', 'Packages whose licenses are assigned a usage policy flagged with an error compliance alert.', { categories: { type: 'categories' } }],
+  ['license_policy_warning', 'License Policy Warning', 'warning', 'Packages whose licenses are assigned a usage policy flagged with a warning compliance alert.', { categories: { type: 'categories' } }],
   ['license_coverage_gap', 'License Coverage Gap', 'warning', 'Packages with no license expression.', {}],
   ['vulnerability_detected', 'Vulnerability Detected', 'error', 'Packages with at least one known vulnerability.', { min_risk_score: { type: 'score' } }],
   ['vulnerability_unresolved', 'Vulnerability Unresolved', 'warning', 'Packages with known vulnerabilities that have no completed triage analysis.', {}],
@@ -111,10 +120,12 @@ const SPEC_RULES: readonly [RuleType, string, 'error' | 'warning', string, Recor
     'Packages with high-risk vulnerabilities unaddressed for more than a configurable number of days.',
     { max_days: { type: 'days', default: 30 }, min_risk_score: { type: 'score', default: 8.0 } },
   ],
+  // Issue 15: the ninth, after the eight of section 2.6.
+  ['license_unknown', 'License Unknown', 'warning', 'Packages whose license expression contains an unknown license.', {}],
 ];
 
-describe('the eight rule types (sections 2.6 and 2.7)', () => {
-  it('are exactly the eight of section 2.6, in its order', () => {
+describe('the nine rule types (sections 2.6 and 2.7, and issue 15)', () => {
+  it('are the eight of section 2.6, in its order, then license_unknown', () => {
     expect(RULE_TYPES).toEqual(SPEC_RULES.map(([type]) => type));
     expect(Object.keys(RULES).sort()).toEqual(SPEC_RULES.map(([type]) => type).sort());
   });
@@ -161,7 +172,14 @@ describe('violation_count is the number of distinct packages', () => {
     const pkg = aPackage({ licenses: [aLicense('error', 'gpl-3.0'), aLicense('error', 'agpl-3.0'), aLicense('', 'mit')] });
     const result = evaluateOne('license_policy_error', [pkg, aPackage()]);
     expect(result.count).toBe(1);
-    expect(result.offenders).toEqual([{ uuid: pkg.uuid, purl: pkg.purl, reasons: ['agpl-3.0', 'gpl-3.0'] }]);
+    expect(result.offenders).toEqual([
+      {
+        uuid: pkg.uuid,
+        purl: pkg.purl,
+        reasons: ['agpl-3.0', 'gpl-3.0'],
+        license: { expression: 'gpl-3.0 AND agpl-3.0 AND mit', concluded: false, noCompliantChoice: false },
+      },
+    ]);
   });
 
   it('two error licenses on one package do not exceed a threshold of 1', () => {
@@ -232,14 +250,13 @@ describe('license_policy_error / license_policy_warning: any license of the expr
 
 describe('license_coverage_gap: packages with no license expression', () => {
   it.each([
-    [false, [], 1],
-    [true, [aLicense('')], 0],
-    [true, [aLicense('error')], 0],
-    // the rule reads hasLicenseExpression, not the resolved license list
-    [false, [aLicense('')], 1],
-    [true, [], 0],
-  ] as const)('hasLicenseExpression %s (licenses %j) → count %i', (hasLicenseExpression, licenses, count) => {
-    const result = evaluateOne('license_coverage_gap', [aPackage({ hasLicenseExpression, licenses })]);
+    ['', [], [], 1],
+    ['mit', [aLicense('', 'mit')], [], 0],
+    ['gpl-3.0', [aLicense('error', 'gpl-3.0')], [], 0],
+    // Free text kept as an unknown license is a license statement: not a gap (license_unknown tells it).
+    ['unknown-license-reference', [aLicense('', 'unknown-license-reference', 'Unstated License')], ['SEE LICENSE IN LICENSE.md'], 0],
+  ] as const)('expression %j → count %i', (licenseExpression, licenses, unknownLicenses, count) => {
+    const result = evaluateOne('license_coverage_gap', [aPackage({ licenseExpression, licenses: [...licenses], unknownLicenses })]);
     expect(result).toMatchObject({ count, triggered: count > 0 });
   });
 });
@@ -521,7 +538,7 @@ describe('checkConfig: the JSON object of section 2.7, validated strictly', () =
 });
 
 describe('effectiveConfig: defaults of section 2.7 filled in', () => {
-  it.each(SPEC_RULES.map(([type]) => type))('%s, not configured: inactive, threshold 0, default parameters only', (type) => {
+  it.each(SPEC_RULES.map(([type]) => type))('%s, not configured: inactive, threshold 0, default parameters only (categories has none)', (type) => {
     const parameters = type === 'vulnerability_stale' ? { max_days: 30, min_risk_score: 8.0 } : {};
     expect(effectiveConfig({}, type)).toEqual({ is_active: false, threshold: 0, parameters });
   });
@@ -660,8 +677,8 @@ describe('reconcile: each row of section 3.2', () => {
 
   it('evaluate → reconcile through a whole life: detected, resolved, re-activated with detected_date kept', () => {
     const config: PolicyConfig = { license_coverage_gap: { is_active: true, threshold: 0, parameters: {} } };
-    const broken = aPackage({ hasLicenseExpression: false, licenses: [] });
-    const fixed = { ...broken, hasLicenseExpression: true, licenses: [aLicense('')] };
+    const broken = aPackage({ licenses: [] });
+    const fixed = { ...broken, licenseExpression: 'mit', licenses: [aLicense('', 'mit')] };
     const t1 = new Date('2024-06-01T00:00:00.000Z');
     const t2 = new Date('2024-06-02T00:00:00.000Z');
     const t3 = new Date('2024-06-03T00:00:00.000Z');
@@ -692,8 +709,8 @@ describe('compareViolations: errors before warnings, then by label', () => {
   it.each([
     ['as declared', [...RULE_TYPES]],
     ['reversed', [...RULE_TYPES].reverse()],
-    ['shuffled', ['license_coverage_gap', 'vulnerability_stale', 'usage_policy_warning', 'license_policy_error', 'vulnerability_unresolved', 'usage_policy_error', 'license_policy_warning', 'vulnerability_detected'] as RuleType[]],
-  ])('sorts all eight (%s) into the same order', (_, types) => {
+    ['shuffled', ['license_coverage_gap', 'vulnerability_stale', 'license_unknown', 'usage_policy_warning', 'license_policy_error', 'vulnerability_unresolved', 'usage_policy_error', 'license_policy_warning', 'vulnerability_detected'] as RuleType[]],
+  ])('sorts all nine (%s) into the same order', (_, types) => {
     expect(sortTypes(types)).toEqual([
       'license_policy_error', // License Policy Error
       'usage_policy_error', // Usage Policy Error
@@ -701,6 +718,7 @@ describe('compareViolations: errors before warnings, then by label', () => {
       'vulnerability_stale', // Vulnerability Stale
       'license_coverage_gap', // License Coverage Gap
       'license_policy_warning', // License Policy Warning
+      'license_unknown', // License Unknown
       'usage_policy_warning', // Usage Policy Warning
       'vulnerability_unresolved', // Vulnerability Unresolved
     ]);

@@ -140,6 +140,18 @@ describe('the policy rules form', () => {
     });
     expect(inputId('vulnerability_stale.parameters.max_days')).toBe('rule-vulnerability_stale-parameters-max_days');
   });
+
+  it('shows the license categories comma-separated and sends them back as a list, checked as the API checks them', () => {
+    const withCategories = rules.map((rule) => (rule.rule_type === 'license_policy_error' ? { ...rule, is_active: true, parameters: { categories: ['Copyleft', 'Commercial'] } } : rule));
+    const form = formFromRules(withCategories);
+    expect(form.license_policy_error.parameters).toEqual({ categories: 'Copyleft, Commercial' });
+    expect(form.license_policy_warning.parameters).toEqual({ categories: '' });
+    expect(configFromForm(form).license_policy_error.parameters).toEqual({ categories: ['Copyleft', 'Commercial'] });
+    expect(configFromForm(form).license_policy_warning.parameters).toEqual({});
+    expect(checkForm(form).ok).toBe(true);
+    const wrong = checkForm({ ...form, license_policy_error: { ...form.license_policy_error, parameters: { categories: 'Copyleft, viral' } } });
+    expect(wrong).toEqual({ ok: false, errors: { 'license_policy_error.parameters.categories': [expect.stringMatching(/^Unknown category "viral"; choose from /)] } });
+  });
 });
 
 describe("a template's questions", () => {

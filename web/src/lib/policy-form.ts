@@ -26,10 +26,21 @@ export function formFromRules(rules: readonly PolicyRule[]): PolicyForm {
   return Object.fromEntries(
     RULE_TYPES.map((type) => {
       const rule = byType.get(type);
-      const parameters = Object.fromEntries(Object.keys(RULES[type].parameters).map((name) => [name, rule?.parameters[name] === undefined ? '' : String(rule.parameters[name])]));
+      const parameters = Object.fromEntries(Object.keys(RULES[type].parameters).map((name) => [name, parameterText(rule?.parameters[name])]));
       return [type, { is_active: rule?.is_active ?? false, threshold: String(rule?.threshold ?? 0), parameters }];
     }),
   ) as PolicyForm;
+}
+
+/** A parameter as its input shows it: a number as typed, a list of categories comma-separated. */
+function parameterText(value: number | readonly string[] | undefined): string {
+  if (value === undefined) return '';
+  return Array.isArray(value) ? value.join(', ') : String(value);
+}
+
+/** Whether a parameter takes a list (comma-separated in its input) rather than a number. */
+export function isListParameter(type: RuleType, name: string): boolean {
+  return RULES[type].parameters[name]?.type === 'categories';
 }
 
 /** Text as a number when it is one; otherwise the text itself, which the check then names as wrong. */
@@ -39,12 +50,20 @@ function numberOrText(text: string): number | string {
 }
 
 /** The body of PUT /api/v2/policy_rules/: every rule, an empty parameter left to its default. */
-export function configFromForm(form: PolicyForm): Record<RuleType, { is_active: boolean; threshold: number | string; parameters: Record<string, number | string> }> {
+export function configFromForm(form: PolicyForm): Record<RuleType, { is_active: boolean; threshold: number | string; parameters: Record<string, number | string | string[]> }> {
   return Object.fromEntries(
     RULE_TYPES.map((type) => {
       const inputs = form[type];
-      const parameters: Record<string, number | string> = {};
-      for (const [name, text] of Object.entries(inputs.parameters)) if (text.trim() !== '') parameters[name] = numberOrText(text);
+      const parameters: Record<string, number | string | string[]> = {};
+      for (const [name, text] of Object.entries(inputs.parameters)) {
+        if (text.trim() === '') continue;
+        parameters[name] = isListParameter(type, name)
+          ? text
+              .split(',')
+              .map((item) => item.trim())
+              .filter((item) => item !== '')
+          : numberOrText(text);
+      }
       return [type, { is_active: inputs.is_active, threshold: inputs.threshold.trim() === '' ? 0 : numberOrText(inputs.threshold), parameters }];
     }),
   ) as ReturnType<typeof configFromForm>;

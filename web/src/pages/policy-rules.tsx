@@ -12,6 +12,7 @@ import type { Session } from '../session.ts';
 const PARAMETER_TEXT: Record<string, { label: string; hint: string }> = {
   min_risk_score: { label: 'Minimum risk score', hint: '0.0 to 10.0; only vulnerabilities scoring at least this count.' },
   max_days: { label: 'Maximum days', hint: 'Whole days (1 or more) a high-risk vulnerability may stay without a completed analysis.' },
+  categories: { label: 'License categories', hint: 'Comma-separated (Copyleft, Proprietary Free, …): licenses of these categories count as flagged, with or without a usage policy.' },
 };
 
 export function PolicyRules({ session }: { session: Session }) {
@@ -121,8 +122,8 @@ function RuleFieldset({ type, inputs, errors, onChange }: { type: RuleType; inpu
             <label for={id}>{text.label}</label>
             <input
               id={id}
-              inputMode="decimal"
-              placeholder={spec.default === undefined ? 'not set' : `default ${spec.default}`}
+              inputMode={spec.type === 'categories' ? 'text' : 'decimal'}
+              placeholder={!('default' in spec) || spec.default === undefined ? 'not set' : `default ${spec.default}`}
               aria-describedby={messages(path).length > 0 ? undefined : `${id}-hint`}
               value={inputs.parameters[name] ?? ''}
               onInput={(event) => onChange({ parameters: { ...inputs.parameters, [name]: event.currentTarget.value } })}
