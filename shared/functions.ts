@@ -89,6 +89,16 @@ export const FUNCTIONS = {
     sendsTo: [],
     publishesEvents: false,
   },
+  'sbom-export': {
+    entry: 'functions/sbom-export.ts',
+    description: "SBOM export: a product's inventory as CycloneDX (SBOM, VEX) or SPDX",
+    // A 10,000-package product renders in under a second into about 10-15 MB of JSON.
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+    table: 'read',
+    sendsTo: [],
+    publishesEvents: false,
+  },
   policy: {
     entry: 'functions/policy.ts',
     description: 'Policy rules configuration, product violations and status, evaluations on demand',

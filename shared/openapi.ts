@@ -153,7 +153,7 @@ function responsesOf(route: Route, components: Components): Record<string, JsonO
     responses[status] = {
       description: response.description,
       ...(single && status === '200' && route.method !== 'DELETE' ? { headers: { ETag: { $ref: headerUri('ETag') } } } : {}),
-      ...(response.schema ? { content: { 'application/json': { schema: components.ref(response.schema, 'output', `${route.operationId}_${status}`) } } }
+      ...(response.schema ? { content: { [response.mediaType ?? 'application/json']: { schema: components.ref(response.schema, 'output', `${route.operationId}_${status}`) } } }
         : {}),
     };
   }

@@ -28,6 +28,8 @@ import { ChangeTargetResolver } from './store/change-targets.ts';
 import { WebhookStore } from './store/webhook-store.ts';
 import { WebhookService } from './services/webhooks.ts';
 import { SqsDeliveryQueue } from './aws/delivery-queue.ts';
+import { SbomExportService } from './services/sbom-export.ts';
+import { LicenseIndexes } from './services/license-indexes.ts';
 
 let stores:
   | {
@@ -117,6 +119,25 @@ export function getCatalogService(): CatalogService {
   const { catalog, productPackages } = getStores();
   catalogService ??= new CatalogService({ catalog, productPackages, now: () => new Date(), newUuid: randomUUID });
   return catalogService;
+}
+
+/** What an export names as its tool (package.json's name and version). */
+const SERVICE_TOOL = { name: 'compliance-service', version: '0.1.0' } as const;
+
+let sbomExportService: SbomExportService | undefined;
+
+export function getSbomExportService(): SbomExportService {
+  const { catalog, policy } = getStores();
+  sbomExportService ??= new SbomExportService({
+    products: getProductService(),
+    policy,
+    catalog,
+    licenseIndexes: new LicenseIndexes(catalog),
+    now: () => new Date(),
+    newUuid: randomUUID,
+    tool: SERVICE_TOOL,
+  });
+  return sbomExportService;
 }
 
 let productPackageService: ProductPackageService | undefined;

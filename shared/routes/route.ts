@@ -11,6 +11,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export interface RouteResponse {
   readonly description: string;
   readonly schema?: z.ZodType;
+  /** The answer's media type when it is not application/json (an SBOM export: application/spdx+json). */
+  readonly mediaType?: string;
 }
 
 export interface Route {

@@ -162,7 +162,9 @@ describe('change records map to the products they affect', () => {
   it('a license created with a usage policy (expressions may name its key as a reference license): every product of that dataspace', async () => {
     const all = (await call('GET', '/api/v2/products/?page_size=100')).results.map((p: { uuid: string }) => p.uuid).sort();
     expect(await affectedBy(() => call('POST', '/api/v2/licenses/', { key: 'isc', name: 'ISC', usage_policy: 'Forbidden' }))).toEqual(all);
-    expect(await affectedBy(() => call('POST', '/api/v2/licenses/', { key: 'zlib', name: 'zlib' }))).toEqual([]);
+    // Adopting a reference license brings its category, which the categories parameter reads.
+    expect(await affectedBy(() => call('POST', '/api/v2/licenses/', { key: 'zlib' }))).toEqual(all);
+    expect(await affectedBy(() => call('POST', '/api/v2/licenses/', { key: 'acme-internal', name: 'ACME internal' }))).toEqual([]);
   });
 
   it('the policy rule configuration saved: every product of that dataspace', async () => {

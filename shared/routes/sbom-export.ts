@@ -1,0 +1,50 @@
+/** SBOM export: a product's inventory as CycloneDX (SBOM, VEX or both) or SPDX. */
+import * as z from 'zod';
+import { CYCLONEDX_CONTENTS, CYCLONEDX_SPEC_VERSIONS } from '../sbom/write-cyclonedx.ts';
+import { shown } from '../schemas/common.ts';
+import { notFound, unauthorized, type Route } from './route.ts';
+
+const choice = <T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
+  z
+    .enum(values, { error: (issue) => `Select a valid choice. ${shown(issue.input)} is not one of the available choices (${values.join(', ')}).` })
+    .default(fallback);
+
+export const CycloneDxExportQuery = z.object({
+  spec_version: choice(CYCLONEDX_SPEC_VERSIONS, '1.6').describe('CycloneDX specification version (default 1.6)'),
+  content: choice(CYCLONEDX_CONTENTS, 'combined').describe('sbom (components), vex (vulnerabilities and analyses) or combined (default)'),
+});
+
+/** The documents are validated against their official schemas by the tests; here they are opaque JSON objects. */
+const CycloneDxDocument = z.looseObject({ bomFormat: z.literal('CycloneDX'), specVersion: z.string() }).meta({ id: 'CycloneDxDocument' });
+const SpdxDocument = z.looseObject({ spdxVersion: z.literal('SPDX-2.3'), SPDXID: z.string() }).meta({ id: 'SpdxDocument' });
+
+export const SBOM_EXPORT_ROUTES: readonly Route[] = [
+  {
+    method: 'GET',
+    path: '/api/v2/products/{uuid}/cyclonedx/',
+    function: 'sbom-export',
+    operationId: 'product_cyclonedx',
+    summary: "The product's inventory as a CycloneDX JSON document (1.4 to 1.6): components, dependencies, vulnerabilities with the product's analyses (VEX)",
+    auth: 'api-key',
+    query: CycloneDxExportQuery,
+    responses: {
+      200: { description: 'The document, with a Content-Disposition file name', schema: CycloneDxDocument, mediaType: 'application/vnd.cyclonedx+json' },
+      400: { description: 'An unknown spec_version or content' },
+      401: unauthorized,
+      404: notFound('product'),
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v2/products/{uuid}/spdx/',
+    function: 'sbom-export',
+    operationId: 'product_spdx',
+    summary: "The product's inventory as an SPDX 2.3 JSON document: packages, licenses, DEPENDS_ON relationships",
+    auth: 'api-key',
+    responses: {
+      200: { description: 'The document, with a Content-Disposition file name', schema: SpdxDocument, mediaType: 'application/spdx+json' },
+      401: unauthorized,
+      404: notFound('product'),
+    },
+  },
+];

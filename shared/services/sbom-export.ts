@@ -1,0 +1,171 @@
+/**
+ * SBOM export: gathers what a product holds (its packages with their licenses in SPDX form and the
+ * product's concluded ones, dependencies, vulnerabilities with the product's analyses) into an
+ * ExportModel, which the CycloneDX and SPDX writers render. Reads: the product's partition (one
+ * Query), its packages and vulnerabilities in batches, the licenses the expressions name once.
+ */
+import type { Caller } from '../domain/caller.ts';
+import type { Analysis, Package, ProductPackage } from '../domain/catalog.ts';
+import { UNKNOWN_LICENSE_SPDX } from '../domain/license-resolution.ts';
+import type { ExportModel, ExportPackage, ExportVulnerability } from '../sbom/export-model.ts';
+import { writeCycloneDx, type CycloneDxOptions } from '../sbom/write-cyclonedx.ts';
+import { writeSpdx } from '../sbom/write-spdx.ts';
+import type { CatalogStore } from '../store/catalog-store.ts';
+import type { PolicyStore } from '../store/policy-store.ts';
+import type { LicenseIndexes } from './license-indexes.ts';
+import type { ProductService } from './products.ts';
+import { productUrl } from './products.ts';
+
+export interface SbomExportDeps {
+  readonly products: Pick<ProductService, 'authorize'>;
+  readonly policy: Pick<PolicyStore, 'readProduct'>;
+  readonly catalog: CatalogStore;
+  readonly licenseIndexes: LicenseIndexes;
+  readonly now: () => Date;
+  readonly newUuid: () => string;
+  readonly tool: { readonly name: string; readonly version: string };
+}
+
+export interface ExportedDocument {
+  readonly document: object;
+  readonly filename: string;
+}
+
+/** A file name from the product's name and version: letters, digits, '.', '_' and '-' only. */
+export function exportFilename(product: { name: string; version: string }, suffix: string): string {
+  const stem = [product.name, product.version]
+    .filter((part) => part !== '')
+    .join('-')
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._]+|_+$/g, '')
+    .slice(0, 100);
+  return `${stem || 'product'}.${suffix}`;
+}
+
+const byPurl = (a: { purl: string; uuid: string }, b: { purl: string; uuid: string }) =>
+  a.purl < b.purl ? -1 : a.purl > b.purl ? 1 : a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0;
+
+export class SbomExportService {
+  constructor(private readonly deps: SbomExportDeps) {}
+
+  async cyclonedx(caller: Caller, productUuid: string, options: CycloneDxOptions, baseUrl: string): Promise<ExportedDocument> {
+    const { model, product } = await this.model(caller, productUuid, baseUrl);
+    const suffix = options.content === 'vex' ? 'vex.cdx.json' : 'cdx.json';
+    return { document: writeCycloneDx(model, options), filename: exportFilename(product, suffix) };
+  }
+
+  async spdx(caller: Caller, productUuid: string, baseUrl: string): Promise<ExportedDocument> {
+    const { model, product } = await this.model(caller, productUuid, baseUrl);
+    return { document: writeSpdx(model), filename: exportFilename(product, 'spdx.json') };
+  }
+
+  /** What the product holds, as the writers take it; 404 for a product the caller cannot view. */
+  async model(caller: Caller, productUuid: string, baseUrl: string) {
+    const product = await this.deps.products.authorize(caller, productUuid, 'view');
+    const data = await this.deps.policy.readProduct(product.uuid);
+    const productPackages = data?.productPackages ?? [];
+    const analyses = data?.analyses ?? [];
+    const packages = await this.deps.catalog.packages.getMany(productPackages.map((pp) => pp.packageUuid));
+    const byUuid = new Map(packages.map((pkg) => [pkg.uuid, pkg]));
+    const held = productPackages.filter((pp) => byUuid.has(pp.packageUuid));
+    const spdx = await this.deps.licenseIndexes.spdxRenderer(product.dataspace, [...packages, ...held]);
+    const licenseRefs = new Map<string, { name: string; text: string }>();
+    const exportPackages = held.map((pp) => this.exportPackage(byUuid.get(pp.packageUuid)!, pp, spdx, licenseRefs)).sort(byPurl);
+    const vulnerabilities = await this.vulnerabilities(product.dataspace, held, byUuid, analyses);
+    const model: ExportModel = {
+      product: { uuid: product.uuid, name: product.name, version: product.version, apiUrl: productUrl(baseUrl, product.uuid) },
+      packages: exportPackages,
+      dependencies: dependenciesOf(held, byUuid),
+      vulnerabilities,
+      timestamp: this.deps.now().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      documentUuid: this.deps.newUuid(),
+      tool: this.deps.tool,
+      licenseRefs,
+    };
+    return { model, product };
+  }
+
+  private exportPackage(
+    pkg: Package,
+    pp: ProductPackage,
+    spdx: (expression: string) => string,
+    licenseRefs: Map<string, { name: string; text: string }>,
+  ): ExportPackage {
+    const declaredLicenseSpdx = spdx(pkg.licenseExpression);
+    const concludedLicenseSpdx = spdx(pp.licenseExpression);
+    // An unknown license exports as ScanCode's unknown-license-reference; its text is what was written.
+    for (const [expression, unknown] of [
+      [declaredLicenseSpdx, pkg.unknownLicenses],
+      [concludedLicenseSpdx, pp.unknownLicenses],
+    ] as const) {
+      if (expression.includes(UNKNOWN_LICENSE_SPDX) && unknown.length > 0 && !licenseRefs.has(UNKNOWN_LICENSE_SPDX)) {
+        licenseRefs.set(UNKNOWN_LICENSE_SPDX, { name: 'Unknown license reference', text: unknown.join('\n') });
+      }
+    }
+    return {
+      uuid: pkg.uuid,
+      purl: pkg.purl,
+      type: pkg.type,
+      namespace: pkg.namespace,
+      name: pkg.name,
+      version: pkg.version,
+      declaredLicenseSpdx,
+      concludedLicenseSpdx,
+      hashes: {},
+      description: '',
+      homepageUrl: '',
+      downloadUrl: pkg.downloadUrl,
+      supplier: '',
+      copyright: '',
+      filename: pkg.filename,
+      isModified: pp.isModified,
+      isDeployed: pp.isDeployed,
+    };
+  }
+
+  /** The vulnerabilities of the product's packages, each with the product's analysis per package. */
+  private async vulnerabilities(
+    dataspace: string,
+    held: readonly ProductPackage[],
+    packages: ReadonlyMap<string, Package>,
+    analyses: readonly Analysis[],
+  ): Promise<ExportVulnerability[]> {
+    const affected = new Map<string, string[]>();
+    for (const pp of held) {
+      for (const id of Object.keys(packages.get(pp.packageUuid)!.vulnerabilities)) (affected.get(id) ?? affected.set(id, []).get(id)!).push(pp.packageUuid);
+    }
+    if (affected.size === 0) return [];
+    const found = await this.deps.catalog.vulnerabilities.getByUnique(dataspace, [...affected.keys()]);
+    const analysisOf = new Map(analyses.map((a) => [`${a.packageUuid}|${a.vulnerabilityId}`, a]));
+    return [...affected.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([id, uuids]) => {
+        const vulnerability = found.get(id);
+        return {
+          id,
+          aliases: vulnerability?.aliases ?? [],
+          summary: vulnerability?.summary ?? '',
+          riskScore: vulnerability?.riskScore ?? null,
+          affects: uuids.sort().map((packageUuid) => {
+            const analysis = analysisOf.get(`${packageUuid}|${id}`);
+            return {
+              packageUuid,
+              analysis: analysis ? { state: analysis.state, justification: analysis.justification, responses: analysis.responses, detail: analysis.detail } : null,
+            };
+          }),
+        };
+      });
+  }
+}
+
+/** package uuid → the package uuids it depends on within the product. */
+function dependenciesOf(held: readonly ProductPackage[], _packages: ReadonlyMap<string, Package>): Map<string, string[]> {
+  const inProduct = new Set(held.map((pp) => pp.packageUuid));
+  const dependencies = new Map<string, string[]>();
+  for (const pp of held) {
+    const on = ((pp as { dependsOn?: readonly string[] }).dependsOn ?? []).filter((uuid) => inProduct.has(uuid));
+    if (on.length > 0) dependencies.set(pp.packageUuid, [...new Set(on)].sort());
+  }
+  return dependencies;
+}
