@@ -37,6 +37,7 @@ export function exportFilename(product: { name: string; version: string }, suffi
     .filter((part) => part !== '')
     .join('-')
     .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
     .replace(/[^A-Za-z0-9._-]+/g, '_')
     .replace(/^[._]+|_+$/g, '')
     .slice(0, 100);
