@@ -141,7 +141,7 @@ function seedItems(owner: string, now: Date): Seeded {
   packages.forEach((pkg, i) => {
     const uuid = randomUUID();
     productPackageUuids[i] = uuid;
-    items.push(...productPackageSeedItems({ uuid, dataspace: DATASPACE, productUuid, packageUuid: pkg.uuid, createdDate: at }));
+    items.push(...productPackageSeedItems({ uuid, dataspace: DATASPACE, productUuid, packageUuid: pkg.uuid, createdDate: at, licenseExpression: '', dependsOn: [] }));
   });
   // A third of the links have an analysis, in every state (terminal or not).
   let analyses = 0;

@@ -75,8 +75,23 @@ export interface Package extends Stored {
   readonly purl: string;
   readonly filename: string;
   readonly downloadUrl: string;
+  /** Hex digests of the package file, lower case, or '' (DejaCode's md5, sha1, sha256, sha512). */
+  readonly md5: string;
+  readonly sha1: string;
+  readonly sha256: string;
+  readonly sha512: string;
+  readonly description: string;
+  readonly homepageUrl: string;
+  /** The copyright statements, as written. */
+  readonly copyright: string;
+  /** Who supplies the package (CycloneDX supplier, SPDX PackageSupplier), as a name; DejaCode keeps it among its parties. */
+  readonly supplier: string;
   /** Normalized, or '' for none. */
   readonly licenseExpression: string;
+  /** The license expression as written (an SBOM's text, kept verbatim when a symbol resolves to nothing); '' when none. */
+  readonly declaredLicenseExpression: string;
+  /** The symbols or texts of the declared expression that resolved to no license, as written. */
+  readonly unknownLicenses: readonly string[];
   /** The license keys the expression names. */
   readonly licenseKeys: readonly string[];
   /** Label of a package usage policy. */
@@ -105,6 +120,34 @@ export interface ProductPackage {
   readonly productUuid: string;
   readonly packageUuid: string;
   readonly createdDate: string;
+  /** The license concluded for this product, canonical; '' means the package's own. */
+  readonly licenseExpression: string;
+  /** The packages (uuids) this one depends on within the product, sorted: an SBOM's dependency edges. */
+  readonly dependsOn: readonly string[];
+}
+
+/** The descriptive fields of a package that an SBOM fills and a new package starts without. */
+export const NO_PACKAGE_DETAILS = {
+  md5: '',
+  sha1: '',
+  sha256: '',
+  sha512: '',
+  description: '',
+  homepageUrl: '',
+  copyright: '',
+  supplier: '',
+  declaredLicenseExpression: '',
+  unknownLicenses: [] as readonly string[],
+} as const satisfies Partial<Package>;
+
+/** The hash fields of a package and the length of each hex digest. */
+export const HASH_LENGTHS = { md5: 32, sha1: 40, sha256: 64, sha512: 128 } as const;
+export type HashField = keyof typeof HASH_LENGTHS;
+
+/** The digest in lower case when it is `field`'s length of hex digits; undefined otherwise. */
+export function normalizedHash(field: HashField, value: string): string | undefined {
+  const trimmed = value.trim().toLowerCase();
+  return new RegExp(`^[0-9a-f]{${HASH_LENGTHS[field]}}$`).test(trimmed) ? trimmed : undefined;
 }
 
 export interface Analysis extends Stored {

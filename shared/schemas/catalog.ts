@@ -3,6 +3,8 @@ import * as z from 'zod';
 import {
   ANALYSIS_STATES,
   COMPLIANCE_ALERTS,
+  HASH_LENGTHS,
+  type HashField,
   JUSTIFICATIONS,
   POLICY_CONTENT_TYPES,
   RESPONSES,
@@ -88,6 +90,22 @@ export const LicenseSchema = z
   })
   .meta({ id: 'License' });
 
+/** A hex digest of its algorithm's length (any letter case, stored in lower case), or '' for none. */
+const digest = (field: HashField) =>
+  z
+    .string()
+    .trim()
+    .regex(new RegExp(`^(|[0-9A-Fa-f]{${HASH_LENGTHS[field]}})$`), `Enter a valid ${field.toUpperCase()} checksum: ${HASH_LENGTHS[field]} hexadecimal digits.`)
+    .transform((value) => value.toLowerCase());
+const httpUrl = (max: number) =>
+  z.union([
+    z.literal(''),
+    z.url({ protocol: /^https?$/, error: 'Enter a valid http(s) URL.' }).max(max, `Ensure this field has no more than ${max} characters.`),
+  ]);
+
+/** The lengths of the descriptive package fields: what an SBOM import keeps of longer values (shared/domain/sbom-import.ts). */
+export const PACKAGE_TEXT_LIMITS = { description: 10_000, copyright: 10_000, supplier: 1_000, homepageUrl: 1_024 } as const;
+
 /** The parts of a purl, unique together: NFC and visible (the service checks a purl's decoded parts alike). */
 const optionalPart = uniqueName(255);
 export const PackageBodies = bodies(
@@ -100,10 +118,36 @@ export const PackageBodies = bodies(
     version: optionalPart,
     filename: text(255),
     download_url: z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'Enter a valid http(s) URL.' })]),
+    md5: digest('md5'),
+    sha1: digest('sha1'),
+    sha256: digest('sha256'),
+    sha512: digest('sha512'),
+    description: text(PACKAGE_TEXT_LIMITS.description),
+    homepage_url: httpUrl(PACKAGE_TEXT_LIMITS.homepageUrl),
+    copyright: text(PACKAGE_TEXT_LIMITS.copyright),
+    supplier: text(PACKAGE_TEXT_LIMITS.supplier),
     license_expression: text(1024),
     usage_policy: optionalLabel,
   },
-  { purl: '', type: '', namespace: '', name: '', version: '', filename: '', download_url: '', license_expression: '', usage_policy: null },
+  {
+    purl: '',
+    type: '',
+    namespace: '',
+    name: '',
+    version: '',
+    filename: '',
+    download_url: '',
+    md5: '',
+    sha1: '',
+    sha256: '',
+    sha512: '',
+    description: '',
+    homepage_url: '',
+    copyright: '',
+    supplier: '',
+    license_expression: '',
+    usage_policy: null,
+  },
   ['uuid', 'api_url', 'risk_score', 'affected_by_vulnerabilities'],
 );
 
@@ -118,6 +162,14 @@ export const PackageSchema = z
     purl: z.string(),
     filename: z.string(),
     download_url: z.string(),
+    md5: z.string(),
+    sha1: z.string(),
+    sha256: z.string(),
+    sha512: z.string(),
+    description: z.string(),
+    homepage_url: z.string(),
+    copyright: z.string(),
+    supplier: z.string().describe('Who supplies the package, as a name (CycloneDX supplier, SPDX PackageSupplier)'),
     license_expression: z.string(),
     usage_policy: z.string().nullable(),
     risk_score: z.number().nullable().describe('The highest risk score of its vulnerabilities'),

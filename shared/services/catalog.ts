@@ -6,6 +6,7 @@
 import { PackageURL } from 'packageurl-js';
 import type { Caller } from '../domain/caller.ts';
 import {
+  NO_PACKAGE_DETAILS,
   catalogAccess,
   packageRiskScore,
   type License,
@@ -77,6 +78,14 @@ export function packageView(pkg: Package, baseUrl: string) {
     purl: pkg.purl,
     filename: pkg.filename,
     download_url: pkg.downloadUrl,
+    md5: pkg.md5,
+    sha1: pkg.sha1,
+    sha256: pkg.sha256,
+    sha512: pkg.sha512,
+    description: pkg.description,
+    homepage_url: pkg.homepageUrl,
+    copyright: pkg.copyright,
+    supplier: pkg.supplier,
     license_expression: pkg.licenseExpression,
     usage_policy: pkg.usagePolicy,
     risk_score: packageRiskScore(pkg),
@@ -266,12 +275,23 @@ export class CatalogService {
       const usagePolicy = body.usage_policy !== undefined ? (body.usage_policy as string | null) : (before?.usagePolicy ?? null);
       await this.policy(caller.dataspace, usagePolicy, 'package', errors);
       fail(errors);
+      const given = (field: string, kept: string | undefined) => (body[field] as string | undefined) ?? kept ?? '';
       const after: Package = {
-        ...(before ?? { ...this.newStored(caller), vulnerabilities: {} }),
+        ...(before ?? { ...this.newStored(caller), ...NO_PACKAGE_DETAILS, vulnerabilities: {} }),
         ...identity!,
-        filename: (body.filename as string | undefined) ?? before?.filename ?? '',
-        downloadUrl: (body.download_url as string | undefined) ?? before?.downloadUrl ?? '',
+        filename: given('filename', before?.filename),
+        downloadUrl: given('download_url', before?.downloadUrl),
+        md5: given('md5', before?.md5),
+        sha1: given('sha1', before?.sha1),
+        sha256: given('sha256', before?.sha256),
+        sha512: given('sha512', before?.sha512),
+        description: given('description', before?.description),
+        homepageUrl: given('homepage_url', before?.homepageUrl),
+        copyright: given('copyright', before?.copyright),
+        supplier: given('supplier', before?.supplier),
         licenseExpression,
+        // An expression written through the API is one of known keys: what was written is what is declared.
+        ...(typeof body.license_expression === 'string' ? { declaredLicenseExpression: body.license_expression, unknownLicenses: [] } : {}),
         licenseKeys,
         usagePolicy,
       };

@@ -125,6 +125,8 @@ export class ProductPackageService {
       productUuid: product!.uuid,
       packageUuid: pkg!.uuid,
       createdDate: isoWithOffset(this.deps.now()),
+      licenseExpression: '',
+      dependsOn: [],
     };
     await retryOnConflict(async () => {
       const current = await this.deps.products.authorize(caller, product!.uuid, 'change');

@@ -168,6 +168,9 @@ export function toProductPackage(item: Item): ProductPackage {
     productUuid: String(item.productUuid),
     packageUuid: String(item.packageUuid),
     createdDate: String(item.createdDate),
+    // Written before these fields existed: the package's own license, no dependencies.
+    licenseExpression: String(item.licenseExpression ?? ''),
+    dependsOn: (item.dependsOn as string[] | undefined) ?? [],
   };
 }
 
@@ -192,7 +195,7 @@ export function toAnalysis(item: Item): Analysis {
 // --- items ----------------------------------------------------------------------------------
 
 /** The product package in its product's partition, listed in the dataspace and under its package. */
-function productPackageItem(pp: ProductPackage): Item {
+export function productPackageItem(pp: ProductPackage): Item {
   return {
     ...keys.productPackage(pp.productUuid, pp.packageUuid),
     ...keys.productPackageInDataspace(pp.dataspace, pp.createdDate, pp.uuid),
@@ -203,16 +206,18 @@ function productPackageItem(pp: ProductPackage): Item {
     productUuid: pp.productUuid,
     packageUuid: pp.packageUuid,
     createdDate: pp.createdDate,
+    licenseExpression: pp.licenseExpression,
+    dependsOn: [...pp.dependsOn],
   };
 }
 
 /** Where a product package's uuid leads (its item's key). */
-function productPackagePointer(pp: ProductPackage): Item {
+export function productPackagePointer(pp: ProductPackage): Item {
   return { ...keys.pointer('PRODUCTPACKAGE', pp.uuid), entity: 'Pointer', productUuid: pp.productUuid, packageUuid: pp.packageUuid };
 }
 
 /** An analysis at the revision a write gives it. */
-function analysisItem(a: Analysis): Item {
+export function analysisItem(a: Analysis): Item {
   return {
     ...keys.analysis(a.productUuid, a.packageUuid, a.vulnerabilityId),
     ...keys.analysisInDataspace(a.dataspace, a.createdDate, a.uuid),
@@ -234,7 +239,7 @@ function analysisItem(a: Analysis): Item {
 }
 
 /** Where an analysis's uuid leads (its item's key). */
-function analysisPointer(a: Analysis): Item {
+export function analysisPointer(a: Analysis): Item {
   return { ...keys.pointer('ANALYSIS', a.uuid), entity: 'Pointer', productUuid: a.productUuid, packageUuid: a.packageUuid, vulnerabilityId: a.vulnerabilityId };
 }
 
