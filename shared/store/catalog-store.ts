@@ -24,7 +24,7 @@ import {
   type UsagePolicy,
   type Vulnerability,
 } from '../domain/catalog.ts';
-import { batchGet, cancellationCode, revisionCondition, isTransactionConflict, partitionQueryInput, queryCount, queryOffset, type Item } from './dynamo.ts';
+import { batchGet, cancellationCode, revisionCondition, isTransactionConflict, partitionQueryInput, queryAll, queryCount, queryOffset, type Item } from './dynamo.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type Stored = {
@@ -93,7 +93,7 @@ export interface ListOptions {
 }
 
 /** The object's item, with its dataspace index keys, at the revision a write gives it. */
-function objectItem<T extends Stored>(spec: CollectionSpec<T>, object: T): Item {
+export function objectItem<T extends Stored>(spec: CollectionSpec<T>, object: T): Item {
   return {
     ...keys.catalogObject(spec.type, object.uuid),
     ...keys.catalogInDataspace(spec.type, object.dataspace, spec.unique(object), object.uuid),
@@ -108,7 +108,7 @@ function objectItem<T extends Stored>(spec: CollectionSpec<T>, object: T): Item 
 }
 
 /** The reservation of a unique value (label, key, purl, id) in the object's dataspace. */
-function uniqueItem<T extends Stored>(spec: CollectionSpec<T>, object: T, value: string): Item {
+export function uniqueItem<T extends Stored>(spec: CollectionSpec<T>, object: T, value: string): Item {
   return { ...keys.catalogUnique(spec.type, object.dataspace, value), entity: 'CatalogUnique', uuid: object.uuid };
 }
 
@@ -155,6 +155,12 @@ export class Collection<T extends Stored> {
       consistent,
     );
     return new Map(objects.map((item) => this.spec.fromItem(item)).map((object) => [this.spec.unique(object), object]));
+  }
+
+  /** Every object of the dataspace (an import's license index reads the dataspace's licenses once). */
+  async all(dataspace: string): Promise<T[]> {
+    const items = await queryAll(this.doc, partitionQueryInput(this.tableName, keys.catalogOfDataspace(this.spec.type, dataspace)));
+    return items.map(this.spec.fromItem);
   }
 
   async getMany(uuids: readonly string[], consistent = false): Promise<T[]> {
@@ -488,7 +494,7 @@ function stored(item: Item): Stored {
 }
 
 /** Whether the object, as read, was written with its references counted (objectItem marks it). */
-function isCounted(object: Stored): boolean {
+export function isCounted(object: Stored): boolean {
   return object.refsCounted === true;
 }
 
