@@ -104,7 +104,9 @@ function readCycloneDx(document: Json): ReadResult {
         .map((choice) => text(choice.expression) || (isObject(choice.license) ? text(choice.license.id) || text(choice.license.name) : ''))
         .filter(Boolean);
       const hashes: Record<string, string> = {};
-      for (const hash of list(entry.hashes).filter(isObject)) {
+      // cyclonedx-npm puts the tarball's hash on its distribution reference.
+      const distribution = list(entry.externalReferences).filter(isObject).find((r) => r.type === 'distribution');
+      for (const hash of [...list(distribution?.hashes), ...list(entry.hashes)].filter(isObject)) {
         const field = HASH_NAMES[text(hash.alg).toUpperCase()];
         if (field) hashes[field] = text(hash.content);
       }
