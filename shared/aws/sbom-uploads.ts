@@ -55,10 +55,14 @@ export class S3SbomUploads implements SbomUploads {
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export function createS3Client({ region, endpoint }: { region: string; endpoint?: string | undefined }): S3Client {
+  // Checksums only where S3 requires them: by default the SDK would sign the CRC32 of the empty body of
+  // the PutObject it presigns into the URL (x-amz-checksum-crc32=AAAAAA==), and S3 would refuse every
+  // real upload to it as BadDigest. (The emulator checks no checksum: test/unit/sbom-uploads.test.ts does.)
+  const checksums = { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } as const;
   return new S3Client(
     endpoint
       ? // The emulator answers path-style requests on its own address.
-        { region, endpoint, forcePathStyle: true, credentials: LOCAL_CREDENTIALS }
-      : { region },
+        { region, endpoint, forcePathStyle: true, credentials: LOCAL_CREDENTIALS, ...checksums }
+      : { region, ...checksums },
   );
 }
