@@ -3,12 +3,15 @@
  * handlers: what an SBOM makes of a product's packages, that importing it again writes nothing, that
  * bad input changes nothing, and who may do what. Documents are shaped like cyclonedx-npm's output.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { useHttpTeam } from '../support/http-team.ts';
 import { openApiChecker } from '../support/openapi-check.ts';
 import { tableItems } from '../support/snapshot.ts';
 import { cyclonedxNpm, cyclonedxVex, type NpmPackage } from '../support/cyclonedx-npm.ts';
 import { SbomImportStore } from '../../shared/store/sbom-import-store.ts';
+
+// Presigning needs a bucket name and the S3 endpoint only (nothing is uploaded here: test/pipeline/sbom-upload.test.ts does).
+Object.assign(process.env, { SBOM_UPLOADS_BUCKET: 'sbom-uploads', S3_ENDPOINT: inject('sqsEndpoint') });
 
 const http = useHttpTeam({
   acme: { users: { root: { superuser: true }, alice: {}, viewer: {}, stranger: {} } },
@@ -275,5 +278,36 @@ describe('what loading an SBOM refuses', () => {
     const mine = await aProduct('Mine');
     expect((await load('alice', mine.uuid, cyclonedxNpm(SHOP, PACKAGES.slice(1, 3)))).status).toBe(200);
     expect(await purlsOf(other.uuid)).toEqual(['pkg:npm/body-parser@1.20.2', 'pkg:npm/express@4.19.2']);
+  });
+});
+
+describe('starting an upload', () => {
+  it('answers the queued import and a presigned PUT URL for its document, for who may change the product', async () => {
+    const product = await aProduct('Uploaded');
+    const before = Date.now();
+    const response = await call('alice', 'POST', `/api/v2/products/${product.uuid}/sbom_uploads/`, { mode: 'merge', content_type: 'application/spdx+json' });
+    expect(response.status, response.text).toBe(201);
+    expect(response.json).toMatchObject({ product: product.uuid, status: 'queued', format: null, spec_version: null, mode: 'merge', update_existing_packages: false, summary: null, completed_date: null });
+    const url = new URL(response.json.upload.url);
+    expect(url.pathname).toBe(`/sbom-uploads/uploads/${response.json.uuid}`);
+    expect(url.searchParams.get('X-Amz-Expires')).toBe('900');
+    expect(response.json.upload).toMatchObject({ method: 'PUT', headers: { 'Content-Type': 'application/spdx+json' }, max_bytes: 50 * 1024 * 1024 });
+    const expires = Date.parse(response.json.upload.expires_date);
+    expect(expires - before).toBeGreaterThanOrEqual(899_000);
+    expect(expires - before).toBeLessThan(905_000);
+    const read = await call('viewer', 'GET', `/api/v2/sbom_imports/${response.json.uuid}/`);
+    expect(read.json).toMatchObject({ uuid: response.json.uuid, status: 'queued' });
+    expect(read.json.upload).toBeUndefined();
+  });
+
+  it('refuses viewers, strangers, and options it does not know, changing nothing', async () => {
+    const product = await aProduct('Upload refusals');
+    const before = await http.snapshot();
+    expect((await call('viewer', 'POST', `/api/v2/products/${product.uuid}/sbom_uploads/`, {})).status).toBe(403);
+    expect((await call('stranger', 'POST', `/api/v2/products/${product.uuid}/sbom_uploads/`, {})).status).toBe(404);
+    const bad = await call('alice', 'POST', `/api/v2/products/${product.uuid}/sbom_uploads/`, { content_type: 'text/xml', mode: 'all', color: 1 });
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.json).sort()).toEqual(['color', 'content_type', 'mode']);
+    expect(await http.snapshot()).toBe(before);
   });
 });

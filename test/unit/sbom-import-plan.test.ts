@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildLicenseIndex } from '../../shared/domain/license-index.ts';
 import { scancodeLibrary } from '../../shared/reference/scancode-licensedb.ts';
-import { isEmptyPlan, planImport, type CurrentState, type ImportPlan, type PlanContext, type PreparedComponent } from '../../shared/domain/sbom-import.ts';
+import { effectiveImport, isEmptyPlan, planImport, type CurrentState, type ImportPlan, type PlanContext, type PreparedComponent } from '../../shared/domain/sbom-import.ts';
 import type { Inventory, SbomComponent, SbomVulnerability } from '../../shared/sbom/inventory.ts';
 import type { Package } from '../../shared/domain/catalog.ts';
 import { canonicalPurl } from '../../shared/services/catalog.ts';
@@ -296,5 +296,30 @@ describe('vulnerabilities of an import', () => {
     const plan = planImport(inventory, prepare(inventory), emptyState(), context());
     expect(plan.vulnerabilityWrites).toEqual([]);
     expect(plan.warnings).toEqual(['Vulnerability "CVE 2024/1" was not imported: an id uses letters, digits and . _ : - only, at most 100 characters.']);
+  });
+});
+
+describe('an upload never made', () => {
+  const queued = {
+    uuid: 'i1',
+    dataspace: 'acme',
+    productUuid: 'p1',
+    createdBy: 'alice',
+    status: 'queued' as const,
+    format: '' as const,
+    specVersion: '',
+    mode: 'replace' as const,
+    updateExistingPackages: false,
+    errors: [],
+    createdDate: '2026-11-01T10:00:00+00:00',
+    completedDate: null,
+    summary: null,
+    uploadExpiresAt: '2026-11-01T10:15:00+00:00',
+  };
+
+  it('is queued until a minute after its URL expired, then failed', () => {
+    expect(effectiveImport(queued, new Date('2026-11-01T10:15:59Z')).status).toBe('queued');
+    expect(effectiveImport(queued, new Date('2026-11-01T10:16:01Z'))).toMatchObject({ status: 'failed', errors: ['No document was uploaded before the upload URL expired.'] });
+    expect(effectiveImport({ ...queued, status: 'running' }, new Date('2026-11-02T00:00:00Z')).status).toBe('running');
   });
 });
