@@ -94,7 +94,10 @@ export function readSbomRequest(event: APIGatewayProxyEventV2, productUuid: stri
     else if (file.filename === undefined) errors.input_file = ['The submitted data was not a file. Check the encoding type on the form.'];
     else if (file.data.byteLength === 0) errors.input_file = ['The submitted file is empty.'];
     document = file?.data ?? Buffer.alloc(0);
-    documentType = file?.contentType ?? '';
+    // A file part's type says something only when it names JSON, XML or SPDX (curl -F sends
+    // application/octet-stream): otherwise the reader tells the format from the document.
+    const partType = (file?.contentType ?? '').split(';')[0]!.trim().toLowerCase();
+    documentType = /json|xml|spdx|cyclonedx/.test(partType) ? partType : '';
   } else if ((SBOM_MEDIA_TYPES as readonly string[]).includes(mediaType)) {
     if (body.byteLength === 0) errors.non_field_errors = ['The body is empty: send the SBOM document.'];
     document = body;

@@ -108,7 +108,7 @@ export class SbomImportService {
   async load(caller: Caller, productUuid: string, request: () => SbomRequest, baseUrl: string) {
     const product = await this.deps.products.authorize(caller, productUuid, 'change');
     const { document, contentType, options } = request();
-    const inventory = this.read(document, contentType);
+    const inventory = this.read(document, contentType || undefined);
     const components = inventory.components.length + inventory.skipped.length;
     if (components > IMPORT_LIMITS.syncComponents) {
       throw tooLarge(product.uuid, `${components.toLocaleString('en-US')} components, more than the ${IMPORT_LIMITS.syncComponents.toLocaleString('en-US')}`);
