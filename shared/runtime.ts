@@ -234,7 +234,7 @@ export function getSbomImportService(): SbomImportService {
     sbomImportService = new SbomImportService({
       store: new SbomImportStore(getDocumentClient(config), config.TABLE_NAME, catalog),
       products: getProductService(),
-      library: scancodeLibrary(),
+      library: scancodeLibrary,
       // Resolved when first used: a function that only reads imports needs no bucket.
       uploads: getSbomUploads,
       now: () => new Date(),

@@ -38,7 +38,8 @@ import { logger } from '../logger.ts';
 export interface SbomImportDeps {
   readonly store: SbomImportStore;
   readonly products: ProductService;
-  readonly library: ReferenceLibrary;
+  /** Resolved when first used: indexing the reference licenses is no part of a cold start. */
+  readonly library: () => ReferenceLibrary;
   /** Resolved when first used: the synchronous import and reading need no bucket. */
   readonly uploads: () => SbomUploads;
   readonly now: () => Date;
@@ -308,7 +309,7 @@ export class SbomImportService {
           vulnerabilitiesById: vulnerabilities,
         },
         {
-          index: buildLicenseIndex(licenses, this.deps.library),
+          index: buildLicenseIndex(licenses, this.deps.library()),
           now: isoWithOffset(this.deps.now()),
           newUuid: this.deps.newUuid,
           mode: record.mode as ImportMode,

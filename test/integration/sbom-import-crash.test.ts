@@ -53,7 +53,7 @@ function service(doc: DynamoDBDocumentClient, document: unknown = {}): SbomImpor
   return new SbomImportService({
     store: new SbomImportStore(doc, env.tableName, env.catalog),
     products,
-    library: scancodeLibrary(),
+    library: scancodeLibrary,
     uploads: () => uploads,
     now: () => new Date(),
     newUuid: randomUUID,
