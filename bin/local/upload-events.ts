@@ -20,6 +20,8 @@ interface S3SpyEvent {
 
 interface SpyReader {
   waitForMessage(filter: (message: unknown) => boolean, status?: string, timeout?: number): Promise<unknown>;
+  /** Empties the buffer and rejects the pending waits: how stop() ends the wait at once. */
+  clear(): void;
 }
 
 export interface UploadNotifier {
@@ -71,8 +73,7 @@ export function startUploadNotifier(options: {
     while (running) {
       let upload: S3SpyEvent;
       try {
-        // A bounded wait, so that stop() ends the loop within a second.
-        upload = (await options.spy.waitForMessage(isUpload, undefined, 1_000)) as S3SpyEvent;
+        upload = (await options.spy.waitForMessage(isUpload)) as S3SpyEvent;
       } catch {
         continue;
       }
@@ -85,6 +86,7 @@ export function startUploadNotifier(options: {
   return {
     async stop() {
       running = false;
+      options.spy.clear();
       await loop;
     },
   };

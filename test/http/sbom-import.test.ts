@@ -3,15 +3,12 @@
  * handlers: what an SBOM makes of a product's packages, that importing it again writes nothing, that
  * bad input changes nothing, and who may do what. Documents are shaped like cyclonedx-npm's output.
  */
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { useHttpTeam } from '../support/http-team.ts';
 import { openApiChecker } from '../support/openapi-check.ts';
 import { tableItems } from '../support/snapshot.ts';
 import { cyclonedxNpm, cyclonedxVex, type NpmPackage } from '../support/cyclonedx-npm.ts';
 import { SbomImportStore } from '../../shared/store/sbom-import-store.ts';
-
-// Presigning needs a bucket name and the S3 endpoint only (nothing is uploaded here: test/pipeline/sbom-upload.test.ts does).
-Object.assign(process.env, { SBOM_UPLOADS_BUCKET: 'sbom-uploads', S3_ENDPOINT: inject('sqsEndpoint') });
 
 const http = useHttpTeam({
   acme: { users: { root: { superuser: true }, alice: {}, viewer: {}, stranger: {} } },
