@@ -194,6 +194,59 @@ describe('loading an SBOM within the call', () => {
     expect(await purlsOf(product.uuid)).toEqual(before);
   });
 
+  it('takes SPDX 2.3 as npm sbom writes it: declared and concluded licenses, DEPENDS_ON edges', async () => {
+    const product = await aProduct('Spdx');
+    const purl = (name: string, version: string) => [{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: `pkg:npm/${name}@${version}` }];
+    const document = {
+      spdxVersion: 'SPDX-2.3',
+      dataLicense: 'CC0-1.0',
+      SPDXID: 'SPDXRef-DOCUMENT',
+      name: 'shop@1.0.0',
+      documentNamespace: 'http://spdx.org/spdxdocs/shop-1.0.0-5a0f8e2c-5a53-4a8c-9a3e-6f8f4e4e0b8d',
+      creationInfo: { created: '2026-11-01T09:00:00.000Z', creators: ['Tool: npm/cli-10.9.2'] },
+      documentDescribes: ['SPDXRef-Package-shop-1.0.0'],
+      packages: [
+        { name: 'shop', SPDXID: 'SPDXRef-Package-shop-1.0.0', versionInfo: '1.0.0', downloadLocation: 'NOASSERTION', filesAnalyzed: false, licenseDeclared: 'NOASSERTION', externalRefs: purl('shop', '1.0.0') },
+        {
+          name: 'qs',
+          SPDXID: 'SPDXRef-Package-qs-6.11.0',
+          versionInfo: '6.11.0',
+          downloadLocation: 'https://registry.npmjs.org/qs/-/qs-6.11.0.tgz',
+          filesAnalyzed: false,
+          homepage: 'https://github.com/ljharb/qs',
+          licenseDeclared: 'BSD-3-Clause',
+          licenseConcluded: 'BSD-3-Clause',
+          externalRefs: purl('qs', '6.11.0'),
+        },
+        {
+          name: 'side-channel',
+          SPDXID: 'SPDXRef-Package-side-channel-1.0.4',
+          versionInfo: '1.0.4',
+          downloadLocation: 'https://registry.npmjs.org/side-channel/-/side-channel-1.0.4.tgz',
+          filesAnalyzed: false,
+          licenseDeclared: 'MIT',
+          licenseConcluded: 'NOASSERTION',
+          externalRefs: purl('side-channel', '1.0.4'),
+        },
+      ],
+      relationships: [
+        { spdxElementId: 'SPDXRef-DOCUMENT', relatedSpdxElement: 'SPDXRef-Package-shop-1.0.0', relationshipType: 'DESCRIBES' },
+        { spdxElementId: 'SPDXRef-Package-shop-1.0.0', relatedSpdxElement: 'SPDXRef-Package-qs-6.11.0', relationshipType: 'DEPENDS_ON' },
+        { spdxElementId: 'SPDXRef-Package-side-channel-1.0.4', relatedSpdxElement: 'SPDXRef-Package-qs-6.11.0', relationshipType: 'DEPENDENCY_OF' },
+      ],
+    };
+    const response = await load('alice', product.uuid, document, '', 'application/spdx+json');
+    expect(response.status, response.text).toBe(200);
+    expect(response.json).toMatchObject({ format: 'spdx', spec_version: '2.3', summary: { components: 2, packages_created: 2, added: 2 } });
+    const held = await http.env.productPackages.ofProduct(product.uuid);
+    const packages = await http.env.catalog.packages.getMany(held.map((pp) => pp.packageUuid));
+    const qs = packages.find((pkg) => pkg.name === 'qs')!;
+    const sideChannel = packages.find((pkg) => pkg.name === 'side-channel')!;
+    expect(qs).toMatchObject({ licenseExpression: 'bsd-new', homepageUrl: 'https://github.com/ljharb/qs', downloadUrl: 'https://registry.npmjs.org/qs/-/qs-6.11.0.tgz' });
+    expect(held.find((pp) => pp.packageUuid === qs.uuid)).toMatchObject({ licenseExpression: 'bsd-new', dependsOn: [sideChannel.uuid] });
+    expect(held.find((pp) => pp.packageUuid === sideChannel.uuid)).toMatchObject({ licenseExpression: '', dependsOn: [] });
+  });
+
   it('skips the components it cannot use, lists them, and counts every component once', async () => {
     const product = await aProduct('Skips');
     const document = cyclonedxNpm(SHOP, PACKAGES.slice(0, 2)) as { components: Record<string, unknown>[] };
