@@ -66,11 +66,11 @@ export function parseOptions(argv) {
  * @param {{ api: string, key: string, deadline: number, log: (line: string) => void }} client
  * @param {string} method
  * @param {string} url
- * @param {{ body?: string | Buffer, contentType?: string, auth?: boolean }} [options]
+ * @param {{ body?: string | Buffer, contentType?: string, auth?: boolean, headers?: Record<string, string> }} [options]
  * @returns {Promise<{ status: number, json: any, text: string }>}
  */
 async function call(client, method, url, options = {}) {
-  const headers = /** @type {Record<string, string>} */ ({ Accept: 'application/json' });
+  const headers = /** @type {Record<string, string>} */ (options.headers ? { ...options.headers } : { Accept: 'application/json' });
   if (options.auth !== false) headers.Authorization = `Token ${client.key}`;
   if (options.contentType) headers['Content-Type'] = options.contentType;
   for (let attempt = 1; ; attempt++) {
@@ -133,14 +133,15 @@ async function importSbom(client, options, body) {
     if (answer.status !== 413) throw refused(answer, 'The SBOM');
   }
   const created = await call(client, 'POST', `${client.api}/products/${product}/sbom_uploads/`, {
-    body: JSON.stringify({ mode: options.mode }),
+    body: JSON.stringify({ mode: options.mode, content_type: contentType }),
     contentType: 'application/json',
   });
   if (created.status !== 201) throw refused(created, 'The upload');
+  // The import is the answer itself; `upload` says where to PUT the file, with exactly these headers.
   const upload = created.json.upload;
-  const put = await call(client, upload.method ?? 'PUT', upload.url, { body, auth: false, contentType: upload.headers?.['Content-Type'] ?? contentType });
+  const put = await call(client, upload.method ?? 'PUT', upload.url, { body, auth: false, headers: upload.headers ?? { 'Content-Type': contentType } });
   if (put.status < 200 || put.status > 299) throw refused(put, 'The upload of the file');
-  return waitForImport(client, created.json.import ?? created.json);
+  return waitForImport(client, created.json);
 }
 
 /**

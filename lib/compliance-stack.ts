@@ -33,6 +33,8 @@ import { TABLE } from '../shared/table.ts';
 import { ServiceHttpApi, type ThrottleProps } from './constructs/http-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 import { WebConsole } from './constructs/web-console.ts';
+import { SbomUploadBucket } from './constructs/sbom-upload-bucket.ts';
+import { UPLOAD_PREFIX } from '../shared/aws/sbom-uploads.ts';
 import type { WebhookDestination } from './webhook-destinations.ts';
 import { pascalCase } from './names.ts';
 
@@ -103,6 +105,8 @@ export class ComplianceStack extends Stack {
   readonly queues: Readonly<Record<QueueName, ServiceQueue>>;
   readonly eventBus: events.EventBus;
   readonly httpApi: ServiceHttpApi;
+  /** Where large SBOMs are uploaded; its object-created events go to the sbomUploads queue. */
+  readonly uploads: SbomUploadBucket;
   /** Undefined when the stack is built without the console (props.webConsole false). */
   readonly webConsole: WebConsole | undefined;
   /** The public origin every absolute URL is built on: the console's when deployed, else the API's endpoint. */
@@ -118,6 +122,7 @@ export class ComplianceStack extends Stack {
     this.table = this.createTable();
     this.queues = this.createQueues();
     this.eventBus = new events.EventBus(this, 'EventBus', { eventBusName: `${this.stackName}-${EVENT_BUS.localName}` });
+    this.uploads = new SbomUploadBucket(this, 'SbomUploads', { events: this.queues.sbomUploads.queue });
     this.functions = this.createFunctions();
     this.limitKeyRate(props.keyRateLimit ?? DEFAULT_KEY_RATE_LIMIT, props.authFailureLimit ?? DEFAULT_AUTH_FAILURE_LIMIT);
     for (const source of props.eventSources ?? EVENT_SOURCES) this.addEventSource(source);
@@ -144,6 +149,7 @@ export class ComplianceStack extends Stack {
     new CfnOutput(this, 'PublicBaseUrl', { value: this.publicBaseUrl, description: "The origin of the API's links (PUBLIC_BASE_URL of the functions)" });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName });
+    new CfnOutput(this, 'SbomUploadsBucketName', { value: this.uploads.bucket.bucketName });
     for (const [name, { queue, deadLetterQueue }] of Object.entries(this.queues)) {
       new CfnOutput(this, `${pascalCase(name)}QueueUrl`, { value: queue.queueUrl });
       new CfnOutput(this, `${pascalCase(name)}DlqUrl`, { value: deadLetterQueue.queueUrl });
@@ -272,6 +278,8 @@ export class ComplianceStack extends Stack {
         fn.bindQueue(this.queues[queueName].queue, QUEUES[queueName].urlEnvVar);
       }
       if (definition.publishesEvents) fn.bindEventBus(this.eventBus);
+      const uploads = (definition as FunctionDefinition).uploads;
+      if (uploads) fn.bindUploads(this.uploads.bucket, uploads, UPLOAD_PREFIX);
       return fn;
     });
   }

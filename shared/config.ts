@@ -12,6 +12,10 @@ const ConfigSchema = z.object({
   /** Set only on the local stack: the SQS emulator endpoint. */
   SQS_ENDPOINT: z.url().optional(),
   EVENT_BUS_NAME: z.string().min(1).default('compliance-events'),
+  /** The bucket SBOM documents are uploaded to (functions that presign or read uploads). */
+  SBOM_UPLOADS_BUCKET: z.string().optional(),
+  /** Set only on the local stack: the S3 API endpoint (the SQS emulator's). */
+  S3_ENDPOINT: z.url().optional(),
   EVALUATION_QUEUE_URL: z.string().optional(),
   /** How long an evaluation request waits in the queue, so a burst of changes becomes one evaluation. */
   EVALUATION_DELAY_SECONDS: z.coerce.number().int().min(0).max(900).default(2),

@@ -14,6 +14,11 @@ export interface FunctionDefinition {
   readonly publishesEvents: boolean;
   /** Writes absolute URLs into events, so needs PUBLIC_BASE_URL: the public origin of the API. */
   readonly buildsEventUrls?: true;
+  /**
+   * The SBOM upload bucket: `presign` signs PUT URLs for uploads (s3:PutObject under uploads/, which the
+   * URL's holder then uses), `read` reads and deletes uploaded documents. Sets SBOM_UPLOADS_BUCKET.
+   */
+  readonly uploads?: 'presign' | 'read';
 }
 
 export const FUNCTIONS = {
@@ -163,6 +168,28 @@ export const FUNCTIONS = {
     table: 'read-write',
     sendsTo: ['webhookDeliveries'],
     publishesEvents: false,
+  },
+  'sbom-imports': {
+    entry: 'functions/sbom-imports.ts',
+    description: 'SBOM imports: load a document within the call, start an upload, read an import',
+    // A document of up to 4 MB and 1,000 components is read and imported within API Gateway's 29 s.
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+    table: 'read-write',
+    sendsTo: [],
+    publishesEvents: false,
+    uploads: 'presign',
+  },
+  'sbom-import': {
+    entry: 'functions/sbom-import.ts',
+    description: 'Upload events (S3 → SQS): imports an uploaded SBOM of up to 10,000 components',
+    // A 50 MB document parsed, and its 10,000 components planned, stay well under this (the bench measures the peak).
+    memoryMb: 2048,
+    timeoutSeconds: 300,
+    table: 'read-write',
+    sendsTo: [],
+    publishesEvents: false,
+    uploads: 'read',
   },
   'not-found': {
     entry: 'functions/not-found.ts',

@@ -49,6 +49,7 @@
  *                GSI1PK=DS#<ds>#WEBHOOKS  GSI1SK=<created>␁<uuid>   list a dataspace's subscriptions
  *   Delivery     PK=WEBHOOK#<uuid>        SK=DELIVERY#<delivery id>   an event to deliver to it (for redelivery)
  *   Attempt      PK=WEBHOOK#<uuid>        SK=ATTEMPT#<time>#<id>      its delivery log, newest first (TTL 30 days)
+ *   SBOM import  PK=SBOMIMPORT#<uuid>     SK=SBOMIMPORT         an import (GET /api/v2/sbom_imports/{uuid}/; the upload's S3 key names it)
  *   Rate limit   PK=RATE#<keyId>          SK=RATE               an API key's throttling state (GCRA `tat`, TTL a minute past it)
  *   Auth failures PK=AUTHFAIL#<source>    SK=AUTHFAIL           a source address's failed-authentication throttling state (GCRA `tat`, TTL)
  *
@@ -186,6 +187,8 @@ export const keys = {
   attempt: (webhookUuid: string, at: string, id: string): Key => ({ PK: `WEBHOOK#${webhookUuid}`, SK: `ATTEMPT#${at}#${id}` }),
   attemptsOf: (webhookUuid: string) => ({ PK: `WEBHOOK#${webhookUuid}`, skPrefix: 'ATTEMPT#' }),
 
+  sbomImport: (uuid: string): Key => ({ PK: `SBOMIMPORT#${uuid}`, SK: 'SBOMIMPORT' }),
+
   viewablePartition: (dataspace: string, principal: { type: 'user' | 'group'; name: string }) => ({
     index: 'GSI1' as const,
     indexPK: `DS#${dataspace}#VIEWER#${principal.type.toUpperCase()}#${principal.name}`,
@@ -224,5 +227,6 @@ export type EntityType =
   | 'Webhook'
   | 'WebhookDelivery'
   | 'WebhookAttempt'
+  | 'SbomImport'
   | 'RateLimit'
   | 'AuthFailures';

@@ -163,8 +163,9 @@ function responsesOf(route: Route, components: Components): Record<string, JsonO
   if (route.responses[409]) responses[409] = { $ref: responseUri('InUse') };
   // Every single-object write honours If-Match (its service checks the ETag): 412, from the path alone.
   if (single && route.method !== 'GET') responses[412] = { $ref: responseUri('PreconditionFailed') };
-  responses[413] = { $ref: responseUri('PayloadTooLarge') };
-  if (route.body) responses[415] = { $ref: responseUri('UnsupportedMediaType') };
+  // A route with its own limit (the SBOM import) documents its own 413.
+  if (!route.responses[413]) responses[413] = { $ref: responseUri('PayloadTooLarge') };
+  if (route.body || route.rawBody) responses[415] = { $ref: responseUri('UnsupportedMediaType') };
   responses[429] = { $ref: responseUri('Throttled') };
   responses[503] = { $ref: responseUri('Unavailable') };
   return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
@@ -207,6 +208,17 @@ export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string
             requestBody: {
               required: true,
               content: { 'application/json': { schema: components.ref(route.body, 'input', `${route.operationId}_request`) } },
+            },
+          }
+        : {}),
+      ...(route.rawBody
+        ? {
+            requestBody: {
+              required: true,
+              description: route.rawBody.description,
+              content: Object.fromEntries(
+                Object.entries(route.rawBody.content).map(([mediaType, schema]) => [mediaType, { schema: components.ref(schema, 'input', `${route.operationId}_request`) }]),
+              ),
             },
           }
         : {}),

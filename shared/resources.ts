@@ -49,6 +49,18 @@ export const QUEUES = {
     retentionDays: 2,
     deadLetterRetentionDays: 14,
   },
+  /**
+   * The upload bucket's object-created events (S3 → SQS → the import function). Six times the import
+   * function's timeout; an import that fails three times is recorded as failed and its event moves to the DLQ.
+   */
+  sbomUploads: {
+    localName: 'sbom-uploads',
+    urlEnvVar: 'SBOM_UPLOADS_QUEUE_URL',
+    visibilityTimeoutSeconds: 1800,
+    maxReceiveCount: 3,
+    retentionDays: 4,
+    deadLetterRetentionDays: 14,
+  },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueName = keyof typeof QUEUES;
@@ -118,7 +130,17 @@ export const EVENT_SOURCES: readonly EventSourceDefinition[] = [
   { kind: 'queue', queue: 'webhookEvents', function: 'webhook-fanout', batchSize: 10 },
   // One message per invocation: a slow subscriber never holds up another one's delivery.
   { kind: 'queue', queue: 'webhookDeliveries', function: 'webhook-delivery', batchSize: 1 },
+  // One upload per invocation: an import is long, and a failed one retries alone.
+  { kind: 'queue', queue: 'sbomUploads', function: 'sbom-import', batchSize: 1 },
 ];
+
+/** The bucket SBOMs are uploaded to (lib/compliance-stack.ts on AWS, the S3 API of the SQS emulator locally). */
+export const UPLOAD_BUCKET = {
+  /** Bucket name on the local emulator; on AWS CloudFormation names it. */
+  localName: 'sbom-uploads',
+  /** Uploads not imported (or not removed) by then are deleted by the bucket's lifecycle. */
+  expireAfterDays: 1,
+} as const;
 
 /** A rule of the event bus: events matching the pattern go to the queue (EventBridge → SQS). */
 export interface EventRuleDefinition {

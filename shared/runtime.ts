@@ -30,6 +30,10 @@ import { WebhookService } from './services/webhooks.ts';
 import { SqsDeliveryQueue } from './aws/delivery-queue.ts';
 import { SbomExportService } from './services/sbom-export.ts';
 import { LicenseIndexes } from './services/license-indexes.ts';
+import { SbomImportStore } from './store/sbom-import-store.ts';
+import { SbomImportService } from './services/sbom-import.ts';
+import { S3SbomUploads, createS3Client, type SbomUploads } from './aws/sbom-uploads.ts';
+import { scancodeLibrary } from './reference/scancode-licensedb.ts';
 
 let stores:
   | {
@@ -229,6 +233,36 @@ export function getWebhookService(): WebhookService {
     });
   }
   return webhookService;
+}
+
+let sbomUploads: SbomUploads | undefined;
+
+export function getSbomUploads(): SbomUploads {
+  if (!sbomUploads) {
+    const config = getConfig();
+    if (!config.SBOM_UPLOADS_BUCKET) throw new Error('SBOM_UPLOADS_BUCKET is not set');
+    sbomUploads = new S3SbomUploads(createS3Client({ region: config.AWS_REGION, endpoint: config.S3_ENDPOINT }), config.SBOM_UPLOADS_BUCKET);
+  }
+  return sbomUploads;
+}
+
+let sbomImportService: SbomImportService | undefined;
+
+export function getSbomImportService(): SbomImportService {
+  if (!sbomImportService) {
+    const config = getConfig();
+    const { catalog } = getStores();
+    sbomImportService = new SbomImportService({
+      store: new SbomImportStore(getDocumentClient(config), config.TABLE_NAME, catalog),
+      products: getProductService(),
+      library: scancodeLibrary,
+      // Resolved when first used: a function that only reads imports needs no bucket.
+      uploads: getSbomUploads,
+      now: () => new Date(),
+      newUuid: randomUUID,
+    });
+  }
+  return sbomImportService;
 }
 
 export function getRequestStore(): RequestStore {

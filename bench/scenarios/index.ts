@@ -13,6 +13,7 @@ import { policyEvaluation } from './policy-evaluation.ts';
 import { policyRules } from './policy-rules.ts';
 import { requestListScaling } from './request-list-scaling.ts';
 import { webhookFanOut } from './webhook-fan-out.ts';
+import { sbomImport } from './sbom-import.ts';
 
 export const SCENARIOS: readonly Scenario[] = [
   apiOverhead,
@@ -24,5 +25,6 @@ export const SCENARIOS: readonly Scenario[] = [
   policyEvaluation,
   policyBurst,
   webhookFanOut,
+  sbomImport,
   freshClone,
 ];

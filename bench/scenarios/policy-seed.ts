@@ -4,7 +4,7 @@
  * analysisSeedItems), so large products load with BatchWriteItem (lib/seed.ts writeAll) as the stores
  * would write them.
  */
-import type { Package } from '../../shared/domain/catalog.ts';
+import { NO_PACKAGE_DETAILS, type Package } from '../../shared/domain/catalog.ts';
 
 /** A package with defaults for what the policy scenarios do not vary. */
 export function benchPackage(
@@ -24,6 +24,7 @@ export function benchPackage(
     purl: `pkg:npm/${fields.name}@${version}`,
     filename: '',
     downloadUrl: '',
+    ...NO_PACKAGE_DETAILS,
     licenseExpression: fields.licenseExpression ?? '',
     licenseKeys: fields.licenseKeys ?? [],
     // Seeded keys are the dataspace's own licenses, written as keys.

@@ -21,7 +21,10 @@ import { freePort } from './ports.ts';
 import { readRunningStack, readStackFile, removeStackFile, writeStackFile } from './stack-file.ts';
 import { processRuns, readProcStat } from './process-guard.ts';
 import { createSqsClient } from '../../shared/aws/clients.ts';
-import { EVENT_BUS, EVENT_RULES, EVENT_SOURCES, QUEUES, type QueueDefinition, type QueueName } from '../../shared/resources.ts';
+import { EVENT_BUS, EVENT_RULES, EVENT_SOURCES, QUEUES, UPLOAD_BUCKET, type QueueDefinition, type QueueName } from '../../shared/resources.ts';
+import { CreateBucketCommand, PutBucketLifecycleConfigurationCommand } from '@aws-sdk/client-s3';
+import { UPLOAD_PREFIX, createS3Client } from '../../shared/aws/sbom-uploads.ts';
+import { startUploadNotifier } from './upload-events.ts';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
 import { setPublisher } from '../../shared/events/publisher.ts';
@@ -87,7 +90,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const consoleDir = options.serveConsole ? join(dataDir, 'console') : undefined;
     const [dynamo, sqsServer] = await Promise.all([
       freePort().then((port): Promise<DynamoDbLocal> => startDynamoDbLocal({ port, dataDir: join(dataDir, 'dynamodb') })),
-      startFauxqs({ port: 0, logger: false, dataDir: join(dataDir, 'sqs') }),
+      // Its S3 API holds the SBOM uploads; its spy reports each upload (./upload-events.ts).
+      startFauxqs({ port: 0, logger: false, dataDir: join(dataDir, 'sqs'), messageSpies: { bufferSize: 2_000 } }),
       ...(consoleDir ? [buildConsole(consoleDir)] : []),
     ]);
     stoppers.push(() => dynamo.stop(), () => sqsServer.stop());
@@ -121,6 +125,31 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     for (const [name, definition] of Object.entries(QUEUES)) {
       process.env[definition.urlEnvVar] = queues[name as QueueName].url;
     }
+
+    // The SBOM upload bucket, on the emulator's S3 API (the same endpoint), with the lifecycle it has on AWS.
+    const s3 = createS3Client({ region: options.region, endpoint: sqsEndpoint });
+    stoppers.push(async () => s3.destroy());
+    await s3.send(new CreateBucketCommand({ Bucket: UPLOAD_BUCKET.localName }));
+    await s3.send(
+      new PutBucketLifecycleConfigurationCommand({
+        Bucket: UPLOAD_BUCKET.localName,
+        LifecycleConfiguration: {
+          Rules: [{ ID: 'expire-uploads', Status: 'Enabled', Filter: { Prefix: UPLOAD_PREFIX }, Expiration: { Days: UPLOAD_BUCKET.expireAfterDays } }],
+        },
+      }),
+    );
+    Object.assign(process.env, { SBOM_UPLOADS_BUCKET: UPLOAD_BUCKET.localName, S3_ENDPOINT: sqsEndpoint });
+    const uploads = startUploadNotifier({
+      spy: sqsServer.spy,
+      s3,
+      sqs,
+      bucket: UPLOAD_BUCKET.localName,
+      prefix: UPLOAD_PREFIX,
+      queueUrl: queues.sbomUploads.url,
+      region: options.region,
+      onError: (error) => log(`[upload-events] ${String(error)}`),
+    });
+    stoppers.push(() => uploads.stop());
 
     const bus = new InProcessEventBus({ region: options.region });
     setPublisher(bus);

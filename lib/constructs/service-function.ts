@@ -5,9 +5,10 @@
  */
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -28,6 +29,7 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Names of configuration variables, checked against shared/config.ts at compile time. */
 const TABLE_NAME: keyof ServiceConfig = 'TABLE_NAME';
 const EVENT_BUS_NAME: keyof ServiceConfig = 'EVENT_BUS_NAME';
+const SBOM_UPLOADS_BUCKET: keyof ServiceConfig = 'SBOM_UPLOADS_BUCKET';
 
 export type TableAccess = 'read' | 'read-write';
 
@@ -157,10 +159,33 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
+  /**
+   * The SBOM upload bucket, objects under `prefix` only: `presign` may PutObject (the presigned URLs it
+   * signs act with its role), `read` may GetObject and DeleteObject. Sets SBOM_UPLOADS_BUCKET.
+   */
+  bindUploads(bucket: s3.IBucket, access: 'presign' | 'read', prefix: string): this {
+    iam.Grant.addToPrincipal({
+      grantee: this.role,
+      actions: access === 'presign' ? ['s3:PutObject'] : ['s3:GetObject', 's3:DeleteObject'],
+      resourceArns: [bucket.arnForObjects(`${prefix}*`)],
+    });
+    this.function.addEnvironment(SBOM_UPLOADS_BUCKET, bucket.bucketName);
+    Validations.of(this.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId(bucket)}.Arn>/${prefix}*]`,
+      reason: `An SBOM upload's key is uploads/<import uuid>, made per import: the grant covers the uploads prefix of the upload bucket, nothing else of it.`,
+    });
+    return this;
+  }
+
   /** PutEvents to the bus; sets EVENT_BUS_NAME. */
   bindEventBus(bus: events.IEventBus): this {
     bus.grantPutEventsTo(this.role);
     this.function.addEnvironment(EVENT_BUS_NAME, bus.eventBusName);
     return this;
   }
+}
+
+/** The logical id of a bucket, as cdk-nag names it in a finding. */
+function bucketLogicalId(bucket: s3.IBucket): string {
+  return Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnElement);
 }

@@ -79,6 +79,17 @@ export interface Package extends Stored {
   readonly purl: string;
   readonly filename: string;
   readonly downloadUrl: string;
+  /** Hex digests of the package file, lower case, or '' (DejaCode's md5, sha1, sha256, sha512). */
+  readonly md5: string;
+  readonly sha1: string;
+  readonly sha256: string;
+  readonly sha512: string;
+  readonly description: string;
+  readonly homepageUrl: string;
+  /** The copyright statements, as written. */
+  readonly copyright: string;
+  /** Who supplies the package (CycloneDX supplier, SPDX PackageSupplier), as a name; DejaCode keeps it among its parties. */
+  readonly supplier: string;
   /**
    * Canonical, over keys (dataspace keys, reference keys, and `unknown-license-reference` for what
    * resolved to nothing; see shared/domain/license-resolution.ts), or '' for none.
@@ -135,6 +146,32 @@ export interface ProductPackage {
   /** DejaCode's flags: the package is deployed with the product (default true), and modified (default false). */
   readonly isDeployed: boolean;
   readonly isModified: boolean;
+  /** The packages (uuids) this one depends on within the product, sorted: an SBOM's dependency edges. */
+  readonly dependsOn: readonly string[];
+}
+
+/** The descriptive fields of a package that an SBOM fills and a new package starts without. */
+export const NO_PACKAGE_DETAILS = {
+  md5: '',
+  sha1: '',
+  sha256: '',
+  sha512: '',
+  description: '',
+  homepageUrl: '',
+  copyright: '',
+  supplier: '',
+  declaredLicenseExpression: '',
+  unknownLicenses: [] as readonly string[],
+} as const satisfies Partial<Package>;
+
+/** The hash fields of a package and the length of each hex digest. */
+export const HASH_LENGTHS = { md5: 32, sha1: 40, sha256: 64, sha512: 128 } as const;
+export type HashField = keyof typeof HASH_LENGTHS;
+
+/** The digest in lower case when it is `field`'s length of hex digits; undefined otherwise. */
+export function normalizedHash(field: HashField, value: string): string | undefined {
+  const trimmed = value.trim().toLowerCase();
+  return new RegExp(`^[0-9a-f]{${HASH_LENGTHS[field]}}$`).test(trimmed) ? trimmed : undefined;
 }
 
 /** A product package's own fields as added without them: the package's license, deployed, not modified. */
@@ -146,6 +183,7 @@ export const PRODUCT_PACKAGE_DEFAULTS = {
   unknownLicenses: [],
   isDeployed: true,
   isModified: false,
+  dependsOn: [],
 } as const satisfies Partial<ProductPackage>;
 
 export interface Analysis extends Stored {

@@ -84,14 +84,22 @@ export class MethodNotAllowedError extends DomainError {
 }
 
 export class PayloadTooLargeError extends DomainError {
-  constructor(readonly limitBytes: number) {
-    super(`Request body is larger than ${limitBytes} bytes.`);
+  /** `detail`: what to do instead (the SBOM import points to its upload endpoint). */
+  constructor(
+    readonly limitBytes: number,
+    detail?: string,
+  ) {
+    super(detail ?? `Request body is larger than ${limitBytes} bytes.`);
   }
 }
 
 export class UnsupportedMediaTypeError extends DomainError {
-  constructor(readonly mediaType: string) {
-    super(`Unsupported media type "${mediaType}" in request.`);
+  /** `accepted`: the media types the endpoint takes, named in the message. */
+  constructor(
+    readonly mediaType: string,
+    accepted?: readonly string[],
+  ) {
+    super(`Unsupported media type "${mediaType}" in request.${accepted ? ` Accepted: ${accepted.join(', ')}.` : ''}`);
   }
 }
 

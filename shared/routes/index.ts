@@ -13,10 +13,20 @@ import { CATALOG_ROUTES } from './catalog.ts';
 import { POLICY_ROUTES } from './policy.ts';
 import { WEBHOOK_ROUTES } from './webhooks.ts';
 import { SBOM_EXPORT_ROUTES } from './sbom-export.ts';
+import { SBOM_IMPORT_ROUTES } from './sbom-imports.ts';
 
 export type { HttpMethod, Route, RouteResponse } from './route.ts';
 
-export const ROUTES: readonly Route[] = [...CORE_ROUTES, ...PRODUCT_ROUTES, ...REQUEST_ROUTES, ...CATALOG_ROUTES, ...POLICY_ROUTES, ...WEBHOOK_ROUTES, ...SBOM_EXPORT_ROUTES];
+export const ROUTES: readonly Route[] = [
+  ...CORE_ROUTES,
+  ...PRODUCT_ROUTES,
+  ...REQUEST_ROUTES,
+  ...CATALOG_ROUTES,
+  ...POLICY_ROUTES,
+  ...WEBHOOK_ROUTES,
+  ...SBOM_IMPORT_ROUTES,
+  ...SBOM_EXPORT_ROUTES,
+];
 
 
 /** The function behind API Gateway's $default route: answers paths and methods no route serves. */

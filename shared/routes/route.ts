@@ -28,6 +28,11 @@ export interface Route {
   readonly listName?: string;
   readonly query?: z.ZodObject;
   readonly body?: z.ZodType;
+  /**
+   * A body the handler reads itself (not JSON parsed by the stack): its media types and schemas, for
+   * the OpenAPI document. Exclusive with `body`.
+   */
+  readonly rawBody?: { readonly description: string; readonly content: Readonly<Record<string, z.ZodType>> };
   /** Body errors answered inside an `errors` object, as DejaCode's permissions endpoint does. */
   readonly wrapErrors?: boolean;
   readonly responses: Readonly<Record<number, RouteResponse>>;

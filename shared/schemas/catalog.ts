@@ -3,6 +3,8 @@ import * as z from 'zod';
 import {
   ANALYSIS_STATES,
   COMPLIANCE_ALERTS,
+  HASH_LENGTHS,
+  type HashField,
   JUSTIFICATIONS,
   POLICY_CONTENT_TYPES,
   RESPONSES,
@@ -184,6 +186,22 @@ const LICENSE_EXPRESSION_HELP =
 /** A license text as written: any characters but controls (free text such as "SEE LICENSE IN LICENSE.md" is kept). */
 const licenseText = (max: number) => text(max);
 
+/** A hex digest of its algorithm's length (any letter case, stored in lower case), or '' for none. */
+const digest = (field: HashField) =>
+  z
+    .string()
+    .trim()
+    .regex(new RegExp(`^(|[0-9A-Fa-f]{${HASH_LENGTHS[field]}})$`), `Enter a valid ${field.toUpperCase()} checksum: ${HASH_LENGTHS[field]} hexadecimal digits.`)
+    .transform((value) => value.toLowerCase());
+const httpUrl = (max: number) =>
+  z.union([
+    z.literal(''),
+    z.url({ protocol: /^https?$/, error: 'Enter a valid http(s) URL.' }).max(max, `Ensure this field has no more than ${max} characters.`),
+  ]);
+
+/** The lengths of the descriptive package fields: what an SBOM import keeps of longer values (shared/domain/sbom-import.ts). */
+export const PACKAGE_TEXT_LIMITS = { description: 10_000, copyright: 10_000, supplier: 1_000, homepageUrl: 1_024 } as const;
+
 /** The parts of a purl, unique together: NFC and visible (the service checks a purl's decoded parts alike). */
 const optionalPart = uniqueName(255);
 export const PackageBodies = bodies(
@@ -196,6 +214,16 @@ export const PackageBodies = bodies(
     version: optionalPart,
     filename: text(255),
     download_url: z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'Enter a valid http(s) URL.' })]),
+    // The fields SBOMs carry came after PUT required every field: a PUT without them keeps them (as DRF
+    // does for fields with a default).
+    md5: digest('md5').optional(),
+    sha1: digest('sha1').optional(),
+    sha256: digest('sha256').optional(),
+    sha512: digest('sha512').optional(),
+    description: text(PACKAGE_TEXT_LIMITS.description).optional(),
+    homepage_url: httpUrl(PACKAGE_TEXT_LIMITS.homepageUrl).optional(),
+    copyright: text(PACKAGE_TEXT_LIMITS.copyright).optional(),
+    supplier: text(PACKAGE_TEXT_LIMITS.supplier).optional(),
     license_expression: licenseText(1024).describe(LICENSE_EXPRESSION_HELP),
     // Optional even in PUT, which required every field before it existed.
     declared_license_expression: licenseText(4096)
@@ -203,7 +231,25 @@ export const PackageBodies = bodies(
       .describe('The license as the package declares it, any text; given without license_expression (or with a blank one), it is resolved into license_expression'),
     usage_policy: optionalLabel,
   },
-  { purl: '', type: '', namespace: '', name: '', version: '', filename: '', download_url: '', license_expression: '', usage_policy: null },
+  {
+    purl: '',
+    type: '',
+    namespace: '',
+    name: '',
+    version: '',
+    filename: '',
+    download_url: '',
+    md5: '',
+    sha1: '',
+    sha256: '',
+    sha512: '',
+    description: '',
+    homepage_url: '',
+    copyright: '',
+    supplier: '',
+    license_expression: '',
+    usage_policy: null,
+  },
   ['uuid', 'api_url', 'risk_score', 'affected_by_vulnerabilities', 'license_expression_spdx', 'unknown_licenses'],
 );
 
@@ -218,6 +264,14 @@ export const PackageSchema = z
     purl: z.string(),
     filename: z.string(),
     download_url: z.string(),
+    md5: z.string(),
+    sha1: z.string(),
+    sha256: z.string(),
+    sha512: z.string(),
+    description: z.string(),
+    homepage_url: z.string(),
+    copyright: z.string(),
+    supplier: z.string().describe('Who supplies the package, as a name (CycloneDX supplier, SPDX PackageSupplier)'),
     license_expression: z.string().describe('Canonical, over license keys (dataspace or reference keys; unknown-license-reference for what resolved to nothing)'),
     declared_license_expression: z.string().describe('The license text as written'),
     license_expression_spdx: z.string().describe("license_expression with each key's SPDX id as known now (LicenseRef-… for keys without one)"),

@@ -6,6 +6,7 @@
 import { PackageURL } from 'packageurl-js';
 import type { Caller } from '../domain/caller.ts';
 import {
+  NO_PACKAGE_DETAILS,
   catalogAccess,
   packageRiskScore,
   type License,
@@ -124,6 +125,14 @@ export function packageView(pkg: Package, baseUrl: string, spdx: SpdxRenderer) {
     purl: pkg.purl,
     filename: pkg.filename,
     download_url: pkg.downloadUrl,
+    md5: pkg.md5,
+    sha1: pkg.sha1,
+    sha256: pkg.sha256,
+    sha512: pkg.sha512,
+    description: pkg.description,
+    homepage_url: pkg.homepageUrl,
+    copyright: pkg.copyright,
+    supplier: pkg.supplier,
     license_expression: pkg.licenseExpression,
     declared_license_expression: pkg.declaredLicenseExpression,
     license_expression_spdx: spdx(pkg.licenseExpression),
@@ -388,11 +397,20 @@ export class CatalogService {
       const usagePolicy = body.usage_policy !== undefined ? (body.usage_policy as string | null) : (before?.usagePolicy ?? null);
       await this.policy(caller.dataspace, usagePolicy, 'package', errors);
       fail(errors);
+      const given = (field: string, kept: string | undefined) => (body[field] as string | undefined) ?? kept ?? '';
       const after: Package = {
-        ...(before ?? { ...this.newStored(caller), vulnerabilities: {} }),
+        ...(before ?? { ...this.newStored(caller), ...NO_PACKAGE_DETAILS, vulnerabilities: {} }),
         ...identity!,
-        filename: (body.filename as string | undefined) ?? before?.filename ?? '',
-        downloadUrl: (body.download_url as string | undefined) ?? before?.downloadUrl ?? '',
+        filename: given('filename', before?.filename),
+        downloadUrl: given('download_url', before?.downloadUrl),
+        md5: given('md5', before?.md5),
+        sha1: given('sha1', before?.sha1),
+        sha256: given('sha256', before?.sha256),
+        sha512: given('sha512', before?.sha512),
+        description: given('description', before?.description),
+        homepageUrl: given('homepage_url', before?.homepageUrl),
+        copyright: given('copyright', before?.copyright),
+        supplier: given('supplier', before?.supplier),
         licenseExpression: license.licenseExpression,
         licenseKeys: license.licenseKeys,
         countedLicenseKeys: license.countedLicenseKeys,

@@ -115,7 +115,7 @@ export interface FilterClause {
 }
 
 /** The object's item, with its dataspace index keys, at the revision a write gives it. */
-function objectItem<T extends Stored>(spec: CollectionSpec<T>, object: T): Item {
+export function objectItem<T extends Stored>(spec: CollectionSpec<T>, object: T): Item {
   const attributes = spec.toAttributes(object);
   return {
     ...keys.catalogObject(spec.type, object.uuid),
@@ -132,7 +132,7 @@ function objectItem<T extends Stored>(spec: CollectionSpec<T>, object: T): Item 
 }
 
 /** The reservation of a unique value (label, key, purl, id) in the object's dataspace. */
-function uniqueItem<T extends Stored>(spec: CollectionSpec<T>, object: T, value: string): Item {
+export function uniqueItem<T extends Stored>(spec: CollectionSpec<T>, object: T, value: string): Item {
   return { ...keys.catalogUnique(spec.type, object.dataspace, value), entity: 'CatalogUnique', uuid: object.uuid };
 }
 
@@ -414,6 +414,14 @@ export const CATALOG_SPECS: {
       purl: p.purl,
       filename: p.filename,
       downloadUrl: p.downloadUrl,
+      md5: p.md5,
+      sha1: p.sha1,
+      sha256: p.sha256,
+      sha512: p.sha512,
+      description: p.description,
+      homepageUrl: p.homepageUrl,
+      copyright: p.copyright,
+      supplier: p.supplier,
       licenseExpression: p.licenseExpression,
       licenseKeys: [...p.licenseKeys],
       countedLicenseKeys: [...p.countedLicenseKeys],
@@ -433,6 +441,15 @@ export const CATALOG_SPECS: {
       purl: String(item.purl),
       filename: String(item.filename ?? ''),
       downloadUrl: String(item.downloadUrl ?? ''),
+      // Written before these fields existed: ''.
+      md5: String(item.md5 ?? ''),
+      sha1: String(item.sha1 ?? ''),
+      sha256: String(item.sha256 ?? ''),
+      sha512: String(item.sha512 ?? ''),
+      description: String(item.description ?? ''),
+      homepageUrl: String(item.homepageUrl ?? ''),
+      copyright: String(item.copyright ?? ''),
+      supplier: String(item.supplier ?? ''),
       licenseExpression: String(item.licenseExpression ?? ''),
       licenseKeys: (item.licenseKeys as string[] | undefined) ?? [],
       // Written before expressions could name reference licenses, every key was the dataspace's, counted
@@ -583,7 +600,7 @@ function stored(item: Item): Stored {
 }
 
 /** Whether the object, as read, was written with its references counted (objectItem marks it). */
-function isCounted(object: Stored): boolean {
+export function isCounted(object: Stored): boolean {
   return object.refsCounted === true;
 }
 

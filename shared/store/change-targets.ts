@@ -36,16 +36,21 @@ export class ChangeTargetResolver {
     const found = new Map<string, ProductRef>();
     const add = (dataspace: string, uuid: string) => found.set(uuid, { dataspace, uuid });
     const dataspaces = new Set<string>();
-    const packages = new Map<string, string>();
+    const packages = new Map<string, { dataspace: string; except: Set<string> | undefined }>();
     for (const target of targets) {
       if (target.kind === 'product') add(target.dataspace, target.uuid);
-      else if (target.kind === 'package') packages.set(target.uuid, target.dataspace);
-      else dataspaces.add(target.dataspace);
+      else if (target.kind === 'package') {
+        // A product is left out only when every change of the package in the batch leaves it out.
+        const entry = packages.get(target.uuid);
+        const except = target.exceptProduct === undefined ? undefined : new Set([target.exceptProduct]);
+        if (!entry) packages.set(target.uuid, { dataspace: target.dataspace, except });
+        else entry.except = entry.except && except ? new Set([...entry.except].filter((uuid) => except.has(uuid))) : undefined;
+      } else dataspaces.add(target.dataspace);
     }
     await Promise.all([
-      ...[...packages].map(async ([uuid, dataspace]) => {
+      ...[...packages].map(async ([uuid, { dataspace, except }]) => {
         const items = await queryAll(this.doc, partitionQueryInput(this.tableName, keys.productsHoldingPackage(uuid)));
-        for (const item of items) add(dataspace, String(item.GSI10SK));
+        for (const item of items) if (!except?.has(String(item.GSI10SK))) add(dataspace, String(item.GSI10SK));
       }),
       ...[...dataspaces].map(async (dataspace) => {
         const items = await queryAll(this.doc, {

@@ -205,6 +205,7 @@ export function toProductPackage(item: Item): ProductPackage {
     unknownLicenses: (item.unknownLicenses as string[] | undefined) ?? [],
     isDeployed: item.isDeployed === undefined ? true : item.isDeployed === true,
     isModified: item.isModified === true,
+    dependsOn: (item.dependsOn as string[] | undefined) ?? [],
   };
 }
 
@@ -232,7 +233,7 @@ export function toAnalysis(item: Item): Analysis {
  * The product package in its product's partition, listed in the dataspace and under its package.
  * `rev` is stored as given: add stores 1, update the next revision.
  */
-function productPackageItem(pp: ProductPackage): Item {
+export function productPackageItem(pp: ProductPackage): Item {
   return {
     ...keys.productPackage(pp.productUuid, pp.packageUuid),
     ...keys.productPackageInDataspace(pp.dataspace, pp.createdDate, pp.uuid),
@@ -250,16 +251,17 @@ function productPackageItem(pp: ProductPackage): Item {
     unknownLicenses: [...pp.unknownLicenses],
     isDeployed: pp.isDeployed,
     isModified: pp.isModified,
+    dependsOn: [...pp.dependsOn],
   };
 }
 
 /** Where a product package's uuid leads (its item's key). */
-function productPackagePointer(pp: ProductPackage): Item {
+export function productPackagePointer(pp: ProductPackage): Item {
   return { ...keys.pointer('PRODUCTPACKAGE', pp.uuid), entity: 'Pointer', productUuid: pp.productUuid, packageUuid: pp.packageUuid };
 }
 
 /** An analysis at the revision a write gives it. */
-function analysisItem(a: Analysis): Item {
+export function analysisItem(a: Analysis): Item {
   return {
     ...keys.analysis(a.productUuid, a.packageUuid, a.vulnerabilityId),
     ...keys.analysisInDataspace(a.dataspace, a.createdDate, a.uuid),
@@ -281,7 +283,7 @@ function analysisItem(a: Analysis): Item {
 }
 
 /** Where an analysis's uuid leads (its item's key). */
-function analysisPointer(a: Analysis): Item {
+export function analysisPointer(a: Analysis): Item {
   return { ...keys.pointer('ANALYSIS', a.uuid), entity: 'Pointer', productUuid: a.productUuid, packageUuid: a.packageUuid, vulnerabilityId: a.vulnerabilityId };
 }
 

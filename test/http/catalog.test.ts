@@ -118,6 +118,14 @@ describe('packages', () => {
       purl: 'pkg:npm/%40angular/core@16.0.0',
       filename: '',
       download_url: '',
+      md5: '',
+      sha1: '',
+      sha256: '',
+      sha512: '',
+      description: '',
+      homepage_url: '',
+      copyright: '',
+      supplier: '',
       license_expression: 'mit OR apache-2.0',
       declared_license_expression: 'mit or apache-2.0',
       license_expression_spdx: 'MIT OR Apache-2.0',
@@ -138,12 +146,47 @@ describe('packages', () => {
     [{ purl: 'pkg:npm/x@1', license_expression: 'mit\u0000' }, 'license_expression'],
     [{ purl: 'pkg:npm/x@3', usage_policy: 'Copyleft' }, 'usage_policy'],
     [{ purl: 'pkg:npm/x@4', download_url: 'ftp://example.com/x' }, 'download_url'],
+    [{ purl: 'pkg:npm/x@5', md5: 'abc' }, 'md5'],
+    [{ purl: 'pkg:npm/x@6', sha1: 'g'.repeat(40) }, 'sha1'],
+    [{ purl: 'pkg:npm/x@7', sha256: 'a'.repeat(63) }, 'sha256'],
+    [{ purl: 'pkg:npm/x@8', sha512: 'a'.repeat(129) }, 'sha512'],
+    [{ purl: 'pkg:npm/x@9', homepage_url: 'javascript:alert(1)' }, 'homepage_url'],
+    [{ purl: 'pkg:npm/x@10', description: 'x'.repeat(10_001) }, 'description'],
+    [{ purl: 'pkg:npm/x@11', supplier: 'a\u0007b' }, 'supplier'],
   ])('refuse %j with a %s error and store nothing', async (body, field) => {
     const before = await snapshot();
     const response = await call('root', 'POST', '/api/v2/packages/', body);
     expect(response.status, response.text).toBe(400);
     expect(Object.keys(response.json)).toEqual([field]);
     expect(await snapshot()).toBe(before);
+  });
+
+  it('keep the hashes, description, homepage, copyright and supplier an SBOM carries, the digests in lower case', async () => {
+    const sha256 = 'A'.repeat(64);
+    const created = await create('packages', {
+      purl: 'pkg:npm/described@1.0.0',
+      md5: '0123456789abcdef0123456789ABCDEF',
+      sha1: 'a'.repeat(40),
+      sha256,
+      sha512: 'f'.repeat(128),
+      description: 'Does one thing well.',
+      homepage_url: 'https://example.com/described',
+      copyright: 'Copyright (c) 2024 Example Ltd.',
+      supplier: 'Example Ltd.',
+    });
+    expect(created).toMatchObject({
+      md5: '0123456789abcdef0123456789abcdef',
+      sha1: 'a'.repeat(40),
+      sha256: 'a'.repeat(64),
+      sha512: 'f'.repeat(128),
+      description: 'Does one thing well.',
+      homepage_url: 'https://example.com/described',
+      copyright: 'Copyright (c) 2024 Example Ltd.',
+      supplier: 'Example Ltd.',
+    });
+    const patched = await call('root', 'PATCH', `/api/v2/packages/${created.uuid}/`, { sha1: '', supplier: 'Other Ltd.' });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.json).toMatchObject({ sha1: '', supplier: 'Other Ltd.', md5: '0123456789abcdef0123456789abcdef', description: 'Does one thing well.' });
   });
 
   it('keep the license keys that resolve to nothing as unknown licenses, never refusing them (issue 15)', async () => {

@@ -21,7 +21,7 @@ const functionEntries = Object.entries(FUNCTIONS) as [FunctionName, FunctionDefi
  * The only functions besides the catalog's: CDK's own handlers for the web console
  * (lib/constructs/web-console.ts), its BucketDeployment upload and the bucket's auto-delete provider.
  */
-const CDK_HANDLER = /^Custom(CDKBucketDeployment|S3AutoDeleteObjectsCustomResourceProvider)/;
+const CDK_HANDLER = /^(Custom(CDKBucketDeployment|S3AutoDeleteObjectsCustomResourceProvider)|BucketNotificationsHandler)/;
 const queueEntries = Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][];
 
 let synth: Synthesized;
@@ -125,7 +125,7 @@ describe('the functions', () => {
   it('are one per catalog entry, each on nodejs22.x, arm64, with active tracing and its own log group', () => {
     const ids = Object.keys(synth.template.findResources('AWS::Lambda::Function'));
     expect(ids.filter((id) => !CDK_HANDLER.test(id))).toHaveLength(functionEntries.length);
-    expect(ids.filter((id) => CDK_HANDLER.test(id))).toHaveLength(2);
+    expect(ids.filter((id) => CDK_HANDLER.test(id))).toHaveLength(3);
     for (const [name, definition] of functionEntries) {
       const fn = synth.stack.functions[name];
       synth.template.hasResourceProperties('AWS::Lambda::Function', {
@@ -145,12 +145,17 @@ describe('the functions', () => {
     synth.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
   });
 
-  it("run under roles without AWS-managed policies (all but the role of CDK's auto-delete provider)", () => {
+  it("run under roles without AWS-managed policies (all but the roles of CDK's auto-delete provider and S3 notifications handler)", () => {
     for (const [id, role] of Object.entries(synth.template.findResources('AWS::IAM::Role'))) {
       if (id.startsWith('CustomS3AutoDeleteObjectsCustomResourceProviderRole')) {
         // aws-cdk-lib gives it this policy and no way to change it (docs/security.md, "Infrastructure").
         expect(role.Properties.ManagedPolicyArns).toEqual([
           { 'Fn::Sub': 'arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole' },
+        ]);
+      } else if (id.startsWith('BucketNotificationsHandler')) {
+        // The same, for the handler that sets the upload bucket's notification (added even to a role of ours).
+        expect(role.Properties.ManagedPolicyArns).toEqual([
+          { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']] },
         ]);
       } else {
         expect(role.Properties.ManagedPolicyArns, id).toBeUndefined();

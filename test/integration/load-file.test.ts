@@ -4,6 +4,7 @@ import { tableItems } from '../support/snapshot.ts';
 import { applyLoadFile, validateLoadFile } from '../../shared/admin/load-file.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
 import { randomUUID } from 'node:crypto';
+import { NO_PACKAGE_DETAILS } from '../../shared/domain/catalog.ts';
 
 let env: Awaited<ReturnType<typeof useTestTable>>;
 
@@ -198,6 +199,7 @@ describe('admin load of the catalog', () => {
       purl: 'pkg:npm/left-pad@1.3.0',
       filename: '',
       downloadUrl: '',
+      ...NO_PACKAGE_DETAILS,
       licenseExpression: '',
       licenseKeys: [],
       countedLicenseKeys: [],

@@ -20,6 +20,9 @@ export async function useTestTable() {
     AWS_REGION: 'us-east-1',
     DYNAMODB_ENDPOINT: endpoint,
     SQS_ENDPOINT: inject('sqsEndpoint'),
+    // The SBOM upload bucket, on the SQS emulator's S3 API as on the local stack (presigning needs no bucket to exist).
+    S3_ENDPOINT: inject('sqsEndpoint'),
+    SBOM_UPLOADS_BUCKET: 'sbom-uploads',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
     POWERTOOLS_LOG_LEVEL: 'CRITICAL',

@@ -1,0 +1,51 @@
+/**
+ * The upload bucket's object-created events (S3 → SQS → here, one message a call): each uploaded SBOM
+ * is imported into the product its import names. A failure is reported for retry (partial batch
+ * failure); on the queue's last receive the import records the failure instead, and the message moves
+ * to the dead-letter queue. S3's test event and objects outside uploads/ are acknowledged and ignored.
+ */
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { getSbomImportService } from '../shared/runtime.ts';
+import { importOfKey } from '../shared/aws/sbom-uploads.ts';
+import { QUEUES } from '../shared/resources.ts';
+import { logger } from '../shared/logger.ts';
+
+const imports = getSbomImportService();
+
+interface S3EventRecord {
+  readonly eventName?: string;
+  readonly s3?: { readonly bucket?: { readonly name?: string }; readonly object?: { readonly key?: string; readonly size?: number } };
+}
+
+export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  const failures: { itemIdentifier: string }[] = [];
+  for (const message of event.Records) {
+    const lastAttempt = Number(message.attributes.ApproximateReceiveCount ?? 1) >= QUEUES.sbomUploads.maxReceiveCount;
+    try {
+      const records = (safeJson(message.body) as { Records?: S3EventRecord[] } | undefined)?.Records ?? [];
+      for (const record of records) {
+        if (!record.eventName?.startsWith('ObjectCreated:')) continue;
+        // S3 event keys are URL-encoded, spaces as '+'.
+        const key = decodeURIComponent((record.s3?.object?.key ?? '').replace(/\+/g, ' '));
+        const importUuid = importOfKey(key);
+        if (!importUuid) {
+          logger.warn('Object outside uploads/ ignored', { key });
+          continue;
+        }
+        await imports.runUpload(importUuid, key, record.s3?.object?.size ?? 0, lastAttempt);
+      }
+    } catch (error) {
+      logger.error('Import of an upload failed', { messageId: message.messageId, lastAttempt, error: error as Error });
+      failures.push({ itemIdentifier: message.messageId });
+    }
+  }
+  return { batchItemFailures: failures };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The bucket large SBOMs are uploaded to (POST sbom_uploads answers a presigned PUT URL into it): private
+ * (every public access blocked, owner-enforced objects), encrypted (S3-managed keys), TLS only, and
+ * transient: an upload is deleted by the import function once read, and by the lifecycle a day after
+ * it came in any case. Each object created under uploads/ is announced on a queue (S3 → SQS), which the
+ * import function consumes: retries and a dead-letter queue come with the queue (lib/compliance-stack.ts).
+ */
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { UPLOAD_PREFIX } from '../../shared/aws/sbom-uploads.ts';
+import { UPLOAD_BUCKET } from '../../shared/resources.ts';
+
+export interface SbomUploadBucketProps {
+  /** The queue the object-created events go to. */
+  readonly events: sqs.IQueue;
+}
+
+export class SbomUploadBucket extends Construct {
+  readonly bucket: s3.Bucket;
+
+  constructor(scope: Construct, id: string, props: SbomUploadBucketProps) {
+    super(scope, id);
+    this.bucket = new s3.Bucket(this, 'Bucket', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [
+        {
+          id: 'expire-uploads',
+          prefix: UPLOAD_PREFIX,
+          expiration: Duration.days(UPLOAD_BUCKET.expireAfterDays),
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+      ],
+      // Uploads are transient (the table is the record of every import): the bucket goes with the stack.
+      removalPolicy: RemovalPolicy.DESTROY,
+      autoDeleteObjects: true,
+    });
+    this.bucket.addEventNotification(s3.EventType.OBJECT_CREATED, new s3n.SqsDestination(props.events), { prefix: UPLOAD_PREFIX });
+    // CDK sets the notification through a handler of its own (a custom resource), whose role it always
+    // gives the AWS-managed AWSLambdaBasicExecutionRole, even a role passed in (as its auto-delete provider).
+    for (const child of Stack.of(this).node.children) {
+      if (!child.node.id.startsWith('BucketNotificationsHandler')) continue;
+      Validations.of(child).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason: "aws-cdk-lib gives the role of its S3 notifications handler this policy, even a role of ours (it adds it in NotificationsResourceHandler); the handler only sets the upload bucket's notification at deployment.",
+      });
+    }
+    Validations.of(this.bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'The upload bucket holds each SBOM for the minutes until its import reads and deletes it (a day at most, by its lifecycle); every import is recorded in the table with its creator, and the bucket configuration changes are in CloudTrail.',
+    });
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Where large SBOMs are uploaded, in domain words: a presigned PUT URL for an import's object, and
+ * reading (then deleting) the object once its upload event arrives. S3 on AWS; on the local stack the
+ * S3 API of the SQS emulator (fauxqs), path-style. Objects live under `uploads/<import uuid>`.
+ */
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+
+export const UPLOAD_PREFIX = 'uploads/';
+
+/** The object key of an import's upload. */
+export const uploadKey = (importUuid: string) => `${UPLOAD_PREFIX}${importUuid}`;
+
+/** The import an object key belongs to, or undefined when the key is no upload's. */
+export function importOfKey(key: string): string | undefined {
+  const match = /^uploads\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(key);
+  return match?.[1];
+}
+
+export interface PresignedUpload {
+  readonly url: string;
+  /** Headers the PUT must carry exactly (they are part of the signature). */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface SbomUploads {
+  presignPut(importUuid: string, contentType: string, expiresInSeconds: number): Promise<PresignedUpload>;
+  /** The uploaded document. */
+  read(key: string): Promise<Buffer>;
+  remove(key: string): Promise<void>;
+}
+
+export class S3SbomUploads implements SbomUploads {
+  constructor(
+    private readonly s3: S3Client,
+    private readonly bucket: string,
+  ) {}
+
+  async presignPut(importUuid: string, contentType: string, expiresInSeconds: number): Promise<PresignedUpload> {
+    const command = new PutObjectCommand({ Bucket: this.bucket, Key: uploadKey(importUuid), ContentType: contentType });
+    const url = await getSignedUrl(this.s3, command, { expiresIn: expiresInSeconds, signableHeaders: new Set(['content-type']) });
+    return { url, headers: { 'Content-Type': contentType } };
+  }
+
+  async read(key: string): Promise<Buffer> {
+    const result = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    return Buffer.from(await result.Body!.transformToByteArray());
+  }
+
+  async remove(key: string): Promise<void> {
+    await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+}
+
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+export function createS3Client({ region, endpoint }: { region: string; endpoint?: string | undefined }): S3Client {
+  // Checksums only where S3 requires them: by default the SDK would sign the CRC32 of the empty body of
+  // the PutObject it presigns into the URL (x-amz-checksum-crc32=AAAAAA==), and S3 would refuse every
+  // real upload to it as BadDigest. (The emulator checks no checksum: test/unit/sbom-uploads.test.ts does.)
+  const checksums = { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } as const;
+  return new S3Client(
+    endpoint
+      ? // The emulator answers path-style requests on its own address.
+        { region, endpoint, forcePathStyle: true, credentials: LOCAL_CREDENTIALS, ...checksums }
+      : { region, ...checksums },
+  );
+}

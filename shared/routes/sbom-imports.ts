@@ -1,0 +1,77 @@
+/** SBOM imports: load a document into a product (within the call, or uploaded to S3), and read an import back. */
+import { DetailErrorSchema } from '../schemas/common.ts';
+import {
+  LoadSbomsFormSchema,
+  LoadSbomsQuery,
+  SbomDocumentSchema,
+  SbomImportSchema,
+  SbomUploadCreateSchema,
+  SbomUploadSchema,
+} from '../schemas/sbom-import.ts';
+import { IMPORT_LIMITS } from '../domain/sbom-import.ts';
+import { forbidden, invalid, notFound, unauthorized, type Route } from './route.ts';
+
+const MB = (bytes: number) => `${bytes / 1024 / 1024} MB`;
+
+export const SBOM_IMPORT_ROUTES: readonly Route[] = [
+  {
+    method: 'POST',
+    path: '/api/v2/products/{uuid}/load_sboms/',
+    function: 'sbom-imports',
+    operationId: 'load_sboms',
+    summary:
+      `Import an SBOM (CycloneDX JSON 1.2-1.6, SPDX 2.2/2.3 JSON) into the product within the call (needs change_product): ` +
+      `up to ${MB(IMPORT_LIMITS.syncBytes)} and ${IMPORT_LIMITS.syncComponents.toLocaleString('en-US')} components; larger ones through sbom_uploads`,
+    auth: 'api-key',
+    query: LoadSbomsQuery,
+    rawBody: {
+      description:
+        "A multipart form with the document in `input_file` (DejaCode's form), or the document itself with Content-Type " +
+        'application/vnd.cyclonedx+json, application/spdx+json or application/json (the format is read from the document)',
+      content: {
+        'multipart/form-data': LoadSbomsFormSchema,
+        'application/vnd.cyclonedx+json': SbomDocumentSchema,
+        'application/spdx+json': SbomDocumentSchema,
+        'application/json': SbomDocumentSchema,
+      },
+    },
+    responses: {
+      200: { description: 'The completed import, with its summary', schema: SbomImportSchema },
+      400: { description: 'Not JSON, not a CycloneDX or SPDX document of a supported version, or invalid options: errors by field or JSON pointer; nothing changed', schema: invalid.schema! },
+      401: unauthorized,
+      403: forbidden,
+      404: notFound('product'),
+      413: {
+        description: `A document over ${MB(IMPORT_LIMITS.syncBytes)} or ${IMPORT_LIMITS.syncComponents.toLocaleString('en-US')} components: the detail points to sbom_uploads; nothing changed`,
+        schema: DetailErrorSchema,
+      },
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/products/{uuid}/sbom_uploads/',
+    function: 'sbom-imports',
+    operationId: 'create_sbom_upload',
+    summary:
+      `Start the import of a large SBOM (needs change_product): answers the queued import and a presigned URL to PUT the document to ` +
+      `(up to ${MB(IMPORT_LIMITS.uploadBytes)} and ${IMPORT_LIMITS.uploadComponents.toLocaleString('en-US')} components); poll the import`,
+    auth: 'api-key',
+    body: SbomUploadCreateSchema,
+    responses: {
+      201: { description: 'The queued import, and where to upload its document', schema: SbomUploadSchema },
+      400: invalid,
+      401: unauthorized,
+      403: forbidden,
+      404: notFound('product'),
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v2/sbom_imports/{uuid}/',
+    function: 'sbom-imports',
+    operationId: 'retrieve_sbom_import',
+    summary: 'One SBOM import: its status, and its summary once it has run (needs view_product on its product)',
+    auth: 'api-key',
+    responses: { 200: { description: 'The import', schema: SbomImportSchema }, 401: unauthorized, 404: notFound('SBOM import') },
+  },
+];

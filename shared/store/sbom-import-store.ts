@@ -1,0 +1,442 @@
+/**
+ * Persistence of SBOM imports: the import records, what an import reads (the product's partition, the
+ * dataspace's licenses, packages by purl, vulnerabilities by id) and the writes of an import plan.
+ *
+ * The writes are transactions of at most 100 items, in order: catalog packages (each create reserves
+ * its purl in the same transaction, so a retried or concurrent import never makes a second package of
+ * a purl; the use counters of the licenses they name move in the same transaction, summed per license),
+ * then vulnerabilities and their links, then the product's partition (product packages, their pointers,
+ * analyses), each transaction bumping the product's revision as every write of a product's contents
+ * does (so it serialises with the product's deletion). A crash leaves whole transactions behind; the
+ * next attempt reads again and writes what is missing.
+ *
+ * Every item an import puts or updates carries a fresh `importWrite` token and `importProduct`, and
+ * every item it deletes is first marked `removedByImport`: shared/domain/change-records.ts maps such
+ * changes to no evaluation of the product, whose one evaluation the import record's completion asks for.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { keys } from '../keys.ts';
+import type { Analysis, License, Package, ProductPackage, Vulnerability } from '../domain/catalog.ts';
+import type { Product } from '../domain/product.ts';
+import type { ImportPlan, ImportStatus, ImportSummary, SbomImport } from '../domain/sbom-import.ts';
+import { CATALOG_SPECS, isCounted, objectItem, uniqueItem, type CatalogStore, type Reference } from './catalog-store.ts';
+import { analysisItem, analysisPointer, productPackageItem, productPackagePointer, toAnalysis, toProductPackage } from './product-package-store.ts';
+import { toProduct } from './product-store.ts';
+import { cancellationCode, isConditionFailure, isTransactionConflict, partitionQueryInput, queryAll, type Item } from './dynamo.ts';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Items per transaction (DynamoDB's limit). */
+const TRANSACTION_ITEMS = 100;
+
+/** What the import read changed under it (a concurrent write, a purl taken meanwhile): plan again from a fresh read. */
+export class ImportRaceError extends Error {}
+
+/** The product went away while the import wrote. */
+export class ImportProductGoneError extends Error {}
+
+export const isImportRace = (error: unknown) => error instanceof ImportRaceError || isTransactionConflict(error);
+
+/** The product's partition as an import reads it. */
+export interface ProductContents {
+  readonly product: Product;
+  readonly productPackages: readonly ProductPackage[];
+  /** Package uuids of product packages a crashed import marked for removal. */
+  readonly markedForRemoval: ReadonlySet<string>;
+  readonly analyses: readonly Analysis[];
+}
+
+export class SbomImportStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly catalog: CatalogStore,
+  ) {}
+
+  // --- import records --------------------------------------------------------------------------
+
+  async get(uuid: string): Promise<SbomImport | undefined> {
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.sbomImport(uuid), ConsistentRead: true }));
+    return result.Item ? toSbomImport(result.Item) : undefined;
+  }
+
+  /** Stores a new import record (a queued upload, or a finished synchronous import). */
+  async create(record: SbomImport, outcome: Outcome = {}): Promise<void> {
+    await this.doc.send(
+      new PutCommand({ TableName: this.tableName, Item: importItem(record, outcome), ConditionExpression: 'attribute_not_exists(PK)' }),
+    );
+  }
+
+  /** Moves a queued (or, retried, a running) import to running; undefined when it had already finished. */
+  async start(uuid: string): Promise<SbomImport | undefined> {
+    try {
+      const result = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.sbomImport(uuid),
+          UpdateExpression: 'SET #status = :running',
+          ConditionExpression: 'attribute_exists(PK) AND #status IN (:queued, :running)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':running': 'running', ':queued': 'queued' },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toSbomImport(result.Attributes!);
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Records how a started import ended, unless it had already ended. */
+  async finish(record: SbomImport, outcome: Outcome): Promise<void> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: importItem(record, outcome),
+          ConditionExpression: 'attribute_exists(PK) AND #status IN (:queued, :running)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':queued': 'queued', ':running': 'running' },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  /** The write capacity the import's inventory writes consumed (kept on its record for the benchmark). */
+  async consumedWriteCapacity(uuid: string): Promise<number> {
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.sbomImport(uuid), ConsistentRead: true }));
+    return Number(result.Item?.consumedWriteCapacity ?? 0);
+  }
+
+  // --- what an import reads --------------------------------------------------------------------
+
+  async productContents(productUuid: string): Promise<ProductContents | undefined> {
+    const items = await queryAll(this.doc, { ...partitionQueryInput(this.tableName, keys.productPartition(productUuid)), ConsistentRead: true });
+    const product = items.find((item) => item.entity === 'Product');
+    if (!product) return undefined;
+    const productPackages = items.filter((item) => item.entity === 'ProductPackage');
+    return {
+      product: toProduct(product),
+      productPackages: productPackages.map(toProductPackage),
+      markedForRemoval: new Set(productPackages.filter((item) => item.removedByImport !== undefined).map((item) => String(item.packageUuid))),
+      analyses: items.filter((item) => item.entity === 'Analysis').map(toAnalysis),
+    };
+  }
+
+  dataspaceLicenses(dataspace: string): Promise<License[]> {
+    return this.catalog.licenses.all(dataspace);
+  }
+
+  packagesByPurl(dataspace: string, purls: readonly string[]): Promise<Map<string, Package>> {
+    return this.catalog.packages.getByUnique(dataspace, purls, true);
+  }
+
+  packagesByUuid(uuids: readonly string[]): Promise<Package[]> {
+    return this.catalog.packages.getMany(uuids, true);
+  }
+
+  vulnerabilitiesById(dataspace: string, ids: readonly string[]): Promise<Map<string, Vulnerability>> {
+    return this.catalog.vulnerabilities.getByUnique(dataspace, ids, true);
+  }
+
+  // --- writing a plan --------------------------------------------------------------------------
+
+  /**
+   * Writes the plan; answers the write capacity it consumed. `licenseKeys`: the dataspace's license
+   * keys as read (a counter is counted down only on a license that exists).
+   */
+  async write(plan: ImportPlan, target: { importUuid: string; product: Product; licenseKeys: ReadonlySet<string> }): Promise<number> {
+    const writer = new PlanWriter(this.doc, this.tableName, target.importUuid, target.product.uuid);
+    await writer.packages(plan.packageWrites, target.licenseKeys);
+    for (const write of plan.vulnerabilityWrites) await writer.vulnerability(write.before, write.after, write.links);
+    await writer.productContents(plan);
+    return writer.consumed;
+  }
+}
+
+/** How an import record is stored beside the domain's fields. */
+export interface Outcome {
+  /** The import wrote something: its finishing asks for the product's evaluation. */
+  readonly changed?: boolean;
+  readonly consumedWriteCapacity?: number;
+}
+
+/** Writes one plan, transaction after transaction, counting the capacity it consumes. */
+class PlanWriter {
+  consumed = 0;
+  private writes = 0;
+  /** Distinguishes this attempt's tokens from an earlier attempt's of the same import. */
+  private readonly attempt = randomUUID().slice(0, 8);
+
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly importUuid: string,
+    private readonly productUuid: string,
+  ) {}
+
+  /** The marks of one write of an item (see the module's head): a token no other write carries. */
+  private mark(): { importWrite: string; importProduct: string } {
+    return { importWrite: `${this.importUuid}:${this.attempt}:${++this.writes}`, importProduct: this.productUuid };
+  }
+
+  private async transact(items: TransactItem[], onFailure?: (error: unknown) => void): Promise<void> {
+    try {
+      const result = await this.doc.send(new TransactWriteCommand({ TransactItems: items, ReturnConsumedCapacity: 'TOTAL' }));
+      for (const consumed of result.ConsumedCapacity ?? []) this.consumed += consumed.WriteCapacityUnits ?? consumed.CapacityUnits ?? 0;
+    } catch (error) {
+      onFailure?.(error);
+      if (isConditionFailure(error)) throw new ImportRaceError('A write of the import found what it read changed', { cause: error });
+      throw error;
+    }
+  }
+
+  /** Creates and updates of packages, with their license counters, as few transactions as fit. */
+  async packages(writes: ImportPlan['packageWrites'], licenseKeys: ReadonlySet<string>): Promise<void> {
+    const spec = CATALOG_SPECS.packages;
+    let chunk: { items: TransactItem[]; counters: Map<string, { reference: Reference; delta: number }> } = { items: [], counters: new Map() };
+    const flush = async () => {
+      if (chunk.items.length === 0) return;
+      const counters = [...chunk.counters.values()].filter(({ delta }) => delta !== 0).map(({ reference, delta }) => counterUpdate(this.tableName, this.dataspaceOf(writes), reference, delta));
+      const items = [...chunk.items, ...counters];
+      chunk = { items: [], counters: new Map() };
+      await this.transact(items);
+    };
+    for (const { before, after } of writes) {
+      const own: TransactItem[] = [
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: { ...objectItem(spec, after), ...this.mark() },
+            ...(before
+              ? { ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':rev': before.rev } }
+              : { ConditionExpression: 'attribute_not_exists(PK)' }),
+          },
+        },
+        ...(before ? [] : [{ Put: { TableName: this.tableName, Item: uniqueItem(spec, after, after.purl), ConditionExpression: 'attribute_not_exists(PK)' } }]),
+      ];
+      const deltas = referenceDeltas(before, after, licenseKeys);
+      const newCounters = deltas.filter(({ id }) => !chunk.counters.has(id)).length;
+      if (chunk.items.length + chunk.counters.size + own.length + newCounters > TRANSACTION_ITEMS) await flush();
+      chunk.items.push(...own);
+      for (const { id, reference, delta } of deltas) {
+        const entry = chunk.counters.get(id) ?? { reference, delta: 0 };
+        entry.delta += delta;
+        chunk.counters.set(id, entry);
+      }
+    }
+    await flush();
+  }
+
+  private dataspaceOf(writes: ImportPlan['packageWrites']): string {
+    return writes[0]!.after.dataspace;
+  }
+
+  /**
+   * A vulnerability and the links its packages must carry: the links first (at most 99 a transaction),
+   * the vulnerability's own item last, so a failure part-way leaves it as it was and a retry relinks.
+   */
+  async vulnerability(before: Vulnerability | undefined, after: Vulnerability, links: ReadonlyMap<string, { riskScore: number | null; linkedDate: string }>): Promise<void> {
+    const updates: TransactItem[] = [...links].map(([packageUuid, link]) => {
+      const mark = this.mark();
+      return {
+        Update: {
+          TableName: this.tableName,
+          Key: keys.catalogObject('PACKAGE', packageUuid),
+          UpdateExpression: 'SET vulnerabilities.#id = :link, #rev = #rev + :one, importWrite = :write, importProduct = :product',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: { '#id': after.vulnerabilityId, '#rev': 'rev' },
+          ExpressionAttributeValues: { ':link': link, ':one': 1, ':write': mark.importWrite, ':product': mark.importProduct },
+        },
+      };
+    });
+    const spec = CATALOG_SPECS.vulnerabilities;
+    const own: TransactItem[] = [
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: objectItem(spec, after),
+          ...(before
+            ? { ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':rev': before.rev } }
+            : { ConditionExpression: 'attribute_not_exists(PK)' }),
+        },
+      },
+      ...(before ? [] : [{ Put: { TableName: this.tableName, Item: uniqueItem(spec, after, after.vulnerabilityId), ConditionExpression: 'attribute_not_exists(PK)' } }]),
+    ];
+    while (updates.length + own.length > TRANSACTION_ITEMS) await this.transact(updates.splice(0, TRANSACTION_ITEMS - own.length));
+    await this.transact([...updates, ...own]);
+  }
+
+  /** Removals (marked, then deleted), product packages, then analyses: transactions that each bump the product. */
+  async productContents(plan: ImportPlan): Promise<void> {
+    const marks: TransactItem[] = [];
+    const deletes: TransactItem[] = [];
+    const markThenDelete = (key: Record<string, unknown>) => {
+      marks.push({
+        Update: {
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression: 'SET removedByImport = :import',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':import': this.importUuid },
+        },
+      });
+      deletes.push({ Delete: { TableName: this.tableName, Key: key } });
+    };
+    for (const pp of plan.productPackageRemovals) {
+      markThenDelete(keys.productPackage(pp.productUuid, pp.packageUuid));
+      deletes.push({ Delete: { TableName: this.tableName, Key: keys.pointer('PRODUCTPACKAGE', pp.uuid) } });
+    }
+    for (const analysis of plan.analysisRemovals) {
+      markThenDelete(keys.analysis(analysis.productUuid, analysis.packageUuid, analysis.vulnerabilityId));
+      deletes.push({ Delete: { TableName: this.tableName, Key: keys.pointer('ANALYSIS', analysis.uuid) } });
+    }
+    await this.inProduct(marks);
+    await this.inProduct(deletes);
+
+    const puts: TransactItem[][] = [];
+    for (const { before, after } of plan.productPackageWrites) {
+      puts.push([
+        {
+          Put: {
+            TableName: this.tableName,
+            // Rewritten whole: a removal mark left by a crashed import goes with it.
+            Item: { ...productPackageItem(after), ...this.mark() },
+            ConditionExpression: before ? 'attribute_exists(PK)' : 'attribute_not_exists(PK)',
+          },
+        },
+        ...(before ? [] : [{ Put: { TableName: this.tableName, Item: productPackagePointer(after) } }]),
+      ]);
+    }
+    for (const { before, after } of plan.analysisWrites) {
+      puts.push([
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: { ...analysisItem(after), ...this.mark() },
+            ...(before
+              ? { ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':rev': before.rev } }
+              : { ConditionExpression: 'attribute_not_exists(PK)' }),
+          },
+        },
+        ...(before ? [] : [{ Put: { TableName: this.tableName, Item: analysisPointer(after) } }]),
+      ]);
+    }
+    await this.inProduct(puts);
+  }
+
+  /**
+   * Writes the items (or groups of items that go together) in transactions of the product: each one
+   * bumps its revision and fails if it is gone.
+   */
+  private async inProduct(items: readonly (TransactItem | TransactItem[])[]): Promise<void> {
+    let chunk: TransactItem[] = [];
+    const flush = async () => {
+      if (chunk.length === 0) return;
+      const bump: TransactItem = {
+        Update: {
+          TableName: this.tableName,
+          Key: keys.product(this.productUuid),
+          UpdateExpression: 'SET #rev = #rev + :one',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: { '#rev': 'rev' },
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      };
+      const items = [bump, ...chunk];
+      chunk = [];
+      await this.transact(items, (error) => {
+        if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new ImportProductGoneError('The product was deleted during the import.');
+      });
+    };
+    for (const entry of items) {
+      const group = Array.isArray(entry) ? entry : [entry];
+      if (chunk.length + group.length > TRANSACTION_ITEMS - 1) await flush();
+      chunk.push(...group);
+    }
+    await flush();
+  }
+}
+
+/** The use-counter changes of a package write, as Collection.write counts them (see catalog-store.ts). */
+function referenceDeltas(before: Package | undefined, after: Package, licenseKeys: ReadonlySet<string>): { id: string; reference: Reference; delta: number }[] {
+  const spec = CATALOG_SPECS.packages;
+  const refs = (pkg: Package | undefined) => new Map((pkg ? spec.references!(pkg) : []).map((r) => [`${r.type}\u0000${r.value}\u0000${r.counter}`, r]));
+  const old = before && isCounted(before) ? refs(before) : new Map<string, Reference>();
+  const now = refs(after);
+  const deltas: { id: string; reference: Reference; delta: number }[] = [];
+  for (const [id, reference] of now) if (!old.has(id)) deltas.push({ id, reference, delta: 1 });
+  for (const [id, reference] of old) {
+    // A license deleted since (its reservation gone) is not brought back as a bare counter.
+    if (!now.has(id) && (reference.type !== 'LICENSE' || licenseKeys.has(reference.value))) deltas.push({ id, reference, delta: -1 });
+  }
+  return deltas;
+}
+
+function counterUpdate(tableName: string, dataspace: string, reference: Reference, delta: number): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.catalogUnique(reference.type, dataspace, reference.value),
+      UpdateExpression: 'ADD #counter :delta',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#counter': reference.counter },
+      ExpressionAttributeValues: { ':delta': delta },
+    },
+  };
+}
+
+// --- import records ---------------------------------------------------------------------------
+
+function importItem(record: SbomImport, outcome: Outcome): Item {
+  return {
+    ...keys.sbomImport(record.uuid),
+    entity: 'SbomImport',
+    uuid: record.uuid,
+    dataspace: record.dataspace,
+    productUuid: record.productUuid,
+    createdBy: record.createdBy,
+    status: record.status,
+    format: record.format,
+    specVersion: record.specVersion,
+    mode: record.mode,
+    updateExistingPackages: record.updateExistingPackages,
+    errors: [...record.errors],
+    createdDate: record.createdDate,
+    completedDate: record.completedDate,
+    summary: record.summary,
+    uploadExpiresAt: record.uploadExpiresAt,
+    changed: outcome.changed ?? false,
+    consumedWriteCapacity: outcome.consumedWriteCapacity ?? 0,
+  };
+}
+
+export function toSbomImport(item: Item): SbomImport {
+  return {
+    uuid: String(item.uuid),
+    dataspace: String(item.dataspace),
+    productUuid: String(item.productUuid),
+    createdBy: String(item.createdBy ?? ''),
+    status: item.status as ImportStatus,
+    format: (item.format ?? '') as SbomImport['format'],
+    specVersion: String(item.specVersion ?? ''),
+    mode: item.mode as SbomImport['mode'],
+    updateExistingPackages: item.updateExistingPackages === true,
+    errors: (item.errors as string[] | undefined) ?? [],
+    createdDate: String(item.createdDate),
+    completedDate: (item.completedDate as string | null | undefined) ?? null,
+    summary: (item.summary as ImportSummary | null | undefined) ?? null,
+    uploadExpiresAt: (item.uploadExpiresAt as string | null | undefined) ?? null,
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * SBOM imports through the whole local stack: POST sbom_uploads → PUT to the presigned URL (the S3 API
+ * of the SQS emulator) → the upload's object-created event → the sbom-uploads queue → the import
+ * function → the import completed; and the evaluations an import causes: one for its product however
+ * many components it has, none when it changed nothing, one for another product holding a package it
+ * changed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { eventually, startTestStack, teamApi } from '../support/local-stack.ts';
+import { aTeam, type Team } from '../support/factories.ts';
+import { cyclonedxNpm, type NpmPackage } from '../support/cyclonedx-npm.ts';
+import { keys } from '../../shared/keys.ts';
+import { createS3Client } from '../../shared/aws/sbom-uploads.ts';
+import { SbomImportStore } from '../../shared/store/sbom-import-store.ts';
+import { UPLOAD_BUCKET } from '../../shared/resources.ts';
+import { readRunningStack } from '../../bin/local/stack-file.ts';
+
+let stack: Awaited<ReturnType<typeof startTestStack>>;
+let team: Team;
+const { call, ok } = teamApi(() => stack.apiUrl, () => team.keys);
+
+const PROJECT = { name: 'storefront', version: '2.0.0' };
+/** `count` packages named `<prefix>-<i>`, each depending on the one before. */
+const packages = (count: number, prefix: string): NpmPackage[] =>
+  Array.from({ length: count }, (_, i) => ({ name: `${prefix}-${i}`, version: '1.0.0', license: 'MIT', dependsOn: i > 0 ? [`${prefix}-${i - 1}`] : [] }));
+
+/** How many evaluations of the product have committed (PolicyState's version). */
+async function evaluations(product: string): Promise<number> {
+  const state = await stack.env.doc.send(new GetCommand({ TableName: stack.env.tableName, Key: keys.policyState(product), ConsistentRead: true }));
+  return Number(state.Item?.version ?? 0);
+}
+
+/** The evaluation count once it has not moved for `quietMs`. */
+async function settled(product: string, quietMs = 4_000): Promise<number> {
+  let last = await evaluations(product);
+  let since = Date.now();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = await evaluations(product);
+    if (now !== last) [last, since] = [now, Date.now()];
+    else if (Date.now() - since >= quietMs) return now;
+  }
+}
+
+async function upload(product: string, document: unknown, as = 'alice', body: Record<string, unknown> = {}) {
+  const created = await ok('POST', `/api/v2/products/${product}/sbom_uploads/`, { content_type: 'application/vnd.cyclonedx+json', ...body }, as);
+  const put = await fetch(created.upload.url, { method: 'PUT', headers: created.upload.headers, body: typeof document === 'string' ? document : JSON.stringify(document) });
+  expect(put.status).toBe(200);
+  return eventually(
+    () => ok('GET', `/api/v2/sbom_imports/${created.uuid}/`, undefined, as),
+    (record) => record.status === 'completed' || record.status === 'failed',
+    60_000,
+  );
+}
+
+beforeAll(async () => {
+  stack = await startTestStack({ evaluationDelaySeconds: 1 });
+  team = await aTeam(stack.env, { acme: { users: { root: { superuser: true }, alice: {}, viewer: {} } } });
+  await ok('POST', '/api/v2/usage_policies/', { label: 'Prohibited', content_type: 'license', compliance_alert: 'error' });
+  await ok('POST', '/api/v2/licenses/', { key: 'gpl-3.0', name: 'GNU GPL 3.0', spdx_license_key: 'GPL-3.0-only', usage_policy: 'Prohibited' });
+  await ok('PUT', '/api/v2/policy_rules/', { license_policy_error: { is_active: true } });
+}, 120_000);
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('an uploaded SBOM', () => {
+  it('is imported by the import function, evaluated once, and its object removed', async () => {
+    const product = await ok('POST', '/api/v2/products/', { name: 'Storefront' }, 'alice');
+    await eventually(() => evaluations(product.uuid), (version) => version >= 1, 30_000);
+    const before = await settled(product.uuid, 2_000);
+    const document = cyclonedxNpm(PROJECT, [...packages(120, 'shop-lib'), { name: 'copyleft-thing', version: '3.1.0', license: 'GPL-3.0-only' }]);
+    const record = await upload(product.uuid, document);
+    expect(record).toMatchObject({ status: 'completed', format: 'cyclonedx', spec_version: '1.6', errors: [] });
+    expect(record.summary).toMatchObject({ components: 121, packages_created: 121, added: 121 });
+    expect((await ok('GET', `/api/v2/products/${product.uuid}/packages/?page_size=1`, undefined, 'alice')).count).toBe(121);
+    // One evaluation for 121 new product packages, and it saw them: the GPL package is a violation.
+    expect((await settled(product.uuid)) - before).toBe(1);
+    const violations = await ok('GET', `/api/v2/products/${product.uuid}/policy_violations/`, undefined, 'alice');
+    expect(JSON.stringify(violations)).toContain('license_policy_error');
+    const s3 = createS3Client({ region: 'us-east-1', endpoint: readRunningStack(stack.dataDir)!.sqsEndpoint });
+    const left = await s3.send(new ListObjectsV2Command({ Bucket: UPLOAD_BUCKET.localName, Prefix: 'uploads/' }));
+    expect((left.Contents ?? []).map((object) => object.Key)).not.toContain(`uploads/${record.uuid}`);
+    s3.destroy();
+
+    // The same document again: nothing written, no evaluation.
+    const again = await upload(product.uuid, document);
+    expect(again.summary).toMatchObject({ packages_created: 0, packages_matched: 121, added: 0, removed: 0, unchanged: 121 });
+    const store = new SbomImportStore(stack.env.doc, stack.env.tableName, stack.env.catalog);
+    expect(await store.consumedWriteCapacity(again.uuid)).toBe(0);
+    expect((await settled(product.uuid, 3_000)) - before).toBe(1);
+  });
+
+  it('that is no SBOM fails, and says why', async () => {
+    const product = await ok('POST', '/api/v2/products/', { name: 'Broken upload' }, 'alice');
+    const record = await upload(product.uuid, '{"bomFormat": "CycloneDX", ');
+    expect(record.status).toBe('failed');
+    expect(record.errors.join(' ')).toMatch(/JSON/);
+    expect(record.summary).toBeNull();
+  });
+
+  it('is started only by who may change the product', async () => {
+    const product = await ok('POST', '/api/v2/products/', { name: 'Guarded' }, 'alice');
+    await ok('POST', `/api/v2/products/${product.uuid}/permissions/`, { user: 'viewer', permissions: ['view_product'] }, 'alice');
+    expect((await call('POST', `/api/v2/products/${product.uuid}/sbom_uploads/`, {}, 'viewer')).status).toBe(403);
+  });
+});
+
+describe('the evaluations an import causes', () => {
+  it('are one for its product and one for another product holding a package it linked to a vulnerability', async () => {
+    const holder = await ok('POST', '/api/v2/products/', { name: 'Holder' }, 'alice');
+    const importer = await ok('POST', '/api/v2/products/', { name: 'Importer' }, 'alice');
+    const shared: NpmPackage = { name: 'shared-lib', version: '2.0.0', license: 'MIT' };
+    const first = await call('POST', `/api/v2/products/${holder.uuid}/load_sboms/`, undefined, 'alice');
+    expect(first.status).toBe(415);
+    const loaded = await fetch(`${stack.apiUrl}/api/v2/products/${holder.uuid}/load_sboms/`, {
+      method: 'POST',
+      headers: { authorization: `Token ${team.keys.alice}`, 'content-type': 'application/vnd.cyclonedx+json' },
+      body: JSON.stringify(cyclonedxNpm(PROJECT, [shared])),
+    });
+    expect(loaded.status).toBe(200);
+    const [holderBefore, importerBefore] = [await settled(holder.uuid, 2_000), await settled(importer.uuid, 2_000)];
+    const document = cyclonedxNpm(PROJECT, [...packages(40, 'importer-lib'), shared], {
+      vulnerabilities: [{ id: 'CVE-2026-0001', score: 7.5, affects: ['shared-lib'], analysis: { state: 'in_triage' } }],
+    });
+    const record = await upload(importer.uuid, document);
+    expect(record.summary).toMatchObject({ packages_created: 40, packages_matched: 1, vulnerabilities: 1, analyses: 1 });
+    expect((await settled(importer.uuid)) - importerBefore).toBe(1);
+    expect((await settled(holder.uuid, 1_000)) - holderBefore).toBe(1);
+  });
+});
