@@ -347,14 +347,14 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
       else added++;
       const changed = !before || after.licenseExpression !== before.licenseExpression || !sameList(after.dependsOn, before.dependsOn);
       // A rewrite moves the product package's revision (its ETag), as an API change does.
-      if (changed || state.markedForRemoval.has(packageUuid)) productPackageWrites.push({ before, after: before ? { ...after, rev: before.rev + 1 } : after });
+      if (changed || state.markedForRemoval.has(packageUuid)) productPackageWrites.push({ before, after: before && changed ? { ...after, rev: before.rev + 1 } : after });
     }
     // Product packages the document does not name but that stay (merge): their edges to removed ones go.
     for (const pp of state.productPackages) {
       if (inProduct.has(pp.packageUuid) || !remaining.has(pp.packageUuid)) continue;
       kept++;
       const dependsOn = pp.dependsOn.filter((uuid) => remaining.has(uuid));
-      if (dependsOn.length !== pp.dependsOn.length || state.markedForRemoval.has(pp.packageUuid)) productPackageWrites.push({ before: pp, after: { ...pp, dependsOn, rev: pp.rev + 1 } });
+      if (dependsOn.length !== pp.dependsOn.length || state.markedForRemoval.has(pp.packageUuid)) productPackageWrites.push({ before: pp, after: dependsOn.length !== pp.dependsOn.length ? { ...pp, dependsOn, rev: pp.rev + 1 } : pp });
     }
   }
   const removedPackages = new Set(productPackageRemovals.map((pp) => pp.packageUuid));

@@ -52,13 +52,16 @@ export function cyclonedxInventory(document: Record<string, unknown>, specVersio
 function candidate(component: Record<string, unknown>, pointer: string) {
   const licenses = readLicenses(component.licenses);
   const hashes: Partial<Record<keyof SbomHashes, string>> = {};
-  for (const hash of list(component.hashes)) {
+  const references = list(component.externalReferences).filter(isObject);
+  // The component's own hashes first; then those of its distribution reference (cyclonedx-npm puts the
+  // tarball's integrity there): the digest of the file the package is downloaded as.
+  const distributions = references.filter((ref) => ref.type === 'distribution').flatMap((ref) => list(ref.hashes));
+  for (const hash of [...list(component.hashes), ...distributions]) {
     if (!isObject(hash)) continue;
     const key = HASHES[text(hash.alg)];
     const content = text(hash.content).trim().toLowerCase();
     if (key && content && hashes[key] === undefined) hashes[key] = content;
   }
-  const references = list(component.externalReferences).filter(isObject);
   const firstUrl = (type: string) => references.filter((ref) => ref.type === type).map((ref) => httpUrl(ref.url)).find((url) => url !== '') ?? '';
   return {
     ref: text(component['bom-ref']),

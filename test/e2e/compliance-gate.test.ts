@@ -64,10 +64,10 @@ describe('compliance-gate', () => {
     expect(failed.stdout).toMatch(/^error\s+License Policy Error \(license_policy_error\)\s+\d+$/m);
     expect(failed.stdout).toContain('Policy: fail (1 error violation).');
 
+    // The same licenses flagged by the warning rule only.
     await call('root', 'PATCH', '/api/v2/policy_rules/', {
       license_policy_error: { is_active: false },
-      license_unknown: { is_active: true },
-      license_coverage_gap: { is_active: true, threshold: 0 },
+      license_policy_warning: { is_active: true, parameters: { categories: ['Permissive'] } },
     });
     const warned = await gate(args(), http.team.keys.alice);
     expect(warned.code, warned.stderr + warned.stdout).toBe(0);

@@ -250,7 +250,8 @@ describe('loading an SBOM within the call', () => {
   it('skips the components it cannot use, lists them, and counts every component once', async () => {
     const product = await aProduct('Skips');
     const document = cyclonedxNpm(SHOP, PACKAGES.slice(0, 2)) as { components: Record<string, unknown>[] };
-    document.components.push({ type: 'library', 'bom-ref': 'nameless', version: '1.0.0' });
+    // The schema requires a name: an empty one is valid, and unusable.
+    document.components.push({ type: 'library', name: '', 'bom-ref': 'nameless', version: '1.0.0' });
     document.components.push({ type: 'library', name: 'broken', version: '1.0.0', 'bom-ref': 'broken@1.0.0', purl: 'pkg:npm' });
     const response = await load('alice', product.uuid, document);
     expect(response.status, response.text).toBe(200);

@@ -79,7 +79,8 @@ export function cyclonedxNpm(
     { ref: root, dependsOn: direct.map((pkg) => refOf.get(pkg.name)!) },
     ...packages.map((pkg) => ({
       ref: refOf.get(pkg.name)!,
-      ...(pkg.dependsOn?.length ? { dependsOn: pkg.dependsOn.map((name) => refOf.get(name)!) } : {}),
+      // Only packages of the document: a producer names no dependency it does not list.
+      ...(pkg.dependsOn?.some((name) => refOf.has(name)) ? { dependsOn: pkg.dependsOn.filter((name) => refOf.has(name)).map((name) => refOf.get(name)!) } : {}),
     })),
   ];
   return {

@@ -140,7 +140,9 @@ describe('an import plan', () => {
       licenseExpression: 'mit',
       declaredLicenseExpression: 'MIT',
       unknownLicenses: [],
-      licenseKeys: [],
+      // Every key it names; none of them a dataspace license to count a use on.
+      licenseKeys: ['mit'],
+      countedLicenseKeys: [],
       sha512: 'ab'.repeat(64),
       sha1: '',
       description: 'Fast, unopinionated, minimalist web framework',
@@ -167,7 +169,7 @@ describe('an import plan', () => {
   it('counts the dataspace licenses an expression names, the ones its counters track', () => {
     const inventory = anInventory([aComponent('pkg:npm/internal@1.0.0', { declaredLicense: 'ACME-EULA AND MIT' })]);
     const plan = planImport(inventory, prepare(inventory), emptyState(), context());
-    expect(plan.packageWrites[0]!.after).toMatchObject({ licenseExpression: 'acme-eula AND mit', licenseKeys: ['acme-eula'] });
+    expect(plan.packageWrites[0]!.after).toMatchObject({ licenseExpression: 'acme-eula AND mit', licenseKeys: ['acme-eula', 'mit'], countedLicenseKeys: ['acme-eula'] });
   });
 
   it('plans nothing when the same document is imported again', () => {
