@@ -77,7 +77,7 @@ export class SbomExportService {
     const model: ExportModel = {
       product: { uuid: product.uuid, name: product.name, version: product.version, apiUrl: productUrl(baseUrl, product.uuid) },
       packages: exportPackages,
-      dependencies: dependenciesOf(held, byUuid),
+      dependencies: dependenciesOf(held),
       vulnerabilities,
       timestamp: this.deps.now().toISOString().replace(/\.\d{3}Z$/, 'Z'),
       documentUuid: this.deps.newUuid(),
@@ -113,12 +113,17 @@ export class SbomExportService {
       version: pkg.version,
       declaredLicenseSpdx,
       concludedLicenseSpdx,
-      hashes: {},
-      description: '',
-      homepageUrl: '',
+      hashes: {
+        ...(pkg.md5 ? { md5: pkg.md5 } : {}),
+        ...(pkg.sha1 ? { sha1: pkg.sha1 } : {}),
+        ...(pkg.sha256 ? { sha256: pkg.sha256 } : {}),
+        ...(pkg.sha512 ? { sha512: pkg.sha512 } : {}),
+      },
+      description: pkg.description,
+      homepageUrl: pkg.homepageUrl,
       downloadUrl: pkg.downloadUrl,
-      supplier: '',
-      copyright: '',
+      supplier: pkg.supplier,
+      copyright: pkg.copyright,
       filename: pkg.filename,
       isModified: pp.isModified,
       isDeployed: pp.isDeployed,
@@ -161,11 +166,11 @@ export class SbomExportService {
 }
 
 /** package uuid → the package uuids it depends on within the product. */
-function dependenciesOf(held: readonly ProductPackage[], _packages: ReadonlyMap<string, Package>): Map<string, string[]> {
+function dependenciesOf(held: readonly ProductPackage[]): Map<string, string[]> {
   const inProduct = new Set(held.map((pp) => pp.packageUuid));
   const dependencies = new Map<string, string[]>();
   for (const pp of held) {
-    const on = ((pp as { dependsOn?: readonly string[] }).dependsOn ?? []).filter((uuid) => inProduct.has(uuid));
+    const on = pp.dependsOn.filter((uuid) => inProduct.has(uuid));
     if (on.length > 0) dependencies.set(pp.packageUuid, [...new Set(on)].sort());
   }
   return dependencies;
