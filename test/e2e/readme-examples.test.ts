@@ -26,6 +26,8 @@ const NOT_RUN: Record<string, string> = {
   'TABLE_NAME=<TableName output> AWS_REGION=<region> npm run admin -- load seed.json':
     'a deployed table needs an AWS account',
   '"context": {': 'a fragment of cdk.json, not a command (test/infra/webhook-destinations.test.ts synthesizes it)',
+  '      - name: Compliance gate': 'a GitHub Actions step: it runs in a pipeline (test/e2e/compliance-gate.test.ts runs the gate itself)',
+  'compliance-gate:': 'a GitLab CI job: it runs in a pipeline (test/e2e/compliance-gate.test.ts runs the gate itself)',
 };
 
 const started: ChildProcess[] = [];
