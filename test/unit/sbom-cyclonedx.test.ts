@@ -180,6 +180,28 @@ describe('hand-written: the choices', () => {
     expect(byRef(inventory, 'many-licenses').hashes).not.toHaveProperty('sha512');
   });
 
+  it("takes the hashes of a component's distribution reference (where cyclonedx-npm writes the tarball's integrity), its own first", () => {
+    const sha512 = 'ab'.repeat(64);
+    const document = {
+      bomFormat: 'CycloneDX',
+      specVersion: '1.6',
+      components: [
+        {
+          type: 'library',
+          name: 'express',
+          version: '4.19.2',
+          purl: 'pkg:npm/express@4.19.2',
+          hashes: [{ alg: 'SHA-1', content: 'A'.repeat(40) }],
+          externalReferences: [
+            { type: 'vcs', url: 'https://github.com/expressjs/express', hashes: [{ alg: 'SHA-256', content: 'c'.repeat(64) }] },
+            { type: 'distribution', url: 'https://registry.npmjs.org/express/-/express-4.19.2.tgz', hashes: [{ alg: 'SHA-512', content: sha512 }, { alg: 'SHA-1', content: 'b'.repeat(40) }] },
+          ],
+        },
+      ],
+    };
+    expect(cyclonedxInventory(document, '1.6').components[0]!.hashes).toEqual({ sha1: 'a'.repeat(40), sha512 });
+  });
+
   it('components without purl are generic, named by group, name and version', () => {
     expect(byRef(inventory, 'no-purl')).toMatchObject({
       type: 'generic',
