@@ -270,6 +270,7 @@ export class ComplianceStack extends Stack {
         memoryMb: definition.memoryMb,
         timeoutSeconds: definition.timeoutSeconds,
         serviceName: SERVICE_NAME,
+        readsSboms: 'readsSboms' in definition && definition.readsSboms === true,
       });
       if (definition.table !== 'none') {
         fn.bindTable(this.table, definition.table, TABLE.globalSecondaryIndexes.map((gsi) => gsi.indexName));

@@ -19,6 +19,12 @@ export interface FunctionDefinition {
    * URL's holder then uses), `read` reads and deletes uploaded documents. Sets SBOM_UPLOADS_BUCKET.
    */
   readonly uploads?: 'presign' | 'read';
+  /**
+   * Reads SBOM documents: its package gets the CycloneDX JSON schemas beside the bundle (read at run
+   * time: shared/sbom/schema-validation.ts), and its bundle holds the validators (Ajv, the CycloneDX
+   * library's models), so its size budget is larger (test/infra/bundling.test.ts).
+   */
+  readonly readsSboms?: true;
 }
 
 export const FUNCTIONS = {
@@ -179,6 +185,7 @@ export const FUNCTIONS = {
     sendsTo: [],
     publishesEvents: false,
     uploads: 'presign',
+    readsSboms: true,
   },
   'sbom-import': {
     entry: 'functions/sbom-import.ts',
@@ -190,6 +197,7 @@ export const FUNCTIONS = {
     sendsTo: [],
     publishesEvents: false,
     uploads: 'read',
+    readsSboms: true,
   },
   'not-found': {
     entry: 'functions/not-found.ts',

@@ -17,6 +17,10 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ServiceConfig } from '../../shared/config.ts';
 import { REFERENCE_DATA_FILE } from '../../shared/reference/scancode-licensedb.ts';
+import { CYCLONEDX_SCHEMA_FOLDER, cyclonedxSchemaFiles } from '../../shared/sbom/schema-validation.ts';
+
+/** Where the CycloneDX library keeps its JSON schemas, from the repository root. */
+const CYCLONEDX_SCHEMA_SOURCE = path.join('node_modules', '@cyclonedx', 'cyclonedx-library', 'res', 'schema');
 
 /** The reference license data, from the repository root; each bundle gets a copy beside it. */
 const REFERENCE_DATA_PATH = path.join('shared', 'reference', REFERENCE_DATA_FILE);
@@ -63,6 +67,8 @@ export interface ServiceFunctionProps {
   readonly serviceName: string;
   /** @default one month */
   readonly logRetention?: logs.RetentionDays;
+  /** Copy the CycloneDX JSON schemas beside the bundle, where the SBOM reader looks for them. */
+  readonly readsSboms?: boolean;
 }
 
 export class ServiceFunction extends Construct {
@@ -124,6 +130,15 @@ export class ServiceFunction extends Construct {
           beforeInstall: () => [],
           afterBundling: (inputDir, outputDir) => [
             `cp ${shellQuote(path.join(inputDir, REFERENCE_DATA_PATH))} ${shellQuote(path.join(outputDir, REFERENCE_DATA_FILE))}`,
+            // The SBOM reader's CycloneDX schemas are read at run time from a folder beside the bundle.
+            ...(props.readsSboms
+              ? [
+                  `mkdir -p ${shellQuote(path.join(outputDir, CYCLONEDX_SCHEMA_FOLDER))}`,
+                  ...cyclonedxSchemaFiles().map(
+                    (file) => `cp ${shellQuote(path.join(inputDir, CYCLONEDX_SCHEMA_SOURCE, file))} ${shellQuote(path.join(outputDir, CYCLONEDX_SCHEMA_FOLDER, file))}`,
+                  ),
+                ]
+              : []),
           ],
         },
       },

@@ -58,9 +58,11 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
  * bundle with CDK `bundling.nodeModules`).
  */
 let schemaDirectory: string | undefined;
+/** The folder beside a bundle that holds the CycloneDX schemas (the CDK function construct copies them there). */
+export const CYCLONEDX_SCHEMA_FOLDER = 'cyclonedx-schemas';
 function cyclonedxSchemaDirectory(): string {
   if (schemaDirectory === undefined) {
-    const beside = fileURLToPath(new URL('cyclonedx-schemas/', import.meta.url));
+    const beside = fileURLToPath(new URL(`${CYCLONEDX_SCHEMA_FOLDER}/`, import.meta.url));
     schemaDirectory = existsSync(path.join(beside, 'bom-1.6.SNAPSHOT.schema.json'))
       ? beside
       : path.join(path.dirname(createRequire(import.meta.url).resolve('@cyclonedx/cyclonedx-library/package.json')), 'res', 'schema');

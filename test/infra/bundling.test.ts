@@ -10,17 +10,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
 import { logicalId, synthesize, type Synthesized } from './helpers.ts';
 import { REFERENCE_DATA_FILE } from '../../shared/reference/scancode-licensedb.ts';
+import { CYCLONEDX_SCHEMA_FOLDER, cyclonedxSchemaFiles } from '../../shared/sbom/schema-validation.ts';
 import { useTestTable } from '../support/environment.ts';
 import { aUserWithKey } from '../support/factories.ts';
 
 /** A regression budget, not a goal: the AWS SDK is bundled, so a table-reading function is a few hundred kB. */
 const MAX_BUNDLE_BYTES = 1024 * 1024;
 /**
- * What the reference license library (shared/reference/scancode-licensedb.json, about 660 kB of data)
- * adds to a function that resolves license expressions, such as the SBOM import's.
+ * What reading SBOMs adds to a function (FUNCTIONS' readsSboms): Ajv and its formats, the CycloneDX
+ * library's models and the SBOM readers (the schemas themselves are files beside the bundle).
  */
-const REFERENCE_LICENSES_BYTES = 700 * 1024;
-const carriesReferenceLicenses = (code: string) => code.includes('LicenseRef-scancode-') && code.includes('classpath-exception-2.0');
+const SBOM_READER_BYTES = 256 * 1024;
+const budget = (name: FunctionName) => MAX_BUNDLE_BYTES + ((FUNCTIONS[name] as { readsSboms?: true }).readsSboms ? SBOM_READER_BYTES : 0);
 
 const names = Object.keys(FUNCTIONS) as FunctionName[];
 let outdir: string;
@@ -48,8 +49,19 @@ describe('bundled functions', () => {
     expect(code.startsWith("import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);")).toBe(true);
     expect(code).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
     expect(statSync(`${bundle}.map`).size).toBeGreaterThan(0);
-    expect(statSync(bundle).size).toBeLessThan(MAX_BUNDLE_BYTES + (carriesReferenceLicenses(code) ? REFERENCE_LICENSES_BYTES : 0));
+    expect(statSync(bundle).size).toBeLessThan(budget(name));
   });
+
+  it.each(names.filter((name) => (FUNCTIONS[name] as { readsSboms?: true }).readsSboms))(
+    '%s has the CycloneDX schemas beside its bundle, where the SBOM reader looks for them',
+    (name) => {
+      for (const file of cyclonedxSchemaFiles()) {
+        const copy = path.join(path.dirname(bundleOf(name)), CYCLONEDX_SCHEMA_FOLDER, file);
+        const source = path.join(import.meta.dirname, '..', '..', 'node_modules', '@cyclonedx', 'cyclonedx-library', 'res', 'schema', file);
+        expect(readFileSync(copy).equals(readFileSync(source)), file).toBe(true);
+      }
+    },
+  );
 
   it.each(names)('%s has the reference license data beside its bundle, as the source tree has it', (name) => {
     const copy = path.join(path.dirname(bundleOf(name)), REFERENCE_DATA_FILE);
