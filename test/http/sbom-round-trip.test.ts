@@ -187,3 +187,197 @@ describe('the SBOMs real producers wrote of this repository', () => {
     expect(spdx.json.packages).toHaveLength(purls.length + 1);
   });
 });
+
+// --- 3: import(export(P)) -------------------------------------------------------------------------
+
+/** A dataspace license without an SPDX key: exported as LicenseRef-dejacode-acme-internal. */
+const INTERNAL = { key: 'acme-internal', name: 'ACME Internal Use License' };
+const HARD = {
+  express: { purl: 'pkg:npm/express@4.19.2', license: 'MIT' },
+  // A choice the product concluded on.
+  accepts: { purl: 'pkg:npm/accepts@1.3.8', license: 'mit OR Apache-2.0', concluded: 'MIT' },
+  jdk: { purl: 'pkg:maven/org.openjdk/jdk@17.0.1', license: 'GPL-2.0-only WITH Classpath-exception-2.0' },
+  // Free text: kept as an unknown license.
+  types: { purl: 'pkg:npm/%40types/node@20.11.30', license: 'SEE LICENSE IN LICENSE.md' },
+  internal: { purl: 'pkg:npm/%40acme/internal@1.0.0', license: 'acme-internal' },
+  // An unknown symbol inside an expression.
+  custom: { purl: 'pkg:pypi/custom@0.1', license: 'MIT AND Frobnicator-Terms' },
+  // Two licenses that are not on the SPDX list, concluded on the dataspace's.
+  mixed: { purl: 'pkg:npm/mixed@2.0.0', license: 'acme-internal OR LicenseRef-scancode-public-domain', concluded: 'acme-internal' },
+} as const;
+const ANALYSIS = { state: 'not_affected', justification: 'code_not_reachable', responses: ['will_not_fix'], detail: 'redirect() is never called with user input' };
+
+let hardProduct: string;
+
+beforeAll(async () => {
+  for (const dataspace of ['acme', ...Object.values(TARGETS)]) {
+    const response = await call(userOf[dataspace], 'POST', '/api/v2/licenses/', INTERNAL);
+    expect(response.status, response.text).toBe(201);
+  }
+  hardProduct = await aProduct('root', 'Hard cases');
+  const held: Record<string, string> = {};
+  for (const [name, { purl, license, ...rest }] of Object.entries(HARD)) {
+    const pkg = await call('root', 'POST', '/api/v2/packages/', { purl, license_expression: license });
+    expect(pkg.status, pkg.text).toBe(201);
+    const concluded = 'concluded' in rest ? { license_expression: rest.concluded } : {};
+    const pp = await call('root', 'POST', '/api/v2/product_packages/', { product: hardProduct, package: pkg.json.uuid, ...concluded });
+    expect(pp.status, pp.text).toBe(201);
+    held[name] = pp.json.uuid;
+  }
+  const vulnerability = await call('root', 'POST', '/api/v2/vulnerabilities/', {
+    vulnerability_id: 'CVE-2024-43796',
+    aliases: ['GHSA-qw6h-vgh9-j6wx'],
+    summary: 'express: XSS via response.redirect()',
+    risk_score: 5.0,
+    affected_packages: [{ package: HARD.express.purl }],
+  });
+  expect(vulnerability.status, vulnerability.text).toBe(201);
+  const analysis = await call('root', 'POST', '/api/v2/vulnerability_analyses/', { product_package: held.express, vulnerability_id: 'CVE-2024-43796', ...ANALYSIS });
+  expect(analysis.status, analysis.text).toBe(201);
+  // Dependencies come only from an SBOM: a merge import of the same packages with their edges (it matches them and keeps the rest).
+  const edges = cyclonedxNpm({ name: 'hard', version: '1.0.0' }, [
+    { name: 'express', version: '4.19.2', dependsOn: ['accepts', '@acme/internal'] },
+    { name: 'accepts', version: '1.3.8' },
+    { name: '@acme/internal', version: '1.0.0', dependsOn: ['@types/node'] },
+    { name: '@types/node', version: '20.11.30' },
+    { name: 'mixed', version: '2.0.0', dependsOn: ['express'] },
+  ]);
+  const merged = await send('root', 'POST', `/api/v2/products/${hardProduct}/load_sboms/?mode=merge`, JSON.stringify(edges), { 'content-type': 'application/vnd.cyclonedx+json' });
+  expect(merged.status, merged.text).toBe(200);
+  expect(merged.json.summary).toMatchObject({ packages_created: 0, packages_matched: 5, added: 0, unchanged: 7 });
+});
+
+async function exported(as: string, product: string, target: Target): Promise<{ document: Json; type: string }> {
+  const response =
+    target === 'spdx'
+      ? await call(as, 'GET', `/api/v2/products/${product}/spdx/`)
+      : await call(as, 'GET', `/api/v2/products/${product}/cyclonedx/?spec_version=${target}&content=combined`);
+  expect(response.status, response.text).toBe(200);
+  const document = response.json as Json;
+  if (target === 'spdx') {
+    expect(spdxSchemaErrors(document)).toBeNull();
+    expect(spdxRuleProblems(document)).toEqual([]);
+  } else {
+    expect(await cycloneDxSchemaErrors(document, target)).toBeNull();
+    expect(cycloneDxRuleProblems(document)).toEqual([]);
+  }
+  return { document, type: target === 'spdx' ? 'application/spdx+json' : 'application/vnd.cyclonedx+json' };
+}
+
+const analysesOf = async (as: string, product: string) =>
+  (await all(as, `/api/v2/vulnerability_analyses/?product=${product}`)).map((a) => ({ vulnerability_id: a.vulnerability_id, state: a.state, justification: a.justification, responses: a.responses, detail: a.detail }));
+
+/**
+ * What the round trip keeps of the licenses, per format (docs/sbom-export.md): CycloneDX 1.6 and SPDX
+ * carry the package's expression and the product's concluded one apart, so both come back; 1.4 and 1.5
+ * carry one expression per component, the effective one, which comes back as the package's, with no
+ * concluded expression.
+ */
+function expectedLicenses(before: Map<string, { package: string; concluded: string }>, target: Target) {
+  if (target === '1.6' || target === 'spdx') return before;
+  return new Map([...before].map(([purl, { package: pkg, concluded }]) => [purl, { package: concluded || pkg, concluded: '' }]));
+}
+
+describe('import(export(P)) into a new product', () => {
+  it.each(Object.keys(TARGETS) as Target[])('as %s gives the same packages, expressions, dependencies and analyses, with the hard cases', async (target) => {
+    const as = userOf[TARGETS[target]]!;
+    const before = await holding('root', hardProduct);
+    expect(before.purls).toHaveLength(7);
+    // The hard cases are what the test thinks they are.
+    expect(before.licenses.get(HARD.jdk.purl)!.package).toBe('gpl-2.0 WITH classpath-exception-2.0');
+    expect(before.licenses.get(HARD.types.purl)!.package).toBe('unknown-license-reference');
+    expect(before.licenses.get(HARD.custom.purl)!.package).toBe('mit AND unknown-license-reference');
+    expect(before.licenses.get(HARD.mixed.purl)).toEqual({ package: 'acme-internal OR public-domain', concluded: 'acme-internal' });
+    const edgesBefore = await storedEdges(hardProduct);
+    expect(edgesBefore).toHaveLength(4);
+
+    const { document, type } = await exported('root', hardProduct, target);
+    expect(JSON.stringify(document)).toContain('LicenseRef-dejacode-acme-internal');
+    if (target === 'spdx') {
+      // One ref stands for the unknown licenses: its text names every package's, as written.
+      const unknown = document.hasExtractedLicensingInfos.find((info: Json) => info.licenseId === 'LicenseRef-scancode-unknown-license-reference');
+      expect(unknown.extractedText.split('\n').sort()).toEqual(['Frobnicator-Terms', 'SEE LICENSE IN LICENSE.md']);
+    }
+    const product = await aProduct(as, `Round trip ${target}`);
+    const response = await load(as, product, JSON.stringify(document), type);
+    expect(response.status, response.text).toBe(200);
+    // A fresh dataspace: every package is made from the exported document.
+    expect(response.json.summary).toMatchObject({ components: 7, packages_created: 7, packages_matched: 0, skipped: [], added: 7 });
+
+    const after = await holding(as, product);
+    expect(after.purls).toEqual(before.purls);
+    expect(after.licenses).toEqual(expectedLicenses(before.licenses, target));
+    // The dataspace license came back as itself, not as an unknown license.
+    expect(after.packages.find((pkg) => pkg.purl === HARD.internal.purl)).toMatchObject({ license_expression: 'acme-internal', license_expression_spdx: 'LicenseRef-dejacode-acme-internal' });
+    expect(await storedEdges(product)).toEqual(edgesBefore);
+    // The unknown licenses are still found as unknown (the verbatim text is not carried back: docs/sbom-export.md).
+    const unknown = await all(as, '/api/v2/packages/?has_unknown_license=true');
+    expect(unknown.map((pkg) => pkg.purl).sort()).toEqual([HARD.custom.purl, HARD.types.purl].sort());
+    if (target === 'spdx') {
+      // SPDX 2.3 has no place for vulnerabilities: none come back.
+      expect(response.json.summary).toMatchObject({ vulnerabilities: 0, analyses: 0 });
+    } else {
+      expect(response.json.summary).toMatchObject({ vulnerabilities: 1, analyses: 1 });
+      expect(await analysesOf(as, product)).toEqual(await analysesOf('root', hardProduct));
+      expect(await analysesOf(as, product)).toEqual([{ vulnerability_id: 'CVE-2024-43796', ...ANALYSIS }]);
+      const [vulnerability] = await all(as, '/api/v2/vulnerabilities/');
+      expect(vulnerability).toMatchObject({ vulnerability_id: 'CVE-2024-43796', aliases: ['GHSA-qw6h-vgh9-j6wx'], risk_score: 5, affected_packages: [{ purl: HARD.express.purl }] });
+    }
+  });
+
+  it.each(Object.keys(TARGETS) as Target[])('as %s gives the same packages, expressions and dependencies for the product npm sbom described', async (target) => {
+    const source = realProducts.get('npm-sbom-full.cdx.json')!;
+    const before = await holding('root', source);
+    const { document, type } = await exported('root', source, target);
+    const product = await aProduct('root', `npm sbom round trip ${target}`);
+    const response = await load('root', product, JSON.stringify(document), type);
+    expect(response.status, response.text).toBe(200);
+    expect(response.json.summary).toMatchObject({ components: before.purls.length, packages_matched: before.purls.length, skipped: [] });
+    const after = await holding('root', product);
+    expect(after.purls).toEqual(before.purls);
+    expect(after.licenses).toEqual(expectedLicenses(before.licenses, target));
+    expect(await storedEdges(product)).toEqual(await storedEdges(source));
+  });
+});
+
+// --- 4: the same document again -------------------------------------------------------------------
+
+describe('importing the same document into the same product again', () => {
+  /** The table after an import: exactly the table before, plus the import's own record (the resource GET sbom_imports/{uuid} reads). */
+  async function expectOnlyTheImportRecord(before: Json[], importUuid: string) {
+    const after = await tableItems(http.env);
+    const added = after.filter((item) => !before.some((old) => old.PK === item.PK && old.SK === item.SK));
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatchObject({ entity: 'SbomImport' });
+    expect(JSON.stringify(added[0])).toContain(importUuid);
+    expect(JSON.stringify(after.filter((item) => item !== added[0]))).toBe(JSON.stringify(before));
+  }
+
+  it.each([
+    ['cyclonedx-npm-1.6-full.cdx.json', 'application/vnd.cyclonedx+json'],
+    ['npm-sbom-full.spdx.json', 'application/spdx+json'],
+  ])('%s changes nothing', async (name, type) => {
+    const product = realProducts.get(name)!;
+    const before = await tableItems(http.env);
+    const snapshot = await http.snapshot();
+    const again = await load('root', product, fixtureText(name), type);
+    expect(again.status, again.text).toBe(200);
+    expect(again.json.summary).toMatchObject({ packages_created: 0, packages_updated: 0, added: 0, removed: 0 });
+    expect(again.json.summary.packages_matched + again.json.summary.skipped.length).toBe(again.json.summary.components);
+    expect(await http.snapshot()).not.toBe(snapshot);
+    await expectOnlyTheImportRecord(before, again.json.uuid);
+  });
+
+  it('an exported CycloneDX 1.6 document with its VEX changes nothing the second time', async () => {
+    const { document, type } = await exported('root', hardProduct, '1.6');
+    const product = await aProduct('root', 'Twice');
+    const first = await load('root', product, JSON.stringify(document), type);
+    expect(first.status, first.text).toBe(200);
+    expect(first.json.summary).toMatchObject({ added: 7, analyses: 1 });
+    const before = await tableItems(http.env);
+    const again = await load('root', product, JSON.stringify(document), type);
+    expect(again.status, again.text).toBe(200);
+    expect(again.json.summary).toMatchObject({ packages_created: 0, packages_updated: 0, added: 0, removed: 0, unchanged: 7, analyses: 1 });
+    await expectOnlyTheImportRecord(before, again.json.uuid);
+  });
+});
