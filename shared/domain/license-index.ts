@@ -6,7 +6,7 @@
  * licenseCategory), the dataspace license's own values first.
  */
 import type { License } from './catalog.ts';
-import type { KnownLicense, LicenseIndex } from './license-resolution.ts';
+import { spdxRefForKey, type KnownLicense, type LicenseIndex } from './license-resolution.ts';
 import type { ReferenceLibrary, ReferenceLicense } from './reference-license.ts';
 
 const fold = (text: string) => text.trim().toLowerCase();
@@ -47,6 +47,11 @@ export function buildLicenseIndex(dataspaceLicenses: readonly DataspaceLicense[]
     if (license.spdxLicenseKey !== '' && !ownSpdx.has(fold(license.spdxLicenseKey))) ownSpdx.set(fold(license.spdxLicenseKey), license);
   }
   const exact = new Map(dataspaceLicenses.map((license) => [license.key, license]));
+  // The SPDX form the service writes for a dataspace license without an SPDX key (spdxRefForKey:
+  // LicenseRef-dejacode-<key>, other characters turned into '-'): an exported SBOM names the license
+  // so, and importing that document must find the license again, not an unknown one.
+  const ownRef = new Map<string, DataspaceLicense>();
+  for (const license of dataspaceLicenses) if (!ownRef.has(fold(spdxRefForKey(license.key)))) ownRef.set(fold(spdxRefForKey(license.key)), license);
   const fromOwn = (license: DataspaceLicense): KnownLicense => ({
     key: license.key,
     // Without an SPDX key of its own, an adopted license is written as its reference's (as answers show it).
@@ -59,6 +64,19 @@ export function buildLicenseIndex(dataspaceLicenses: readonly DataspaceLicense[]
     const adopted = own.get(fold(license.key));
     return adopted ? fromOwn(adopted) : { key: license.key, spdxKey: license.spdxLicenseKey, isException: license.isException, source: 'reference' };
   };
+  // Reference licenses without an SPDX id (about 130, some keys with '+' or '_'), by the ref they are written as; built when first needed.
+  let referenceRefCache: Map<string, ReferenceLicense> | undefined;
+  const referenceRefs = () =>
+    (referenceRefCache ??= new Map(library.all.filter((license) => license.spdxLicenseKey === '').map((license) => [fold(spdxRefForKey(license.key)), license])));
+  /** `LicenseRef-dejacode-<key>`: the dataspace license written so, else a reference license without an SPDX id (also written so). */
+  const fromDejacodeRef = (symbol: string): KnownLicense | undefined => {
+    const match = /^LicenseRef-dejacode-(.+)$/i.exec(symbol.trim());
+    if (!match) return undefined;
+    const mine = ownRef.get(fold(symbol));
+    if (mine) return fromOwn(mine);
+    const reference = library.byKey(match[1]!) ?? referenceRefs().get(fold(symbol));
+    return reference && reference.spdxLicenseKey === '' ? fromReference(reference) : undefined;
+  };
   return {
     find(symbol) {
       const mine = exact.get(symbol.trim()) ?? own.get(fold(symbol));
@@ -70,7 +88,8 @@ export function buildLicenseIndex(dataspaceLicenses: readonly DataspaceLicense[]
       const reference = library.byKey(symbol);
       if (reference) return fromReference(reference);
       const referenceBySpdx = library.bySpdxId(symbol);
-      return referenceBySpdx ? fromReference(referenceBySpdx) : undefined;
+      if (referenceBySpdx) return fromReference(referenceBySpdx);
+      return fromDejacodeRef(symbol);
     },
     findByName(text) {
       const reference = library.byName(text);

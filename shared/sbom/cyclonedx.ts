@@ -50,7 +50,13 @@ export function cyclonedxInventory(document: Record<string, unknown>, specVersio
 }
 
 function candidate(component: Record<string, unknown>, pointer: string) {
-  const licenses = readLicenses(component.licenses);
+  const stated = readLicenses(component.licenses);
+  // CycloneDX 1.6 `licenses` holds a list of single licenses or exactly one expression, so a writer with
+  // a declared and a concluded expression puts the declared one in `evidence.licenses`, marked
+  // "declared" (this service's export does: docs/sbom-export.md). Read it when `licenses` declares none,
+  // or importing an export would lose the package's own expression.
+  const evidence = isObject(component.evidence) ? readLicenses(list(component.evidence.licenses).filter((entry) => acknowledgementOf(entry) === 'declared')) : undefined;
+  const licenses = { concluded: stated.concluded, declared: stated.declared || (evidence?.declared ?? '') };
   const hashes: Partial<Record<keyof SbomHashes, string>> = {};
   const references = list(component.externalReferences).filter(isObject);
   // The component's own hashes first; then those of its distribution reference (cyclonedx-npm puts the
@@ -104,6 +110,11 @@ function readLicenses(entries: unknown): { declared: string; concluded: string }
     if (written) (acknowledgement === 'concluded' ? concluded : declared).push(written);
   }
   return { declared: joinLicenses(declared), concluded: joinLicenses(concluded) };
+}
+
+function acknowledgementOf(entry: unknown): unknown {
+  if (!isObject(entry)) return undefined;
+  return isObject(entry.license) ? entry.license.acknowledgement : entry.acknowledgement;
 }
 
 function readVulnerability(vulnerability: Record<string, unknown>, pointer: string, builder: InventoryBuilder, subjectRef: string): SbomVulnerability[] {

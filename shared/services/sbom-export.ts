@@ -71,8 +71,12 @@ export class SbomExportService {
     const byUuid = new Map(packages.map((pkg) => [pkg.uuid, pkg]));
     const held = productPackages.filter((pp) => byUuid.has(pp.packageUuid));
     const spdx = await this.deps.licenseIndexes.spdxRenderer(product.dataspace, [...packages, ...held]);
+    const unknownTexts = new Set<string>();
+    const exportPackages = held.map((pp) => this.exportPackage(byUuid.get(pp.packageUuid)!, pp, spdx, unknownTexts)).sort(byPurl);
+    // One ref stands for every package's unknown licenses: its text lists them all, each once (not only
+    // the first package's, as it did: the others' texts were missing from the document).
     const licenseRefs = new Map<string, { name: string; text: string }>();
-    const exportPackages = held.map((pp) => this.exportPackage(byUuid.get(pp.packageUuid)!, pp, spdx, licenseRefs)).sort(byPurl);
+    if (unknownTexts.size > 0) licenseRefs.set(UNKNOWN_LICENSE_SPDX, { name: 'Unknown license reference', text: [...unknownTexts].join('\n') });
     const vulnerabilities = await this.vulnerabilities(product.dataspace, held, byUuid, analyses);
     const model: ExportModel = {
       product: { uuid: product.uuid, name: product.name, version: product.version, apiUrl: productUrl(baseUrl, product.uuid) },
@@ -91,7 +95,7 @@ export class SbomExportService {
     pkg: Package,
     pp: ProductPackage,
     spdx: (expression: string) => string,
-    licenseRefs: Map<string, { name: string; text: string }>,
+    unknownTexts: Set<string>,
   ): ExportPackage {
     const declaredLicenseSpdx = spdx(pkg.licenseExpression);
     const concludedLicenseSpdx = spdx(pp.licenseExpression);
@@ -100,9 +104,7 @@ export class SbomExportService {
       [declaredLicenseSpdx, pkg.unknownLicenses],
       [concludedLicenseSpdx, pp.unknownLicenses],
     ] as const) {
-      if (expression.includes(UNKNOWN_LICENSE_SPDX) && unknown.length > 0 && !licenseRefs.has(UNKNOWN_LICENSE_SPDX)) {
-        licenseRefs.set(UNKNOWN_LICENSE_SPDX, { name: 'Unknown license reference', text: unknown.join('\n') });
-      }
+      if (expression.includes(UNKNOWN_LICENSE_SPDX)) for (const text of unknown) unknownTexts.add(text);
     }
     return {
       uuid: pkg.uuid,

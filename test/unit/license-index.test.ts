@@ -33,6 +33,20 @@ describe('referenceLibraryOf', () => {
 });
 
 describe('buildLicenseIndex', () => {
+  it('resolves LicenseRef-dejacode-<key>, the SPDX form of a license without an SPDX id, back to that license', () => {
+    const withRefs = referenceLibraryOf([...library.all, aReference({ key: 'old_terms+', spdxLicenseKey: '' }), aReference({ key: 'listed', spdxLicenseKey: 'LicenseRef-listed' })]);
+    const index = buildLicenseIndex([{ key: 'acme-eula', spdxLicenseKey: '' }, { key: 'Odd_Key+', spdxLicenseKey: '' }], withRefs);
+    expect(index.find('LicenseRef-dejacode-acme-eula')).toMatchObject({ key: 'acme-eula', source: 'dataspace' });
+    expect(index.find('licenseref-DEJACODE-ACME-EULA')).toMatchObject({ key: 'acme-eula' });
+    // Characters an SPDX idstring cannot hold were written as '-'.
+    expect(index.find('LicenseRef-dejacode-Odd-Key-')).toMatchObject({ key: 'Odd_Key+' });
+    expect(index.find('LicenseRef-dejacode-old-terms-')).toMatchObject({ key: 'old_terms+', source: 'reference' });
+    // A reference license with an SPDX id is never written so: the ref is not it.
+    expect(index.find('LicenseRef-dejacode-listed')).toBeUndefined();
+    expect(index.find('LicenseRef-dejacode-nothing')).toBeUndefined();
+    expect(resolveLicenseExpression('MIT OR LicenseRef-dejacode-acme-eula', index)).toMatchObject({ expression: 'mit OR acme-eula', spdx: 'MIT OR LicenseRef-dejacode-acme-eula', unknown: [] });
+  });
+
   it('resolves the dataspace first, then reference keys, then SPDX ids', () => {
     const index = buildLicenseIndex(
       [

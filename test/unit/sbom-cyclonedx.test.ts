@@ -149,6 +149,19 @@ describe('hand-written: the choices', () => {
     expect(byRef(inventory, 'concluded-expression')).toMatchObject({ declaredLicense: '', concludedLicense: '(MIT OR Apache-2.0)' });
   });
 
+  it('a 1.6 declared expression in evidence.licenses (where the export puts it beside a concluded one) is the declared one, unless licenses declares one', () => {
+    const component = (licenses: Json[]) => ({
+      type: 'library',
+      name: 'x',
+      version: '1',
+      licenses,
+      evidence: { licenses: [{ expression: 'MIT OR Apache-2.0', acknowledgement: 'declared' }, { license: { id: 'ISC', acknowledgement: 'concluded' } }] },
+    });
+    const document = (licenses: Json[]) => ({ bomFormat: 'CycloneDX', specVersion: '1.6', components: [component(licenses)] });
+    expect(cyclonedxInventory(document([{ license: { id: 'MIT', acknowledgement: 'concluded' } }]), '1.6').components[0]).toMatchObject({ declaredLicense: 'MIT OR Apache-2.0', concludedLicense: 'MIT' });
+    expect(cyclonedxInventory(document([{ license: { id: 'BSD-3-Clause' } }]), '1.6').components[0]).toMatchObject({ declaredLicense: 'BSD-3-Clause', concludedLicense: '' });
+  });
+
   it('compound parts are parenthesized when several are joined', () => {
     const document = {
       bomFormat: 'CycloneDX',
