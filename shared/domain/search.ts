@@ -15,7 +15,7 @@ import { ValidationError } from './errors.ts';
  */
 export const SEARCH_FIELDS = {
   products: ['name', 'version'],
-  packages: ['name', 'namespace', 'purl', 'filename'],
+  packages: ['name', 'namespace', 'purl', 'filename', 'description'],
   requests: ['title'],
 } as const satisfies Record<string, readonly string[]>;
 

@@ -172,7 +172,7 @@ describe('packages', () => {
       { purl: 'pkg:pypi/django@4.2' },
       { purl: 'pkg:npm/%C3%A4rger-lib@1.0.0', filename: 'ärger-lib-1.0.0.tgz' },
       { purl: 'pkg:maven/org.apache/commons-io@2.11.0', filename: 'commons-io-2.11.0.jar' },
-      { purl: 'pkg:npm/left-pad@1.3.0' },
+      { purl: 'pkg:npm/left-pad@1.3.0', description: 'String left pad' },
       { purl: 'pkg:generic/legacy-thing@1' },
     ]) {
       const pkg = await created('root', '/api/v2/packages/', body);
@@ -181,8 +181,9 @@ describe('packages', () => {
     await created('mallory', '/api/v2/packages/', { purl: 'pkg:npm/angular-beta@1.0.0' });
   });
 
-  it('finds packages by name, namespace, purl or filename, in any letter case', async () => {
+  it('finds packages by name, namespace, purl, filename or description, in any letter case', async () => {
     for (const user of ['root', 'alice']) {
+      expect(purls(await list(user, '/api/v2/packages/', { search: 'STRING pad' }))).toEqual(['pkg:npm/left-pad@1.3.0']);
       expect(purls(await list(user, '/api/v2/packages/', { search: 'ANGULAR' }))).toEqual(['pkg:npm/%40angular/core@17.0.0']);
       expect(purls(await list(user, '/api/v2/packages/', { search: 'Django' }))).toEqual(['pkg:pypi/django@4.2']);
       expect(purls(await list(user, '/api/v2/packages/', { search: 'pkg:pypi/' }))).toEqual(['pkg:pypi/django@4.2']);
