@@ -1,7 +1,8 @@
 /** GET /api/v2/products/{uuid}/cyclonedx/ and /spdx/: a product's inventory as an SBOM document. */
 import { apiFunction } from '../shared/http/api-handler.ts';
 import type { CycloneDxContent, CycloneDxSpecVersion } from '../shared/sbom/write-cyclonedx.ts';
-import { apiDeps, getSbomExportService } from '../shared/runtime.ts';
+import { apiDeps } from '../shared/runtime.ts';
+import { getSbomExportService } from '../shared/sbom-runtime.ts';
 
 const service = getSbomExportService();
 

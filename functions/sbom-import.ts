@@ -5,7 +5,7 @@
  * to the dead-letter queue. S3's test event and objects outside uploads/ are acknowledged and ignored.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { getSbomImportService } from '../shared/runtime.ts';
+import { getSbomImportService } from '../shared/sbom-runtime.ts';
 import { importOfKey } from '../shared/aws/sbom-uploads.ts';
 import { QUEUES } from '../shared/resources.ts';
 import { logger } from '../shared/logger.ts';

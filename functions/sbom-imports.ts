@@ -1,7 +1,8 @@
 /** /api/v2/products/{uuid}/load_sboms/, /api/v2/products/{uuid}/sbom_uploads/ and /api/v2/sbom_imports/{uuid}/. */
 import { apiFunction } from '../shared/http/api-handler.ts';
 import { readSbomRequest } from '../shared/http/sbom-request.ts';
-import { apiDeps, getSbomImportService } from '../shared/runtime.ts';
+import { apiDeps } from '../shared/runtime.ts';
+import { getSbomImportService } from '../shared/sbom-runtime.ts';
 
 const imports = getSbomImportService();
 

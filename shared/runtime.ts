@@ -28,12 +28,6 @@ import { ChangeTargetResolver } from './store/change-targets.ts';
 import { WebhookStore } from './store/webhook-store.ts';
 import { WebhookService } from './services/webhooks.ts';
 import { SqsDeliveryQueue } from './aws/delivery-queue.ts';
-import { SbomExportService } from './services/sbom-export.ts';
-import { LicenseIndexes } from './services/license-indexes.ts';
-import { SbomImportStore } from './store/sbom-import-store.ts';
-import { SbomImportService } from './services/sbom-import.ts';
-import { S3SbomUploads, createS3Client, type SbomUploads } from './aws/sbom-uploads.ts';
-import { scancodeLibrary } from './reference/scancode-licensedb.ts';
 
 let stores:
   | {
@@ -47,7 +41,7 @@ let stores:
     }
   | undefined;
 
-function getStores() {
+export function getStores() {
   if (!stores) {
     const config = getConfig();
     const doc = getDocumentClient(config);
@@ -123,25 +117,6 @@ export function getCatalogService(): CatalogService {
   const { catalog, productPackages } = getStores();
   catalogService ??= new CatalogService({ catalog, productPackages, now: () => new Date(), newUuid: randomUUID });
   return catalogService;
-}
-
-/** What an export names as its tool (package.json's name and version). */
-const SERVICE_TOOL = { name: 'compliance-service', version: '0.1.0' } as const;
-
-let sbomExportService: SbomExportService | undefined;
-
-export function getSbomExportService(): SbomExportService {
-  const { catalog, policy } = getStores();
-  sbomExportService ??= new SbomExportService({
-    products: getProductService(),
-    policy,
-    catalog,
-    licenseIndexes: new LicenseIndexes(catalog),
-    now: () => new Date(),
-    newUuid: randomUUID,
-    tool: SERVICE_TOOL,
-  });
-  return sbomExportService;
 }
 
 let productPackageService: ProductPackageService | undefined;
@@ -233,36 +208,6 @@ export function getWebhookService(): WebhookService {
     });
   }
   return webhookService;
-}
-
-let sbomUploads: SbomUploads | undefined;
-
-export function getSbomUploads(): SbomUploads {
-  if (!sbomUploads) {
-    const config = getConfig();
-    if (!config.SBOM_UPLOADS_BUCKET) throw new Error('SBOM_UPLOADS_BUCKET is not set');
-    sbomUploads = new S3SbomUploads(createS3Client({ region: config.AWS_REGION, endpoint: config.S3_ENDPOINT }), config.SBOM_UPLOADS_BUCKET);
-  }
-  return sbomUploads;
-}
-
-let sbomImportService: SbomImportService | undefined;
-
-export function getSbomImportService(): SbomImportService {
-  if (!sbomImportService) {
-    const config = getConfig();
-    const { catalog } = getStores();
-    sbomImportService = new SbomImportService({
-      store: new SbomImportStore(getDocumentClient(config), config.TABLE_NAME, catalog),
-      products: getProductService(),
-      library: scancodeLibrary,
-      // Resolved when first used: a function that only reads imports needs no bucket.
-      uploads: getSbomUploads,
-      now: () => new Date(),
-      newUuid: randomUUID,
-    });
-  }
-  return sbomImportService;
 }
 
 export function getRequestStore(): RequestStore {

@@ -16,7 +16,7 @@ if (!importUuid || !key || !size) {
 }
 
 // What the function's module loads at cold start is not the import's time: load it first.
-const { getSbomImportService } = await import('../../shared/runtime.ts');
+const { getSbomImportService } = await import('../../shared/sbom-runtime.ts');
 const service = getSbomImportService();
 const started = performance.now();
 await service.runUpload(importUuid, key, Number(size), true);

@@ -1,6 +1,6 @@
 /** SBOM export: a product's inventory as CycloneDX (SBOM, VEX or both) or SPDX. */
 import * as z from 'zod';
-import { CYCLONEDX_CONTENTS, CYCLONEDX_SPEC_VERSIONS } from '../sbom/write-cyclonedx.ts';
+import { CYCLONEDX_CONTENTS, CYCLONEDX_SPEC_VERSIONS } from '../sbom/export-options.ts';
 import { shown } from '../schemas/common.ts';
 import { notFound, unauthorized, type Route } from './route.ts';
 

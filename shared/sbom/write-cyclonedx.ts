@@ -8,15 +8,8 @@ import type { SbomAnalysis, SbomHashes } from './inventory.ts';
 import type { ExportModel, ExportPackage, ExportVulnerability } from './export-model.ts';
 import { DocumentLicenses, type DocumentLicense } from './export-licenses.ts';
 
-export const CYCLONEDX_SPEC_VERSIONS = ['1.4', '1.5', '1.6'] as const;
-export type CycloneDxSpecVersion = (typeof CYCLONEDX_SPEC_VERSIONS)[number];
-export const CYCLONEDX_CONTENTS = ['sbom', 'vex', 'combined'] as const;
-export type CycloneDxContent = (typeof CYCLONEDX_CONTENTS)[number];
-
-export interface CycloneDxOptions {
-  readonly specVersion: CycloneDxSpecVersion;
-  readonly content: CycloneDxContent;
-}
+import type { CycloneDxOptions, CycloneDxSpecVersion } from './export-options.ts';
+export { CYCLONEDX_CONTENTS, CYCLONEDX_SPEC_VERSIONS, type CycloneDxContent, type CycloneDxOptions, type CycloneDxSpecVersion } from './export-options.ts';
 
 type Json = Record<string, unknown>;
 
