@@ -22,7 +22,9 @@
  *   and vulnerabilities the packages name: a few dozen items).
  * Each ratio (export / floor) against ≤ 2, and the read capacity each consumed (ReturnConsumedCapacity
  * on every call of the measuring client, which DynamoDB Local reports): export RCU / floor RCU.
- * A breakdown of one export (reads and model, writer, stringify; medians) goes in the notes.
+ * A breakdown of one export (reads and model, writer, stringify; medians) goes in the notes, and the
+ * read units of the partition's Query alone, eventually and strongly consistent.
+ * Run alone: `npm run bench -- export`.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
