@@ -14,6 +14,7 @@ import { policyRules } from './policy-rules.ts';
 import { requestListScaling } from './request-list-scaling.ts';
 import { webhookFanOut } from './webhook-fan-out.ts';
 import { sbomImport } from './sbom-import.ts';
+import { sbomExport } from './sbom-export.ts';
 
 export const SCENARIOS: readonly Scenario[] = [
   apiOverhead,
@@ -26,5 +27,6 @@ export const SCENARIOS: readonly Scenario[] = [
   policyBurst,
   webhookFanOut,
   sbomImport,
+  sbomExport,
   freshClone,
 ];
