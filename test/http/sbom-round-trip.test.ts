@@ -135,6 +135,7 @@ const REAL = [
   ['cyclonedx-npm-1.2-prod.cdx.json', 'application/vnd.cyclonedx+json', 'cyclonedx', '1.2'],
   ['npm-sbom-full.cdx.json', 'application/vnd.cyclonedx+json', 'cyclonedx', '1.5'],
   ['npm-sbom-full.spdx.json', 'application/spdx+json', 'spdx', '2.3'],
+  ['cdxgen-11-full.cdx.json', 'application/json', 'cyclonedx', '1.6'],
 ] as const;
 
 /** Product of each real document, for the export and round-trip tests. */
