@@ -49,8 +49,14 @@ export interface SbomImportDeps {
 /** How long a presigned upload URL accepts the document. */
 export const UPLOAD_URL_SECONDS = 15 * 60;
 
-/** Fresh reads and plans an import tries before it gives up on concurrent writers. */
-const ATTEMPTS = 5;
+/**
+ * How long an import keeps reading and planning again when a concurrent writer of its product (an
+ * evaluation's commit checks the product; an API change bumps it) wins a transaction, before it
+ * answers "busy": a time budget, not a count, so a loaded machine gets the same chance as an idle one.
+ * Within API Gateway's 29 s, beside the 10 s a 1,000-component import takes.
+ */
+const RACE_BUDGET_MS = 15_000;
+const RACE_BACKOFF = { baseMs: 25, capMs: 1_000 } as const;
 
 /** Entries of the skipped list and of the unknown licenses kept on the record (a DynamoDB item holds 400 KB). */
 const LISTED = 1_000;
@@ -283,6 +289,7 @@ export class SbomImportService {
     const vulnerabilityIds = [...new Set(inventory.vulnerabilities.map((v) => v.id.trim()).filter((id) => id !== '' && id.length <= 100))];
     let consumed = 0;
     let changed = false;
+    const started = Date.now();
     for (let attempt = 1; ; attempt++) {
       const contents = await store.productContents(record.productUuid);
       if (!contents) throw new ImportProductGoneError('The product is gone.');
@@ -326,9 +333,11 @@ export class SbomImportService {
         // Part of the plan may have been written: the product changed, whatever happens next.
         changed = true;
         if (!isImportRace(error)) throw error;
-        if (attempt >= ATTEMPTS) throw new ServiceUnavailableError(1, { cause: error });
+        if (Date.now() - started > RACE_BUDGET_MS) throw new ServiceUnavailableError(1, { cause: error });
         logger.info('Import raced with another writer: reading again', { importUuid: record.uuid, attempt });
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 100 * attempt));
+        // Exponential backoff with full jitter, so two racing writers do not meet again at once.
+        const ceiling = Math.min(RACE_BACKOFF.capMs, RACE_BACKOFF.baseMs * 2 ** Math.min(attempt, 10));
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
       }
     }
   }
