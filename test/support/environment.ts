@@ -25,7 +25,7 @@ export async function useTestTable() {
     SBOM_UPLOADS_BUCKET: 'sbom-uploads',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
-    POWERTOOLS_LOG_LEVEL: 'CRITICAL',
+    POWERTOOLS_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'CRITICAL',
   });
   const client = createDynamoClient({ region: 'us-east-1', endpoint });
   await ensureTable({ region: 'us-east-1', endpoint }, tableName);

@@ -7,12 +7,13 @@ import { startHttpGateway } from '../../bin/local/http-gateway.ts';
 import { loadHandler } from '../../bin/local/functions.ts';
 import { lambdaContext } from '../../bin/local/lambda-context.ts';
 import { openApiChecker } from './openapi-check.ts';
+import { FUNCTIONS } from '../../shared/functions.ts';
 
 export async function startTestGateway() {
   const gateway = await startHttpGateway({
     host: '127.0.0.1',
     port: 0,
-    invoke: async (name, event) => (await loadHandler(name))(event, lambdaContext(name, 10_000)),
+    invoke: async (name, event) => (await loadHandler(name))(event, lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000)),
   });
   // As the local stack does: links are built on the gateway's own address unless the test configured
   // one (before the first call, when the functions read their configuration).
