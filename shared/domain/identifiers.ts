@@ -1,5 +1,5 @@
 /** Identifiers in paths and bodies: uuids, and the API URLs that may stand for them. */
-import { createHash } from 'node:crypto';
+import { v5 as uuidV5 } from 'uuid';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -17,8 +17,13 @@ export function uuidOf(reference: string, collection: string): string | undefine
   return isUuid(candidate) ? candidate.toLowerCase() : undefined;
 }
 
-/** A uuid-shaped id derived from a text: the same text always gives the same id (e.g. an event's id from its stream record). */
+/** The service's own UUID v5 namespace (drawn once at random): the ids it derives are its own. */
+export const STABLE_UUID_NAMESPACE = '922c3ea7-4dc3-4190-aab7-d92fecb6cbfe';
+
+/**
+ * A UUID v5 (RFC 9562: SHA-1 of the service's namespace and `text`): the same text always gives the
+ * same id (an event's id from its stream record, a delivery's from its event and subscription).
+ */
 export function stableUuid(text: string): string {
-  const hex = createHash('sha256').update(text).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return uuidV5(text, STABLE_UUID_NAMESPACE);
 }

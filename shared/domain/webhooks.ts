@@ -47,7 +47,9 @@ export const AWS_RETRY_SCHEDULE: RetrySchedule = { baseSeconds: 60, maxDelaySeco
 
 /**
  * Seconds to wait before attempt `attempt + 1` after attempt `attempt` failed: exponential with
- * "full jitter" (a random share of the exponential delay, at least one second), `random` in [0, 1).
+ * "equal jitter" (half the exponential delay, plus a random share of the other half; at least one
+ * second), `random` in [0, 1). Not full jitter: a subscriber that just failed is never retried at once,
+ * and the schedule's "about a day" holds whatever the draws.
  */
 export function retryDelaySeconds(schedule: RetrySchedule, attempt: number, random: number): number {
   const exponential = Math.min(schedule.maxDelaySeconds, schedule.baseSeconds * 2 ** (attempt - 1));
