@@ -4,15 +4,11 @@
  */
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { EVENT_TYPE_NAMES, type EventType } from '../events/catalog.ts';
 
-export const WEBHOOK_EVENT_TYPES = [
-  'policy.violation_detected',
-  'policy.violation_resolved',
-  'request.added',
-  'request.updated',
-  'request_comment.added',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** A subscription may ask for any event type of the catalog (shared/events/catalog.ts), the one list of them. */
+export const WEBHOOK_EVENT_TYPES = EVENT_TYPE_NAMES;
+export type WebhookEventType = EventType;
 
 /** The test event `ping` sends. */
 export const PING_EVENT = 'webhook.ping';

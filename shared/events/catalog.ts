@@ -23,6 +23,9 @@ export const EVENT_TYPES = {
 
 export type EventType = keyof typeof EVENT_TYPES;
 
+/** Every event type of the catalog, in its order: what a webhook subscription may ask for. */
+export const EVENT_TYPE_NAMES = Object.keys(EVENT_TYPES) as [EventType, ...EventType[]];
+
 /** The JSON Schema (draft 2020-12) of an event's envelope, as docs/events/<type>.schema.json holds it. */
 export function eventJsonSchema(type: EventType): string {
   const schema = z.toJSONSchema(EVENT_TYPES[type], { target: 'draft-2020-12', io: 'output' }) as Record<string, unknown>;

@@ -12,7 +12,8 @@ import { href, parseHash } from '../../web/src/router.ts';
 import type * as z from 'zod';
 import type { CommentSchema, RequestSchema, RequestTemplateSchema } from '../../shared/schemas/request.ts';
 import type { DeliveryAttemptSchema, PingResultSchema, WebhookSchema } from '../../shared/schemas/webhooks.ts';
-import type { Comment, Delivery, PingResult, ServiceRequest, Webhook } from '../../web/src/pages/types.ts';
+import { WEBHOOK_EVENT_TYPES as CONSOLE_EVENT_TYPES, type Comment, type Delivery, type PingResult, type ServiceRequest, type Webhook } from '../../web/src/pages/types.ts';
+import { EVENT_TYPE_NAMES } from '../../shared/events/catalog.ts';
 import type { RequestTemplate } from '../../web/src/lib/template-form.ts';
 
 /**
@@ -181,5 +182,11 @@ describe('hash routes', () => {
     expect(parseHash('').segments).toEqual([]);
     expect(parseHash('#/products/%E0').segments).toEqual(['products', '%E0']);
     expect(parseHash(href(['requests', 'a b/c'], { ordering: '-title', page: undefined })).segments).toEqual(['requests', 'a b/c']);
+  });
+});
+
+describe("the console's event types", () => {
+  it('are the event catalog, in its order', () => {
+    expect([...CONSOLE_EVENT_TYPES]).toEqual(EVENT_TYPE_NAMES);
   });
 });

@@ -46,6 +46,9 @@ export interface ServiceRequest {
   readonly comments: readonly Comment[];
 }
 
+/** The event types a subscription may ask for (test/unit/web-console.test.ts keeps them equal to the API's event catalog). */
+export const WEBHOOK_EVENT_TYPES = ['policy.violation_detected', 'policy.violation_resolved', 'request.added', 'request.updated', 'request_comment.added'] as const;
+
 export interface Webhook {
   readonly uuid: string;
   readonly api_url: string;

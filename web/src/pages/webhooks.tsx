@@ -4,9 +4,7 @@ import { ErrorSummary, LoadFailed, FieldError, Loading, Notice, PageHeading, Pag
 import type { Page } from '../lib/api-client.ts';
 import { href } from '../router.ts';
 import type { Session } from '../session.ts';
-import type { Delivery, PingResult, Webhook } from './types.ts';
-
-const EVENT_TYPES = ['policy.violation_detected', 'policy.violation_resolved', 'request.added', 'request.updated', 'request_comment.added'] as const;
+import { WEBHOOK_EVENT_TYPES as EVENT_TYPES, type Delivery, type PingResult, type Webhook } from './types.ts';
 
 export function WebhookList({ session, query }: { session: Session; query: URLSearchParams }) {
   const page = Number(query.get('page') ?? 1);
