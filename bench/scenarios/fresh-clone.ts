@@ -122,10 +122,10 @@ export const freshClone: Scenario = {
       const first: number[] = [];
       const second: number[] = [];
       let dataDirs = 0;
-      // Under load a first start can fail with "Cannot create preexisting table" (a CreateTable that
-      // timed out on the client, retried after it succeeded: issue 14, section 2). Such a start is
-      // counted, not timed, and the round starts again on another fresh DATA_DIR; any other failure
-      // fails the scenario.
+      // Under load a first start can fail with "Cannot create preexisting table" (a CreateTable
+      // that timed out on the client, retried after it succeeded). Such a start is counted, not
+      // timed, and the round starts again on another fresh DATA_DIR; any other failure fails the
+      // scenario.
       let tableFlakes = 0;
       for (let round = 0; round < ROUNDS; round += 1) {
         let dataDir: string;

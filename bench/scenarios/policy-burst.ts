@@ -1,12 +1,12 @@
 /**
- * Policy rules issue, speed (c): the burst of item 7 through the real pipeline of the local stack
+ * Policy rules speed, a burst: 1,000 changes in a row through the real pipeline of the local stack
  * (table stream → stream-router → evaluation queue with its delay → evaluator → outbox → bus).
  * license_coverage_gap is configured through the API, a product created through the API, and 1,000
  * packages (seeded in the catalog beforehand, without license expression) added to it one after
- * another with POST /api/v2/product_packages/. Then: how many evaluations committed (the PolicyState
- * item's version counts them), how long after the last change the pipeline went quiet with the right
- * violation (1,000 packages, no commit for 3 s), and how many policy.violation_detected events were
- * published for the product (exactly one is right).
+ * another with POST /api/v2/product_packages/. Then: how many evaluations committed (the
+ * PolicyState item's version counts them), how long after the last change the pipeline went quiet
+ * with the right violation (1,000 packages, no commit for 3 s), and how many
+ * policy.violation_detected events were published for the product (exactly one is right).
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';

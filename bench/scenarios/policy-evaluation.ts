@@ -1,8 +1,8 @@
 /**
- * Policy rules issue, speed (b): one evaluation of a product with 2,000 packages, end to end in the
- * evaluator (EvaluationService.evaluate against the stack's DynamoDB Local: read, rules, reconcile,
- * commit), divided by the floor of merely reading that product's data the way the evaluator reads it
- * (its partition, its packages, their licenses and usage policies, the configuration), both measured
+ * Policy rules speed: one evaluation of a product with 2,000 packages, end to end in the evaluator
+ * (EvaluationService.evaluate against the stack's DynamoDB Local: read, rules, reconcile, commit),
+ * divided by the floor of merely reading that product's data the way the evaluator reads it (its
+ * partition, its packages, their licenses and usage policies, the configuration), both measured
  * interleaved in the bench process. The ratio must stay under 2. And the DynamoDB calls of one
  * evaluation, counted at the document client: they must grow with pages (about 20 BatchGetItem
  * calls for 2,000 packages), never one call per package.

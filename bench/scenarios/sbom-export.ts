@@ -1,6 +1,6 @@
 /**
- * SBOM export (issue 15, "Performance": "Export of a 10,000-package product: time / bare Query of
- * the same items ≤ 2"), in the bench process against the stack's DynamoDB Local.
+ * SBOM export of a 10,000-package product, whose time may be at most twice that of a bare Query of
+ * the same items, in the bench process against the stack's DynamoDB Local.
  *
  * Seeded directly (BatchWriteItem of the stores' seed items): a product holding 10,000 npm packages
  * (purls, scoped and not; hashes, description, homepage, supplier, copyright), their expressions as

@@ -1,5 +1,5 @@
 /**
- * SBOM import (issue 15, "Performance"), on the local stack:
+ * SBOM import performance, on the local stack:
  * - a 10,000-component CycloneDX 1.6 document shaped like cyclonedx-npm's output, generated here, is
  *   uploaded (POST sbom_uploads, the object put in the stack's S3) and imported by the import function
  *   in a fresh Node process, as Lambda runs it: its time against bare BatchWriteItem calls writing the
@@ -7,7 +7,7 @@
  *   the product it causes (≤ 2);
  * - the same document imported again: the write capacity its writes consumed (0: nothing written);
  * - a 316-component document made from this repository's own package-lock.json, loaded in one call
- *   (the issue counted 635 calls one package and product package at a time);
+ *   (one package and product package at a time, it took 635 calls);
  * - a 1,000-component document, the synchronous limit, loaded in one call: its time, against API
  *   Gateway's 29 s.
  */

@@ -52,7 +52,7 @@ export const LoadFileSchema = z.strictObject({
     .array(
       z.strictObject({
         name: NAME,
-        /** Section 2.7's configuration object; checked by the policy domain, which names every bad key. */
+        /** The policy rules configuration object; checked by the policy domain, which names every bad key. */
         policy_rules: jsonObject('must be an object: rule type → options').optional(),
       }),
     )

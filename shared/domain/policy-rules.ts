@@ -113,7 +113,7 @@ export interface RuleConfig {
 
 export type PolicyConfig = Readonly<Partial<Record<RuleType, RuleConfig>>>;
 
-/** A rule's configuration with the defaults of section 2.7 filled in. */
+/** A rule's configuration with the defaults filled in: inactive, threshold 0, each parameter's default. */
 export function effectiveConfig(config: PolicyConfig, type: RuleType): RuleConfig {
   const given = config[type];
   const parameters: Record<string, ParameterValue> = {};
@@ -186,8 +186,9 @@ export function configFromRuleList(list: readonly unknown[]): { ok: true; raw: R
 }
 
 /**
- * Validates a configuration object of section 2.7 (rule type → options). Every problem is named by
- * its key path (`vulnerability_stale.parameters.max_days`); nothing of an invalid object is kept.
+ * Validates a policy configuration object (rule type → is_active, threshold, parameters). Every
+ * problem is named by its key path (`vulnerability_stale.parameters.max_days`); nothing of an
+ * invalid object is kept.
  */
 export function checkConfig(raw: unknown): ConfigCheck {
   const errors: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
@@ -469,9 +470,9 @@ export interface Reconciliation {
 }
 
 /**
- * Section 3.2: a triggered rule creates its violation (detected) or keeps it (active, count
- * updated) or re-activates it in place (the original detected date kept); an active violation whose
- * rule no longer triggers, or is off, is resolved.
+ * The violation lifecycle: a triggered rule creates its violation (detected) or keeps it (active,
+ * count updated) or re-activates it in place (the original detected date kept); an active violation
+ * whose rule no longer triggers, or is off, is resolved.
  */
 export function reconcile(existing: readonly Violation[], results: readonly RuleResult[], now: Date): Reconciliation {
   const at = now.toISOString().replace('Z', '+00:00');

@@ -9,7 +9,8 @@ import { ValidationError } from './errors.ts';
 /**
  * The fields each list searches, as DejaCode's viewsets list them in `search_fields`, where the object
  * has the field (DejaCode's products also search copyright and homepage_url, its requests also
- * serialized_data; its packages filename and project, and the issue adds name, namespace and purl).
+ * serialized_data; its packages filename and project, and here also name, namespace, purl and
+ * description).
  * The names are the stored attributes. Adding a field is one line here: items written with another
  * list are checked in memory (their `searchFields` differ) until their next write.
  */

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { RULE_TYPES } from '../domain/policy-rules.ts';
 import { expectedDictionary, jsonObject } from './json-input.ts';
 
-/** Section 2.7: rule type → options. Validated by checkConfig, which names every bad key. */
+/** The policy rules configuration, rule type → options. Validated by checkConfig, which names every bad key. */
 export const PolicyConfigSchema = z
   .union(
     [

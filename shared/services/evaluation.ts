@@ -1,8 +1,9 @@
 /**
  * The evaluator: reads a product with everything its rules need (pages of data, never one call per
- * package), runs the rules at `now`, reconciles the violations (section 3.2) and commits them with
- * their events in one transaction, retrying from a fresh read when another evaluation of the same
- * product won the race. A request older than the last evaluation's read is already answered.
+ * package), runs the rules at `now`, reconciles the violations (detected, still active, resolved,
+ * re-activated) and commits them with their events in one transaction, retrying from a fresh read
+ * when another evaluation of the same product won the race. A request older than the last
+ * evaluation's read is already answered.
  */
 import type { ComplianceAlert, Package } from '../domain/catalog.ts';
 import { licenseCategory } from '../domain/license-index.ts';

@@ -604,7 +604,10 @@ export function isCounted(object: Stored): boolean {
   return object.refsCounted === true;
 }
 
-/** Qualifiers as stored: [key, value] pairs (or, written before issue 14, a map). */
+/**
+ * Qualifiers as stored: [key, value] pairs, so one named `__proto__` is a key like any other (items
+ * written before that hold a map).
+ */
 function qualifiersOf(stored: unknown): Record<string, string> {
   if (Array.isArray(stored)) return Object.fromEntries(stored as [string, string][]);
   return (stored as Record<string, string> | undefined) ?? {};

@@ -1,5 +1,5 @@
 /**
- * Hostile input over every route of the route table (issue 8, item 3), property-based with fast-check.
+ * Hostile input over every route of the route table, property-based with fast-check.
  * For each route: random callers (a superuser, a plain user, another dataspace's superuser, broken
  * keys), path parameters (seeded identifiers of both dataspaces, bad uuids, odd strings and
  * encodings), query strings (pagination, ordering, filters, odd and long values) and bodies (shaped by

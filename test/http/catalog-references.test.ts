@@ -1,5 +1,5 @@
 /**
- * A license or usage policy that other catalog objects still name cannot go away (issue 14, section 4):
+ * A license or usage policy that other catalog objects still name cannot go away:
  * deleting it, or changing what they name it by (key, label, content type), answers 409 with how many
  * objects use it, and changes nothing. The references are counted in the writes' own transactions,
  * so a write that adds a reference and a delete cannot both succeed.
@@ -77,7 +77,7 @@ describe('deleting a license', () => {
         call('root', 'POST', '/api/v2/packages/', { purl: `pkg:npm/${unique('racer')}@1`, license_expression: license.key }),
       ]);
       const outcome = `${deleted.status} ${created.status}`;
-      // Since issue 15 a key that names no license is kept as an unknown license, never refused: the
+      // A key that names no license is kept as an unknown license, never refused: the
       // package is created either way, naming the license (then the delete is refused) or an unknown one.
       expect(['204 201', '409 201'], `${outcome}: ${deleted.text} ${created.text}`).toContain(outcome);
       if (deleted.status === 204) {

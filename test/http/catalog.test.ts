@@ -189,7 +189,7 @@ describe('packages', () => {
     expect(patched.json).toMatchObject({ sha1: '', supplier: 'Other Ltd.', md5: '0123456789abcdef0123456789abcdef', description: 'Does one thing well.' });
   });
 
-  it('keep the license keys that resolve to nothing as unknown licenses, never refusing them (issue 15)', async () => {
+  it('keep the license keys that resolve to nothing as unknown licenses, never refusing them', async () => {
     const pkg = await create('packages', { purl: 'pkg:npm/y@1', license_expression: '(mit OR foo) AND bar WITH classpath-exception-2.0' });
     expect(pkg).toMatchObject({
       license_expression: '(mit OR unknown-license-reference) AND unknown-license-reference WITH classpath-exception-2.0',

@@ -1,5 +1,5 @@
 /**
- * What DejaCode (DRF) clients rely on, guarded on every route of the table (issue 14, section 6):
+ * What DejaCode (DRF) clients rely on, guarded on every route of the table:
  * - a GET body PUT back with one change answers 200, the read-only fields ignored;
  * - a field the object does not have is a 400 naming it, and changes nothing;
  * - a page past the end is 404 {"detail": "Invalid page."}.

@@ -199,7 +199,7 @@ describe('ETag and If-Match', () => {
       detail: 'put',
     }));
 
-    // A product package changes since issue 15 (its concluded license, is_deployed, is_modified): the same story.
+    // A product package can be changed too (its concluded license, is_deployed, is_modified): the same story.
     expect((await call('alice', 'DELETE', heldPath, undefined, { 'If-Match': '"0"' })).status).toBe(412);
     await ifMatchStory('alice', heldPath, (i) => ({ is_modified: i % 2 === 1, license_expression: i % 2 === 1 ? 'MIT' : '' }), () => ({
       product: product.uuid,

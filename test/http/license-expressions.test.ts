@@ -1,9 +1,9 @@
 /**
- * License expressions as the world writes them (issue 15, section 2), through the HTTP API: SPDX ids
- * (deprecated ones and LicenseRef- too), reference keys and catalog keys in any letter case, WITH
- * exceptions from the reference library, free text and unknown symbols kept, never refused; the
- * answers' declared, SPDX and unknown fields; the unknown-license filters; the in-use counters of
- * licenses named through their SPDX ids; and the concluded expression of a product package.
+ * License expressions as the world writes them, through the HTTP API: SPDX ids (deprecated ones and
+ * LicenseRef- too), reference keys and catalog keys in any letter case, WITH exceptions from the
+ * reference library, free text and unknown symbols kept, never refused; the answers' declared, SPDX
+ * and unknown fields; the unknown-license filters; the in-use counters of licenses named through
+ * their SPDX ids; and the concluded expression of a product package.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useHttpTeam } from '../support/http-team.ts';

@@ -1,6 +1,6 @@
 /**
  * Names and keys that must be unique are compared as people read them: in Unicode NFC, and never
- * holding characters that cannot be seen (zero-width, bidirectional controls). Issue 14, section 4.
+ * holding characters that cannot be seen (zero-width, bidirectional controls).
  */
 import { describe, expect, it } from 'vitest';
 import { load } from '../support/factories.ts';

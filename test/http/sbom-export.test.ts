@@ -1,8 +1,8 @@
 /**
- * SBOM export through the HTTP API (issue 15, section 4): a product with packages (licenses as SPDX
- * ids, WITH, a concluded expression, an unknown license), a vulnerability with the product's analysis,
- * exported as CycloneDX 1.4 to 1.6 (sbom, vex, combined) and SPDX 2.3, each document validated against
- * its schema and the rules the schemas do not check; who may export; bad choices.
+ * SBOM export through the HTTP API: a product with packages (licenses as SPDX ids, WITH, a
+ * concluded expression, an unknown license), a vulnerability with the product's analysis, exported
+ * as CycloneDX 1.4 to 1.6 (sbom, vex, combined) and SPDX 2.3, each document validated against its
+ * schema and the rules the schemas do not check; who may export; bad choices.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useHttpTeam } from '../support/http-team.ts';

@@ -1,5 +1,5 @@
 /**
- * Issue 15's "Done when" and section 4's round trip, through the real handlers:
+ * SBOM import and export end to end, and their round trip, through the real handlers:
  * - the SBOMs real producers wrote of this repository (cyclonedx-npm 1.2, 1.4, 1.6; `npm sbom` in
  *   CycloneDX 1.5 and SPDX 2.3) import in one call each, every component accounted for once, with the
  *   document's packages and dependency edges (counted from the document, not by the reader);

@@ -1,7 +1,8 @@
 /**
  * The policy rules engine through the real pipeline on the local stack: API writes → DynamoDB Local's
  * stream → stream router → SQS emulator → evaluator → violations and outbox events → outbox
- * publisher → in-process bus. Each row of section 3.2, seen from the API and from the bus.
+ * publisher → in-process bus. Each step of the violation lifecycle (detected, active, resolved,
+ * re-activated), seen from the API and from the bus.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestStack, teamApi } from '../support/local-stack.ts';
@@ -71,7 +72,7 @@ describe('configuration', () => {
   });
 });
 
-describe('the violation lifecycle of section 3.2, through the pipeline', () => {
+describe('the violation lifecycle, through the pipeline', () => {
   let product: string;
   let pkg: string;
 

@@ -1,4 +1,4 @@
-/** The checks on parsed JSON and on the Host header, without recursion whatever the input (issue 14). */
+/** The checks on parsed JSON and on the Host header, without recursion whatever the input. */
 import { describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH, TOO_DEEP, UNPAIRED_SURROGATE, jsonProblem } from '../../shared/schemas/json-input.ts';
 import { isValidHost } from '../../shared/http/api-handler.ts';

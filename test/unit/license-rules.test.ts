@@ -1,8 +1,8 @@
 /**
- * License expressions judged by their meaning (issue 15, section 2): `A AND B` breaks a license rule
- * when A or B is flagged, `A OR B` only when every choice is, `A WITH E` when A or E is; a license is
- * flagged by its usage policy's alert or by the rule's `categories`; license_unknown; the concluded
- * expression is what the facts carry. Table-driven, pure.
+ * License expressions judged by their meaning: `A AND B` breaks a license rule when A or B is
+ * flagged, `A OR B` only when every choice is, `A WITH E` when A or E is; a license is flagged by
+ * its usage policy's alert or by the rule's `categories`; license_unknown; the concluded expression
+ * is what the facts carry. Table-driven, pure.
  */
 import { describe, expect, it } from 'vitest';
 import type { ComplianceAlert } from '../../shared/domain/catalog.ts';

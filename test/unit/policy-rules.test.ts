@@ -1,7 +1,8 @@
 /**
- * The pure policy rules engine, pinned edge by edge against ../shared/spec/compliance-api.md
- * sections 2.6, 2.7, 2.8 and 3.2 and issue 6 items 1 to 3. Every expectation below is written from
- * the specification, not read back from the implementation.
+ * The pure policy rules engine, pinned edge by edge against the rules as the README states them:
+ * each rule type's label, severity, description and parameters; the configuration object, its
+ * defaults and its validation; thresholds and violation counts; the violation lifecycle. Every
+ * expectation below is written from those rules, not read back from the implementation.
  */
 import { describe, expect, it } from 'vitest';
 import { ANALYSIS_STATES, TERMINAL_STATES, type AnalysisState, type ComplianceAlert } from '../../shared/domain/catalog.ts';
@@ -101,13 +102,13 @@ const offenderUuids = (result: RuleResult) => result.offenders.map((offender) =>
 const uuids = (packages: readonly PackageFacts[]) => packages.map((pkg) => pkg.uuid).sort();
 
 // ---------------------------------------------------------------------------------------------
-// Section 2.6 and 2.7: the rules table, literally
+// The rule types: labels, severities, descriptions and parameters, literally
 
-/** Section 2.6 (label, severity, first sentence of "Detects") and 2.7 (parameters, defaults). */
+/** Each rule type's label, severity, description (first sentence of what it detects), parameters. */
 const SPEC_RULES: readonly [RuleType, string, 'error' | 'warning', string, Record<string, { type: 'score' | 'days' | 'categories'; default?: number }>][] = [
   ['usage_policy_error', 'Usage Policy Error', 'error', 'Packages assigned a usage policy flagged with an error compliance alert.', {}],
   ['usage_policy_warning', 'Usage Policy Warning', 'warning', 'Packages assigned a usage policy flagged with a warning compliance alert.', {}],
-  // Issue 15: the license policy rules also take the categories that count as flagged.
+  // The license policy rules also take the categories that count as flagged.
   ['license_policy_error', 'License Policy Error', 'error', 'Packages whose licenses are assigned a usage policy flagged with an error compliance alert.', { categories: { type: 'categories' } }],
   ['license_policy_warning', 'License Policy Warning', 'warning', 'Packages whose licenses are assigned a usage policy flagged with a warning compliance alert.', { categories: { type: 'categories' } }],
   ['license_coverage_gap', 'License Coverage Gap', 'warning', 'Packages with no license expression.', {}],
@@ -120,17 +121,17 @@ const SPEC_RULES: readonly [RuleType, string, 'error' | 'warning', string, Recor
     'Packages with high-risk vulnerabilities unaddressed for more than a configurable number of days.',
     { max_days: { type: 'days', default: 30 }, min_risk_score: { type: 'score', default: 8.0 } },
   ],
-  // Issue 15: the ninth, after the eight of section 2.6.
+  // The ninth, after the eight original rule types.
   ['license_unknown', 'License Unknown', 'warning', 'Packages whose license expression contains an unknown license.', {}],
 ];
 
-describe('the nine rule types (sections 2.6 and 2.7, and issue 15)', () => {
-  it('are the eight of section 2.6, in its order, then license_unknown', () => {
+describe('the nine rule types: labels, severities, descriptions and parameters', () => {
+  it('are the eight original rule types, in their order, then license_unknown', () => {
     expect(RULE_TYPES).toEqual(SPEC_RULES.map(([type]) => type));
     expect(Object.keys(RULES).sort()).toEqual(SPEC_RULES.map(([type]) => type).sort());
   });
 
-  it.each(SPEC_RULES)('%s is labelled %j, severity %s, described and parameterized as the spec says', (type, label, severity, description, parameters) => {
+  it.each(SPEC_RULES)('%s is labelled %j, severity %s, with its description and parameters', (type, label, severity, description, parameters) => {
     expect(RULES[type]).toEqual({ type, label, description, severity, parameters });
   });
 
@@ -433,7 +434,7 @@ describe('rules omitted or without is_active true are not evaluated', () => {
 // ---------------------------------------------------------------------------------------------
 // Configuration
 
-describe('checkConfig: the JSON object of section 2.7, validated strictly', () => {
+describe('checkConfig: the configuration object (rule type → options), validated strictly', () => {
   it('accepts an empty configuration', () => {
     expect(checkConfig({})).toEqual({ ok: true, config: {} });
   });
@@ -537,7 +538,7 @@ describe('checkConfig: the JSON object of section 2.7, validated strictly', () =
   });
 });
 
-describe('effectiveConfig: defaults of section 2.7 filled in', () => {
+describe('effectiveConfig: defaults filled in (inactive, threshold 0, parameter defaults)', () => {
   it.each(SPEC_RULES.map(([type]) => type))('%s, not configured: inactive, threshold 0, default parameters only (categories has none)', (type) => {
     const parameters = type === 'vulnerability_stale' ? { max_days: 30, min_risk_score: 8.0 } : {};
     expect(effectiveConfig({}, type)).toEqual({ is_active: false, threshold: 0, parameters });
@@ -566,7 +567,7 @@ describe('effectiveConfig: defaults of section 2.7 filled in', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Section 3.2: the violation lifecycle
+// The violation lifecycle: detected, active, resolved, re-activated
 
 const EARLIER = '2024-05-01T08:30:00.000+00:00';
 const RESOLVED_AT = '2024-05-20T10:00:00.000+00:00';
@@ -582,7 +583,7 @@ function aResult(type: RuleType, count: number, triggered: boolean): RuleResult 
 const isNow = (timestamp: string | null | undefined) => typeof timestamp === 'string' && Date.parse(timestamp) === NOW.getTime();
 const ISO_8601 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 
-describe('reconcile: each row of section 3.2', () => {
+describe('reconcile: each step of the violation lifecycle', () => {
   type Expected = { write: 'none' | 'detected' | 'updated' | 'resolved' | 'reactivated' };
   const rows: [string, Violation | null, RuleResult | null, number, Expected['write']][] = [
     ['(none) → Detected: first trigger', null, aResult('usage_policy_error', 3, true), 3, 'detected'],

@@ -33,7 +33,7 @@ describe('route table', () => {
   });
 });
 
-describe('route matcher: dot segments, encoded slashes and HEAD (issue 14)', () => {
+describe('route matcher: dot segments, encoded slashes and HEAD', () => {
   it.each([
     '/api/v2/products/%2e%2e/requests/',
     '/api/v2/products/%2E%2E/requests/',

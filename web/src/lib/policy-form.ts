@@ -1,7 +1,8 @@
 /**
- * The policy rules form: what the user typed, per rule, turned into the configuration object of
- * section 2.7 and checked by the very function the API checks it with (shared/domain/policy-rules.ts),
- * so the form's field errors use the API's key paths and words before anything is sent.
+ * The policy rules form: what the user typed, per rule, turned into the configuration object (rule
+ * type → is_active, threshold, parameters) and checked by the very function the API checks it with
+ * (shared/domain/policy-rules.ts), so the form's field errors use the API's key paths and words
+ * before anything is sent.
  */
 import type * as z from 'zod';
 import { RULES, RULE_TYPES, checkConfig, type PolicyConfig, type RuleType } from '../../../shared/domain/policy-rules.ts';

@@ -266,7 +266,7 @@ function summary(violations: readonly Violation[]): string {
   return `${errors} ${errors === 1 ? 'error' : 'errors'}, ${warnings} ${warnings === 1 ? 'warning' : 'warnings'}`;
 }
 
-/** The policy violations panel (section 2.8): active violations, errors first, and the re-evaluate button. */
+/** The policy violations panel: active violations, errors first, and the re-evaluate button. */
 function Compliance({ session, product }: { session: Session; product: Product }) {
   const base = `/api/v2/products/${product.uuid}`;
   const state = useLoad(

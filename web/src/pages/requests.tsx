@@ -1,4 +1,4 @@
-/** The request list with the API's ordering and filters (section 4.4), and its pages. */
+/** The request list with the API's ordering and filters, and its pages. */
 import { useState } from 'preact/hooks';
 import { ErrorSummary, FieldError, Loading, PageHeading, Pager, fieldMessages, formatDate, invalidProps, useLoad } from '../components.tsx';
 import type { Page } from '../lib/api-client.ts';
