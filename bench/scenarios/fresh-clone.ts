@@ -143,7 +143,7 @@ export const freshClone: Scenario = {
         second.push(await timeStart(clone, env, dataDir));
         log(`round ${round + 1}: first start ${first.at(-1)!.toFixed(1)} s, second start ${second.at(-1)!.toFixed(1)} s`);
       }
-      const flakes = tableFlakes === 0 ? '' : `; ${tableFlakes} more first start(s) failed with "Cannot create preexisting table" (issue 14, section 2) and were not timed`;
+      const flakes = tableFlakes === 0 ? '' : `; ${tableFlakes} more first start(s) failed with "Cannot create preexisting table" (a table DynamoDB Local had not finished making) and were not timed`;
 
       const machine = `${load}, the bench's own stack idle beside it`;
       return [
