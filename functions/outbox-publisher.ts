@@ -3,9 +3,10 @@
  * events an evaluation committed (OutboxEvent items), and requests and comments written by the API,
  * which become request.added, request.updated and request_comment.added. Every event keeps its id
  * on every retry (an outbox item's own, or one derived from the stream record), so consumers
- * deduplicate on it. A record that fails is reported (partial batch failure) and retried.
+ * deduplicate on it. The first record that fails stops the batch: it and the records after it are
+ * reported (partial batch failure), and Lambda retries from it, so events keep the stream's order.
  */
-import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { getEventPublisher } from '../shared/events/eventbridge-publisher.ts';
@@ -16,6 +17,7 @@ import { eventBaseUrl, getConfig } from '../shared/config.ts';
 import { getRequestStore } from '../shared/runtime.ts';
 import { commentView, requestView } from '../shared/services/requests.ts';
 import { isoWithOffset } from '../shared/services/products.ts';
+import { processStreamBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/logger.ts';
 
 const config = getConfig();
@@ -60,18 +62,16 @@ async function eventOf(record: DynamoDBRecord): Promise<Envelope | undefined> {
   }
 }
 
-export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+export async function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
   const publisher = getEventPublisher(config);
-  for (const record of event.Records) {
+  return processStreamBatch(event, context, async (record: DynamoDBRecord) => {
     try {
       const envelope = await eventOf(record);
-      if (!envelope) continue;
+      if (!envelope) return;
       await publisher.publish([{ source: EVENT_SOURCE, detailType: envelope.type, detail: { ...envelope }, time: new Date(envelope.timestamp) }]);
     } catch (error) {
       logger.error('Could not publish an event', { eventID: record.eventID, error: error as Error });
-      // Stream batches are ordered: Lambda retries from this record (those before it were published).
-      return { batchItemFailures: [{ itemIdentifier: record.dynamodb!.SequenceNumber! }] };
+      throw error;
     }
-  }
-  return { batchItemFailures: [] };
+  });
 }

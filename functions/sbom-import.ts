@@ -4,10 +4,11 @@
  * failure); on the queue's last receive the import records the failure instead, and the message moves
  * to the dead-letter queue. S3's test event and objects outside uploads/ are acknowledged and ignored.
  */
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { getSbomImportService } from '../shared/sbom-runtime.ts';
 import { importOfKey } from '../shared/aws/sbom-uploads.ts';
 import { QUEUES } from '../shared/resources.ts';
+import { processQueueBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/logger.ts';
 
 const imports = getSbomImportService();
@@ -17,9 +18,8 @@ interface S3EventRecord {
   readonly s3?: { readonly bucket?: { readonly name?: string }; readonly object?: { readonly key?: string; readonly size?: number } };
 }
 
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const failures: { itemIdentifier: string }[] = [];
-  for (const message of event.Records) {
+export async function handler(event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
+  return processQueueBatch(event, context, async (message: SQSRecord) => {
     const lastAttempt = Number(message.attributes.ApproximateReceiveCount ?? 1) >= QUEUES.sbomUploads.maxReceiveCount;
     try {
       const records = (safeJson(message.body) as { Records?: S3EventRecord[] } | undefined)?.Records ?? [];
@@ -36,10 +36,9 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
       }
     } catch (error) {
       logger.error('Import of an upload failed', { messageId: message.messageId, lastAttempt, error: error as Error });
-      failures.push({ itemIdentifier: message.messageId });
+      throw error;
     }
-  }
-  return { batchItemFailures: failures };
+  });
 }
 
 function safeJson(text: string): unknown {

@@ -1,21 +1,25 @@
 /**
  * The table's stream → the evaluation queue: each change record that can change an evaluation
  * (filter criteria select them) is mapped to the products it affects, and each product is queued
- * once per batch. A record that fails is reported alone (partial batch failure) and retried.
+ * once per batch. The first record that fails stops the batch: it and the records after it are
+ * reported (partial batch failure), and Lambda retries from it.
  */
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { changeTargets } from '../shared/domain/change-records.ts';
 import { changeRecordOf } from '../shared/store/change-targets.ts';
 import { getChangeTargets, getEvaluationQueue } from '../shared/runtime.ts';
 import { isoWithOffset } from '../shared/services/products.ts';
+import { processStreamBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/logger.ts';
 
 const resolver = getChangeTargets();
 
-export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+export async function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
   const queue = getEvaluationQueue();
+  // Coalescing spans the batch, which a record handler alone cannot see: the products already queued
+  // by an earlier record of this invocation are not queued again.
   const queued = new Set<string>();
-  for (const [index, record] of event.Records.entries()) {
+  return processStreamBatch(event, context, async (record: DynamoDBRecord) => {
     try {
       const products = await resolver.products(changeTargets(changeRecordOf(record)));
       const fresh = products.filter((product) => !queued.has(product.uuid));
@@ -24,9 +28,7 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
       for (const product of fresh) queued.add(product.uuid);
     } catch (error) {
       logger.error('Could not route a change record', { eventID: record.eventID, error: error as Error });
-      // Stream batches are ordered: report this record, and Lambda retries from it.
-      return { batchItemFailures: event.Records.slice(index, index + 1).map((r) => ({ itemIdentifier: r.dynamodb!.SequenceNumber! })) };
+      throw error;
     }
-  }
-  return { batchItemFailures: [] };
+  });
 }

@@ -1,0 +1,252 @@
+/**
+ * The six queue and stream consumers through their real handlers, with their services faked at the
+ * wiring (shared/runtime.ts, shared/sbom-runtime.ts): which records each reports failed, what it
+ * still handles after a failure, and that it logs each failure once.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
+
+const fakes = vi.hoisted(() => {
+  // Read by getConfig() when outbox-publisher loads; the faked wiring never reaches a table.
+  process.env.TABLE_NAME ??= 'unit-batch-consumers';
+  process.env.POWERTOOLS_LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'CRITICAL';
+  return {
+    evaluate: vi.fn(),
+    products: vi.fn(),
+    enqueue: vi.fn(),
+    fanOut: vi.fn(),
+    attempt: vi.fn(),
+    retryAfter: vi.fn(),
+    getWithComments: vi.fn(),
+    runUpload: vi.fn(),
+  };
+});
+
+vi.mock('../../shared/runtime.ts', () => ({
+  getEvaluationService: () => ({ evaluate: fakes.evaluate }),
+  getChangeTargets: () => ({ products: fakes.products }),
+  getEvaluationQueue: () => ({ send: fakes.enqueue }),
+  getWebhookService: () => ({ fanOut: fakes.fanOut, attempt: fakes.attempt }),
+  getDeliveryQueue: () => ({ retryAfter: fakes.retryAfter }),
+  getRequestStore: () => ({ getWithComments: fakes.getWithComments }),
+}));
+vi.mock('../../shared/sbom-runtime.ts', () => ({
+  getSbomImportService: () => ({ runUpload: fakes.runUpload }),
+}));
+
+import { handler as evaluator } from '../../functions/evaluator.ts';
+import { handler as webhookFanout } from '../../functions/webhook-fanout.ts';
+import { handler as webhookDelivery } from '../../functions/webhook-delivery.ts';
+import { handler as sbomImport } from '../../functions/sbom-import.ts';
+import { handler as streamRouter } from '../../functions/stream-router.ts';
+import { handler as outboxPublisher } from '../../functions/outbox-publisher.ts';
+import { RetryLaterError } from '../../shared/services/webhooks.ts';
+import { setPublisher, type BusEvent } from '../../shared/events/publisher.ts';
+import { logger } from '../../shared/logger.ts';
+import { lambdaContext } from '../../bin/local/lambda-context.ts';
+
+const context = lambdaContext('batch-consumers-test', 30_000);
+
+const aMessage = (messageId: string, body: unknown, receiveCount = 1): SQSRecord => ({
+  messageId,
+  receiptHandle: `receipt-${messageId}`,
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+  attributes: { ApproximateReceiveCount: String(receiveCount), SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
+  messageAttributes: {},
+  md5OfBody: '',
+  eventSource: 'aws:sqs',
+  eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:test',
+  awsRegion: 'us-east-1',
+});
+const aQueueBatch = (...records: SQSRecord[]): SQSEvent => ({ Records: records });
+
+const anInsert = (sequenceNumber: string, item: Record<string, unknown>): DynamoDBRecord => ({
+  eventID: `event-${sequenceNumber}`,
+  eventName: 'INSERT',
+  eventSource: 'aws:dynamodb',
+  eventSourceARN: 'arn:aws:dynamodb:us-east-1:000000000000:table/test/stream/2026-01-01T00:00:00.000',
+  dynamodb: {
+    SequenceNumber: sequenceNumber,
+    ApproximateCreationDateTime: 1_780_000_000,
+    NewImage: marshall(item) as Record<string, AttributeValue>,
+  },
+});
+const aStreamBatch = (...records: DynamoDBRecord[]): DynamoDBStreamEvent => ({ Records: records });
+
+const ids = (...identifiers: string[]) => ({ batchItemFailures: identifiers.map((itemIdentifier) => ({ itemIdentifier })) });
+
+let errors: ReturnType<typeof vi.spyOn>;
+
+beforeEach(() => {
+  for (const fake of Object.values(fakes)) fake.mockReset();
+  errors = vi.spyOn(logger, 'error');
+});
+
+afterEach(() => {
+  errors.mockRestore();
+  setPublisher(undefined);
+});
+
+describe('evaluator (SQS)', () => {
+  const request = (product: string, requestedAt: string) => ({ dataspace: 'acme', product, requestedAt });
+
+  it('evaluates each product once as of its latest request, and reports exactly the messages of the product that failed and the malformed one', async () => {
+    fakes.evaluate.mockImplementation(async (product: string) => {
+      if (product === 'p1') throw new Error('table throttled');
+      return { outcome: 'evaluated', events: [] };
+    });
+    const reply = await evaluator(
+      aQueueBatch(
+        aMessage('m1', request('p1', '2026-01-01T00:00:01+00:00')),
+        aMessage('m2', request('p2', '2026-01-01T00:00:01+00:00')),
+        aMessage('m3', request('p1', '2026-01-01T00:00:03+00:00')),
+        aMessage('m4', '{"not": "an evaluation request"'),
+        aMessage('m5', request('p1', '2026-01-01T00:00:02+00:00')),
+      ),
+      context,
+    );
+    expect(reply).toEqual(ids('m1', 'm3', 'm4', 'm5'));
+    expect(fakes.evaluate.mock.calls).toEqual([
+      ['p1', { requestedAt: '2026-01-01T00:00:03+00:00' }],
+      ['p2', { requestedAt: '2026-01-01T00:00:01+00:00' }],
+    ]);
+    // Once for the failed evaluation (not once per message of it), once for the malformed message.
+    expect(errors).toHaveBeenCalledTimes(2);
+  });
+
+  it('answers an empty list for a batch that succeeds, and for an empty batch', async () => {
+    fakes.evaluate.mockResolvedValue({ outcome: 'evaluated', events: [] });
+    expect(await evaluator(aQueueBatch(aMessage('m1', request('p1', '2026-01-01T00:00:01+00:00'))), context)).toEqual(ids());
+    expect(await evaluator(aQueueBatch(), context)).toEqual(ids());
+    expect(fakes.evaluate).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('webhook-fanout (SQS)', () => {
+  const anEvent = (id: string) => ({ detail: { id, type: 'policy.violation_detected', version: 1, timestamp: '', dataspace: 'acme', data: {} } });
+
+  it('reports exactly the messages that failed: a fan-out that threw and a message that is no event', async () => {
+    fakes.fanOut.mockImplementation(async (envelope: { id: string }) => {
+      if (envelope.id === 'e2') throw new Error('table throttled');
+      return 1;
+    });
+    const reply = await webhookFanout(
+      aQueueBatch(aMessage('m1', anEvent('e1')), aMessage('m2', anEvent('e2')), aMessage('m3', { detail: {} }), aMessage('m4', anEvent('e4'))),
+      context,
+    );
+    expect(reply).toEqual(ids('m2', 'm3'));
+    expect(fakes.fanOut.mock.calls.map(([envelope]) => envelope.id)).toEqual(['e1', 'e2', 'e4']);
+    expect(errors).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('webhook-delivery (SQS)', () => {
+  const aDelivery = (deliveryId: string) => ({ webhookUuid: 'w1', deliveryId });
+
+  it('reports exactly the attempts that failed, and puts a retry-later one back after its backoff without an error log', async () => {
+    fakes.attempt.mockImplementation(async (message: { deliveryId: string }) => {
+      if (message.deliveryId === 'd1') throw new RetryLaterError(120);
+      if (message.deliveryId === 'd3') throw new Error('store down');
+      return 'delivered';
+    });
+    fakes.retryAfter.mockResolvedValue(undefined);
+    const reply = await webhookDelivery(
+      aQueueBatch(aMessage('m1', aDelivery('d1'), 2), aMessage('m2', aDelivery('d2')), aMessage('m3', aDelivery('d3'))),
+      context,
+    );
+    expect(reply).toEqual(ids('m1', 'm3'));
+    expect(fakes.attempt.mock.calls[0]).toEqual([aDelivery('d1'), 2]);
+    expect(fakes.retryAfter.mock.calls).toEqual([['receipt-m1', 120]]);
+    expect(errors).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('sbom-import (SQS)', () => {
+  const anUpload = (importUuid: string) => ({
+    Records: [{ eventName: 'ObjectCreated:Put', s3: { bucket: { name: 'sbom-uploads' }, object: { key: `uploads/${importUuid}`, size: 42 } } }],
+  });
+  const failing = '00000000-0000-4000-8000-000000000002';
+  const fine = '00000000-0000-4000-8000-000000000001';
+
+  it('reports exactly the upload that failed, and tells the import about its last attempt', async () => {
+    fakes.runUpload.mockImplementation(async (importUuid: string) => {
+      if (importUuid === failing) throw new Error('product gone');
+    });
+    const reply = await sbomImport(
+      aQueueBatch(aMessage('m1', anUpload(fine)), aMessage('m2', anUpload(failing), 3), aMessage('m3', { Event: 's3:TestEvent' })),
+      context,
+    );
+    expect(reply).toEqual(ids('m2'));
+    expect(fakes.runUpload.mock.calls).toEqual([
+      [fine, `uploads/${fine}`, 42, false],
+      [failing, `uploads/${failing}`, 42, true],
+    ]);
+    expect(errors).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('stream-router (DynamoDB stream)', () => {
+  const aProductInsert = (sequenceNumber: string, uuid: string) => anInsert(sequenceNumber, { entity: 'Product', dataspace: 'acme', uuid, name: uuid });
+
+  it('stops at the first record it cannot route and reports it and every later record; a product is queued once per batch', async () => {
+    fakes.products.mockImplementation(async (targets: { uuid: string }[]) => {
+      if (targets.some((target) => target.uuid === 'p3')) throw new Error('index query throttled');
+      return targets.map((target) => ({ dataspace: 'acme', uuid: target.uuid }));
+    });
+    const reply = await streamRouter(
+      aStreamBatch(aProductInsert('100', 'p1'), aProductInsert('200', 'p1'), aProductInsert('300', 'p3'), aProductInsert('400', 'p4'), aProductInsert('500', 'p5')),
+      context,
+    );
+    expect(reply).toEqual(ids('300', '400', '500'));
+    // p1 queued once (its second record found it queued); p4 and p5 wait for the retry from 300.
+    expect(fakes.enqueue.mock.calls.map(([requests]) => requests.map((r: { product: string }) => r.product))).toEqual([['p1'], []]);
+    expect(fakes.products).toHaveBeenCalledTimes(3);
+    expect(errors).toHaveBeenCalledTimes(1);
+  });
+
+  it('answers an empty list for a batch that succeeds, and for an empty batch', async () => {
+    fakes.products.mockImplementation(async (targets: { uuid: string }[]) => targets.map((target) => ({ dataspace: 'acme', uuid: target.uuid })));
+    expect(await streamRouter(aStreamBatch(aProductInsert('100', 'p1')), context)).toEqual(ids());
+    expect(await streamRouter(aStreamBatch(), context)).toEqual(ids());
+  });
+});
+
+describe('outbox-publisher (DynamoDB stream)', () => {
+  const anOutboxInsert = (sequenceNumber: string, id: string) =>
+    anInsert(sequenceNumber, {
+      entity: 'OutboxEvent',
+      envelope: { id, type: 'policy.violation_detected', version: 1, timestamp: '2026-01-01T00:00:00+00:00', dataspace: 'acme', data: {} },
+    });
+
+  it('stops at the first event it cannot publish and reports it and every later record; the retry publishes the rest in order', async () => {
+    const published: string[] = [];
+    let down = true;
+    setPublisher({
+      publish: async (events: readonly BusEvent[]) => {
+        const id = String(events[0]!.detail.id);
+        if (id === 'e2' && down) throw new Error('EventBridge throttled');
+        published.push(id);
+      },
+    });
+    const batch = aStreamBatch(anOutboxInsert('100', 'e1'), anOutboxInsert('200', 'e2'), anOutboxInsert('300', 'e3'));
+    expect(await outboxPublisher(batch, context)).toEqual(ids('200', '300'));
+    expect(published).toEqual(['e1']);
+    expect(errors).toHaveBeenCalledTimes(1);
+
+    // Lambda retries from the lowest reported record.
+    down = false;
+    expect(await outboxPublisher(aStreamBatch(...batch.Records.slice(1)), context)).toEqual(ids());
+    expect(published).toEqual(['e1', 'e2', 'e3']);
+  });
+
+  it('reports the whole batch when its first event fails, rather than throwing', async () => {
+    setPublisher({
+      publish: async () => {
+        throw new Error('EventBridge down');
+      },
+    });
+    expect(await outboxPublisher(aStreamBatch(anOutboxInsert('100', 'e1'), anOutboxInsert('200', 'e2')), context)).toEqual(ids('100', '200'));
+    expect(errors).toHaveBeenCalledTimes(1);
+  });
+});
