@@ -563,21 +563,11 @@ describe('SPDX export', () => {
 });
 
 describe('10,000 packages', () => {
-  it('render and JSON.stringify in a fraction of a second each, and the documents hold together', () => {
+  // How long rendering takes is the benchmark's to measure (`npm run bench -- sbom`), not a timed test's.
+  it('render and serialize whole, and the documents hold together', () => {
     const model = aLargeExportModel(10_000);
-    const timings: Record<string, number> = {};
-    const measure = (label: string, render: () => object) => {
-      const started = performance.now();
-      const text = JSON.stringify(render());
-      timings[label] = Math.round(performance.now() - started);
-      return text;
-    };
-    const cdx = measure('cyclonedx-1.6-combined', () => writeCycloneDx(model, { specVersion: '1.6', content: 'combined' }));
-    const spdx = measure('spdx-2.3', () => writeSpdx(model));
-    console.info(`10,000 packages, render + JSON.stringify (ms): ${JSON.stringify(timings)}; ${cdx.length} and ${spdx.length} characters`);
-    // Generous bounds for a shared 2-core machine; the measured figures are in docs/sbom-export.md.
-    expect(timings['cyclonedx-1.6-combined']).toBeLessThan(3_000);
-    expect(timings['spdx-2.3']).toBeLessThan(3_000);
+    const cdx = JSON.stringify(writeCycloneDx(model, { specVersion: '1.6', content: 'combined' }));
+    const spdx = JSON.stringify(writeSpdx(model));
     const cdxDocument = JSON.parse(cdx) as Json;
     expect(cdxDocument.components).toHaveLength(10_000);
     expect(cdxDocument.vulnerabilities).toHaveLength(200);
