@@ -253,8 +253,8 @@ describe('the queues', () => {
       Namespace: 'AWS/SQS',
       MetricName: 'ApproximateNumberOfMessagesVisible',
       Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
-      ComparisonOperator: 'GreaterThanThreshold',
-      Threshold: 0,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
       TreatMissingData: 'notBreaching',
     });
   });
