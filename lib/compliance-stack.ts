@@ -1,20 +1,18 @@
 /**
  * The compliance service on AWS: one DynamoDB table, one function per catalog entry, the queues with
- * their dead-letter queues and alarms, the event bus, the event-source mappings, the HTTP API and the
- * web console (CloudFront in front of the console's bucket and of the API, lib/constructs/web-console.ts).
+ * their dead-letter queues, the event bus, the event-source mappings, the HTTP API, the web console
+ * (CloudFront in front of the console's bucket and of the API, lib/constructs/web-console.ts), and the
+ * alarms and dashboard that watch them (lib/constructs/service-alarms.ts, service-dashboard.ts).
  * Every part is built from the plain-data declarations in shared/ (table, resources, functions, routes),
  * the same ones the local runner reads.
  */
 import { CfnOutput, Duration, RemovalPolicy, SecretValue, Stack, Validations, type StackProps } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '../shared/functions.ts';
@@ -34,6 +32,8 @@ import { ServiceHttpApi, type ThrottleProps } from './constructs/http-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 import { WebConsole } from './constructs/web-console.ts';
 import { SbomUploadBucket } from './constructs/sbom-upload-bucket.ts';
+import { ServiceAlarms } from './constructs/service-alarms.ts';
+import { ServiceDashboard } from './constructs/service-dashboard.ts';
 import { UPLOAD_PREFIX } from '../shared/aws/sbom-uploads.ts';
 import type { WebhookDestination } from './webhook-destinations.ts';
 import { pascalCase } from './names.ts';
@@ -72,11 +72,17 @@ const STREAM_FAILURE_RETENTION = Duration.days(14);
 
 export interface ComplianceStackProps extends StackProps {
   /**
-   * SNS topic that the dead-letter-queue alarms notify (context `alarmTopicArn`). The topic is not
-   * created here, so whoever operates the service owns its subscriptions. Without it the alarms
-   * still exist and change state (console, `aws cloudwatch describe-alarms`); they just notify no one.
+   * An existing SNS topic that every alarm notifies (context `alarmTopicArn`); whoever operates the
+   * service owns its subscriptions. Without it and without alarmEmail the alarms still exist and change
+   * state (console, `aws cloudwatch describe-alarms`); they just notify no one.
    */
   readonly alarmTopicArn?: string;
+  /**
+   * An address to page: the stack creates an SNS topic for the alarms with this address subscribed
+   * (AWS mails a confirmation link first). Without it no topic is created. @default the `alarmEmail`
+   * context value, if any
+   */
+  readonly alarmEmail?: string;
   /** @default EVENT_SOURCES; tests pass their own to check how mappings are built. */
   readonly eventSources?: readonly EventSourceDefinition[];
   /** Throttling of the API's default stage. @default rate 50, burst 100 */
@@ -111,19 +117,27 @@ export class ComplianceStack extends Stack {
   readonly webConsole: WebConsole | undefined;
   /** The public origin every absolute URL is built on: the console's when deployed, else the API's endpoint. */
   readonly publicBaseUrl: string;
-  private readonly alarmAction: cloudwatch.IAlarmAction | undefined;
+  /** Every alarm of the stack, named `<stack name>-…`. */
+  readonly alarms: ServiceAlarms;
+  readonly dashboard: ServiceDashboard;
+  /** Every queue of the stack, by construct id, for the dashboard. */
+  private readonly allQueues = new Map<string, sqs.IQueue>();
 
   constructor(scope: Construct, id: string, props: ComplianceStackProps = {}) {
     super(scope, id, props);
-    this.alarmAction = props.alarmTopicArn
-      ? new cwActions.SnsAction(sns.Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn))
-      : undefined;
+    const alarmEmail = props.alarmEmail ?? contextString(this, 'alarmEmail');
+    this.alarms = new ServiceAlarms(this, 'Alarms', {
+      namePrefix: `${this.stackName}-`,
+      ...(alarmEmail !== undefined ? { email: alarmEmail } : {}),
+      ...(props.alarmTopicArn !== undefined ? { topicArn: props.alarmTopicArn } : {}),
+    });
 
     this.table = this.createTable();
     this.queues = this.createQueues();
     this.eventBus = new events.EventBus(this, 'EventBus', { eventBusName: `${this.stackName}-${EVENT_BUS.localName}` });
     this.uploads = new SbomUploadBucket(this, 'SbomUploads', { events: this.queues.sbomUploads.queue });
     this.functions = this.createFunctions();
+    for (const [name, fn] of Object.entries(this.functions)) this.alarms.function(name, fn.function);
     this.limitKeyRate(props.keyRateLimit ?? DEFAULT_KEY_RATE_LIMIT, props.authFailureLimit ?? DEFAULT_AUTH_FAILURE_LIMIT);
     for (const source of props.eventSources ?? EVENT_SOURCES) this.addEventSource(source);
     for (const rule of EVENT_RULES) this.addEventRule(rule);
@@ -132,6 +146,10 @@ export class ComplianceStack extends Stack {
       functions: mapValues(this.functions, (fn) => fn.function),
       ...(props.apiThrottle ? { throttle: props.apiThrottle } : {}),
     });
+    const rateAlarms = [
+      this.alarms.apiServerErrors(this.httpApi.api),
+      this.alarms.webhookDeliveryFailures(this.queues.webhookDeliveries.queue),
+    ];
 
     this.webConsole = props.webConsole === false ? undefined : new WebConsole(this, 'WebConsole', { api: this.httpApi.api });
 
@@ -141,6 +159,16 @@ export class ComplianceStack extends Stack {
     // endpoint need the AWS::ApiGatewayV2::Api, which does not need the functions (its routes do).
     this.publicBaseUrl = this.webConsole?.origin ?? this.httpApi.api.apiEndpoint;
     for (const name of functionsWithPublicBaseUrl()) this.functions[name].function.addEnvironment('PUBLIC_BASE_URL', this.publicBaseUrl);
+
+    // Last, so that it shows every queue and alarm made above.
+    this.dashboard = new ServiceDashboard(this, 'Dashboard', {
+      dashboardName: `${this.stackName}-operations`,
+      api: this.httpApi.api,
+      functions: mapValues(this.functions, (fn) => fn.function),
+      queues: this.allQueues,
+      alarms: this.alarms.alarms,
+      rateAlarms,
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.url, description: 'Base URL of the HTTP API' });
     if (this.webConsole) {
@@ -154,6 +182,12 @@ export class ComplianceStack extends Stack {
       new CfnOutput(this, `${pascalCase(name)}QueueUrl`, { value: queue.queueUrl });
       new CfnOutput(this, `${pascalCase(name)}DlqUrl`, { value: deadLetterQueue.queueUrl });
     }
+    new CfnOutput(this, 'DashboardName', { value: this.dashboard.dashboard.dashboardName, description: 'The CloudWatch dashboard of the service' });
+    new CfnOutput(this, 'AlarmNamePrefix', {
+      value: this.alarms.namePrefix,
+      description: `Every alarm's name starts with it: aws cloudwatch describe-alarms --alarm-name-prefix ${this.alarms.namePrefix}`,
+    });
+    if (this.alarms.topic) new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'The SNS topic the alarms notify' });
   }
 
   /** A rule of the bus whose target is one of the stack's queues, with retries and the queue's DLQ. */
@@ -181,12 +215,15 @@ export class ComplianceStack extends Stack {
       httpMethod: events.HttpMethod.POST,
       rateLimitPerSecond: destination.rateLimitPerSecond,
     });
-    const deadLetterQueue = this.createQueue(`${id}Dlq`, { retentionPeriod: Duration.days(14) });
+    const deadLetterQueue = this.createDeadLetterQueue(
+      `${id}Dlq`,
+      { retentionPeriod: Duration.days(14) },
+      `Events could not be delivered to the ${destination.name} webhook destination`,
+    );
     Validations.of(deadLetterQueue).acknowledge({
       id: 'AwsSolutions-SQS3',
       reason: `${id}Dlq is itself the dead-letter queue of the ${destination.name} webhook destination's rule.`,
     });
-    this.alarmOnMessages(deadLetterQueue, `${id}DlqAlarm`, `Events could not be delivered to the ${destination.name} webhook destination`);
     new events.Rule(this, `${id}Rule`, {
       eventBus: this.eventBus,
       description: `Events for the ${destination.name} webhook destination`,
@@ -229,11 +266,12 @@ export class ComplianceStack extends Stack {
   private createQueues(): Record<QueueName, ServiceQueue> {
     return mapValues(QUEUES, (definition, name) => {
       const id = pascalCase(name);
-      const deadLetterQueue = this.createQueue(`${id}Dlq`, {
-        retentionPeriod: Duration.days(definition.deadLetterRetentionDays),
-      });
       // No SQS3 acknowledgment needed: cdk-nag sees that the queue is another queue's redrive target.
-      this.alarmOnMessages(deadLetterQueue, `${id}DlqAlarm`, `Messages of the ${name} queue failed ${definition.maxReceiveCount} times`);
+      const deadLetterQueue = this.createDeadLetterQueue(
+        `${id}Dlq`,
+        { retentionPeriod: Duration.days(definition.deadLetterRetentionDays) },
+        `Messages of the ${name} queue failed ${definition.maxReceiveCount} times`,
+      );
       const queue = this.createQueue(`${id}Queue`, {
         visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
         retentionPeriod: Duration.days(definition.retentionDays),
@@ -243,23 +281,21 @@ export class ComplianceStack extends Stack {
     });
   }
 
-  /** Every queue of the stack: TLS only, SQS-managed encryption at rest. */
+  /** Every queue of the stack: TLS only, SQS-managed encryption at rest, on the dashboard. */
   private createQueue(id: string, props: sqs.QueueProps): sqs.Queue {
-    return new sqs.Queue(this, id, { ...props, enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED });
+    const queue = new sqs.Queue(this, id, { ...props, enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED });
+    this.allQueues.set(id, queue);
+    return queue;
   }
 
-  private alarmOnMessages(queue: sqs.IQueue, id: string, description: string): cloudwatch.Alarm {
-    const alarm = queue
-      .metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM })
-      .createAlarm(this, id, {
-        alarmDescription: `${description}: inspect and redrive them (README, "Operating").`,
-        threshold: 0,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
-    if (this.alarmAction) alarm.addAlarmAction(this.alarmAction);
-    return alarm;
+  /**
+   * Every queue that holds what failed for good (a redrive target, a rule's or a stream mapping's
+   * dead-letter destination) is made here, so none is without its alarm.
+   */
+  private createDeadLetterQueue(id: string, props: sqs.QueueProps, description: string): sqs.Queue {
+    const queue = this.createQueue(id, props);
+    this.alarms.deadLetterQueue(queue, id, description);
+    return queue;
   }
 
   private createFunctions(): Record<FunctionName, ServiceFunction> {
@@ -331,12 +367,15 @@ export class ComplianceStack extends Stack {
     if (source.kind === 'table-stream') {
       // Lambda puts a description of each batch that failed for good here (shard, sequence numbers);
       // the records themselves stay readable in the stream for 24 hours.
-      const failures = this.createQueue(`${id}StreamFailures`, { retentionPeriod: STREAM_FAILURE_RETENTION });
+      const failures = this.createDeadLetterQueue(
+        `${id}StreamFailures`,
+        { retentionPeriod: STREAM_FAILURE_RETENTION },
+        `Table-stream batches failed for good in ${source.function}`,
+      );
       Validations.of(failures).acknowledge({
         id: 'AwsSolutions-SQS3',
         reason: `${id}StreamFailures is itself the on-failure destination of ${source.function}'s table-stream mapping.`,
       });
-      this.alarmOnMessages(failures, `${id}StreamFailuresAlarm`, `Table-stream batches failed for good in ${source.function}`);
       consumer.function.addEventSource(
         new DynamoEventSource(this.table, {
           // The stream is the outbox: start from the oldest record so nothing written before the mapping is lost.
@@ -381,6 +420,14 @@ export function functionsWithPublicBaseUrl(): FunctionName[] {
     if (definition.buildsEventUrls) names.add(name);
   }
   return [...names].sort();
+}
+
+/** A string from the CDK context (`-c key=value` or cdk.json); empty means unset. */
+function contextString(scope: Construct, key: string): string | undefined {
+  const value: unknown = scope.node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new Error(`Context '${key}' must be a string`);
+  return value;
 }
 
 function mapValues<K extends string, V, R>(record: Readonly<Record<K, V>>, map: (value: V, key: K) => R): Record<K, R> {

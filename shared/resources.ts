@@ -4,6 +4,7 @@
  * same redrive settings) on the SQS emulator and runs the same mappings with its pollers.
  */
 import { EVALUATED_ENTITIES } from './domain/change-records.ts';
+import { keys } from './keys.ts';
 
 export interface QueueDefinition {
   /** Queue name on the local emulator; on AWS CloudFormation names it. */
@@ -88,7 +89,10 @@ export type EventSourceDefinition =
       readonly batchSize: number;
       readonly maxRetryAttempts: number;
       readonly bisectBatchOnError: boolean;
-      /** Lambda filter criteria patterns (EventBridge pattern syntax) over the stream record. */
+      /**
+       * Lambda filter criteria patterns (EventBridge pattern syntax) over the stream record. Build them with
+       * withoutLimiterItems: no stream consumer is woken for the rate limiters' items.
+       */
       readonly filterPatterns?: readonly Record<string, unknown>[];
     }
   | {
@@ -105,6 +109,60 @@ const entityFilter = (entities: readonly string[]) => [
   { dynamodb: { OldImage: { entity: { S: [...entities] } } } },
 ];
 
+/**
+ * The sort keys of the limiter items (shared/store/rate-limit-store.ts): each API key's throttling state
+ * (PK RATE#<keyId>, SK RATE) and each source address's failed authentications (PK AUTHFAIL#<source>,
+ * SK AUTHFAIL). The API functions write one of them on nearly every request, and TTL removes them a
+ * minute later: most of the table's stream, and nothing any stream consumer has a use for.
+ */
+export const LIMITER_SORT_KEYS: readonly string[] = [keys.rateLimit('-').SK, keys.authFailures('-').SK];
+
+/**
+ * The part of every table-stream filter that keeps the limiter items away from the consumer: the record's
+ * sort key is none of LIMITER_SORT_KEYS. It looks at `dynamodb.Keys`, which every record carries (INSERT,
+ * MODIFY and a TTL REMOVE alike), and it is an exclusion, so a key kind added later reaches the consumers
+ * without anyone touching this (a list of the prefixes each consumer needs would silently drop it).
+ *
+ * Why the sort key and an exact `anything-but`, not `"PK": {"S": [{"anything-but": {"prefix": "RATE#"}}]}`:
+ * Lambda's list of event-filtering operators (the "Filter rule syntax" of the Lambda developer guide) has
+ * `anything-but` with a list of values, and `prefix`, but not `anything-but` with `prefix`: that one is
+ * EventBridge's, and EventBridge's own operator table marks it unsupported by Pipes. Nothing offline can
+ * tell whether CreateEventSourceMapping accepts it, so the filter uses the operator the documentation
+ * promises. The limiter items are the only ones whose sort key is exactly RATE or AUTHFAIL
+ * (test/infra/stream-filters.test.ts checks every key builder of shared/keys.ts).
+ *
+ * Today the consumers' entity filters leave these items out as well (they carry entity RateLimit or
+ * AuthFailures); this exclusion does not depend on each consumer's list, nor on the `entity` attribute.
+ */
+const LIMITER_EXCLUSION = { dynamodb: { Keys: { SK: { S: [{ 'anything-but': [...LIMITER_SORT_KEYS] }] } } } } as const;
+
+/**
+ * A table-stream mapping's filter patterns with the limiter items taken out: the exclusion is ANDed into
+ * each pattern (Lambda ORs the patterns of a mapping, and ANDs the fields of one), or is the only pattern
+ * of a consumer that filters nothing else.
+ */
+export function withoutLimiterItems(patterns: readonly Record<string, unknown>[] = []): Record<string, unknown>[] {
+  if (patterns.length === 0) return [structuredClone(LIMITER_EXCLUSION) as Record<string, unknown>];
+  return patterns.map((pattern) => andPatterns(pattern, LIMITER_EXCLUSION));
+}
+
+/** Both patterns' fields in one pattern; two matchers on the same field cannot be ANDed, so that throws. */
+function andPatterns(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>, path = ''): Record<string, unknown> {
+  const merged: Record<string, unknown> = structuredClone(a) as Record<string, unknown>;
+  for (const [field, value] of Object.entries(b)) {
+    const at = path ? `${path}.${field}` : field;
+    const existing = merged[field];
+    if (existing === undefined) merged[field] = structuredClone(value);
+    else if (isObject(existing) && isObject(value)) merged[field] = andPatterns(existing, value, at);
+    else throw new Error(`Cannot combine two filter patterns that both match "${at}"`);
+  }
+  return merged;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 export const EVENT_SOURCES: readonly EventSourceDefinition[] = [
   {
     kind: 'table-stream',
@@ -113,7 +171,7 @@ export const EVENT_SOURCES: readonly EventSourceDefinition[] = [
     maxRetryAttempts: 5,
     bisectBatchOnError: true,
     // The entities whose changes can change an evaluation (shared/domain/change-records.ts).
-    filterPatterns: entityFilter(EVALUATED_ENTITIES),
+    filterPatterns: withoutLimiterItems(entityFilter(EVALUATED_ENTITIES)),
   },
   {
     kind: 'table-stream',
@@ -121,10 +179,10 @@ export const EVENT_SOURCES: readonly EventSourceDefinition[] = [
     batchSize: 10,
     maxRetryAttempts: 10,
     bisectBatchOnError: true,
-    filterPatterns: [
+    filterPatterns: withoutLimiterItems([
       { eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['OutboxEvent', 'RequestComment'] } } } },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['Request'] } } } },
-    ],
+    ]),
   },
   { kind: 'queue', queue: 'evaluation', function: 'evaluator', batchSize: 10, maxBatchingWindowSeconds: 1 },
   { kind: 'queue', queue: 'webhookEvents', function: 'webhook-fanout', batchSize: 10 },

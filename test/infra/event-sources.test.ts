@@ -4,6 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EventSourceDefinition } from '../../shared/resources.ts';
+import { FUNCTIONS } from '../../shared/functions.ts';
 import { QUEUES } from '../../shared/resources.ts';
 import { actionsOf, logicalId, nagFindings, roleStatements, synthesize, type Synthesized } from './helpers.ts';
 
@@ -75,8 +76,9 @@ describe('a queue source', () => {
 describe('the stack with mappings', () => {
   it('sends every alarm to the topic given as alarmTopicArn', () => {
     const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm'));
-    // One per queue's DLQ, and one per table-stream mapping's failure queue (this stack has one).
-    expect(alarms).toHaveLength(Object.keys(QUEUES).length + 1);
+    // One per queue's DLQ, one per table-stream mapping's failure queue (this stack has one), Errors and
+    // Throttles per function, the API's 5xx rate and the webhook delivery failure rate (monitoring.test.ts).
+    expect(alarms).toHaveLength(Object.keys(QUEUES).length + 1 + 2 * Object.keys(FUNCTIONS).length + 2);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual(['arn:aws:sns:eu-west-1:123456789012:compliance-alarms']);
     }

@@ -19,13 +19,17 @@ export interface Synthesized {
 
 /**
  * Builds the stack the way bin/app.ts does. `bundle: false` sets the context that makes
- * NodejsFunction skip esbuild (the template is the same, minus real asset hashes).
+ * NodejsFunction skip esbuild (the template is the same, minus real asset hashes); `context` adds
+ * CDK context values (`-c key=value`).
  */
-export function synthesize(props: ComplianceStackProps = {}, options: { bundle?: boolean; outdir?: string } = {}): Synthesized {
+export function synthesize(
+  props: ComplianceStackProps = {},
+  options: { bundle?: boolean; outdir?: string; context?: Record<string, unknown> } = {},
+): Synthesized {
   // Without an outdir of the caller's, the cloud assembly goes to a folder of our own that is removed once
   // the template is read (CDK's default is a new cdk.outXXXX under the temp folder, never removed).
   const outdir = options.outdir ?? mkdtempSync(join(tmpdir(), 'compliance-synth-'));
-  const app = new App({ outdir, context: options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({ outdir, context: { ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }), ...options.context } });
   const stack = new ComplianceStack(app, 'ComplianceTest', props);
   try {
     return { stack, template: Template.fromStack(stack) };
