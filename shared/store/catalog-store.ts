@@ -26,6 +26,7 @@ import { licenseSearchFields, searchFold, searchTextOf, type LicenseCriteria } f
 import {
   batchGet,
   failedLabels,
+  imageItem,
   isTransactionConflict,
   labelled,
   partitionQueryInput,
@@ -36,6 +37,7 @@ import {
   transact,
   type Item,
   type LabelledItem,
+  type StreamImage,
   type TransactItem,
 } from './dynamo.ts';
 import { SEARCH_FIELDS } from '../domain/search.ts';
@@ -346,6 +348,9 @@ export class Collection<T extends Stored> {
 }
 
 /** How each catalog collection is stored: its key type, unique value and attributes. */
+/** The objects of a catalog collection. */
+export type CatalogObject<K extends keyof typeof CATALOG_SPECS> = (typeof CATALOG_SPECS)[K] extends CollectionSpec<infer T> ? T : never;
+
 export const CATALOG_SPECS: {
   readonly usagePolicies: CollectionSpec<UsagePolicy>;
   readonly licenses: CollectionSpec<License>;
@@ -562,6 +567,13 @@ export class CatalogStore {
     this.licenses = new Collection(doc, tableName, CATALOG_SPECS.licenses);
     this.packages = new Collection(doc, tableName, CATALOG_SPECS.packages);
     this.vulnerabilities = new Collection(doc, tableName, CATALOG_SPECS.vulnerabilities);
+  }
+
+  /** The object of the collection a stream image is of; undefined for an image of anything else. */
+  static fromImage<K extends keyof typeof CATALOG_SPECS>(collection: K, image: StreamImage | undefined): CatalogObject<K> | undefined {
+    const spec: CollectionSpec<CatalogObject<K>> = CATALOG_SPECS[collection] as never;
+    const item = imageItem(image, spec.entity);
+    return item && spec.fromItem(item);
   }
 
   /**

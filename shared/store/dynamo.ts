@@ -12,12 +12,30 @@ import {
   type TransactWriteCommandInput,
   type TransactWriteCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue as StreamAttributeValue } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceUnavailableError } from '../domain/errors.ts';
 import { TABLE, type GsiName } from '../table.ts';
 
 export type Item = Record<string, unknown>;
+
+/** An item's image in a record of the table's stream (DynamoDB JSON, as Lambda receives it). */
+export type StreamImage = Readonly<Record<string, StreamAttributeValue>>;
+
+/** A stream image as the document client reads items. */
+export function itemOfImage(image: StreamImage): Item {
+  return unmarshall(image as Record<string, AttributeValue>);
+}
+
+/**
+ * A stream image as the document client reads items, when it is an image of an item of `entity`
+ * (every item stores its entity type); undefined for an image of anything else, or none.
+ */
+export function imageItem(image: StreamImage | undefined, entity: string): Item | undefined {
+  return image?.entity?.S === entity ? itemOfImage(image) : undefined;
+}
 
 /** A partition of the table or of an index, optionally narrowed to a sort-key prefix. */
 export type PartitionQuery =

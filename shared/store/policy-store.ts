@@ -9,7 +9,8 @@ import type { Analysis, ProductPackage } from '../domain/catalog.ts';
 import type { Product } from '../domain/product.ts';
 import type { PolicyConfig, RuleType, Violation } from '../domain/policy-rules.ts';
 import type { Envelope } from '../events/envelope.ts';
-import { cancelledBecause, isConditionFailure, partitionQueryInput, queryAll, transact, type Item, type LabelledItem } from './dynamo.ts';
+import type { DataspaceConfig } from '../domain/change-records.ts';
+import { cancelledBecause, imageItem, isConditionFailure, partitionQueryInput, queryAll, transact, type Item, type LabelledItem, type StreamImage } from './dynamo.ts';
 import { TABLE } from '../table.ts';
 import { toProduct } from './product-store.ts';
 import { toAnalysis, toProductPackage } from './product-package-store.ts';
@@ -45,9 +46,15 @@ export class PolicyStore {
     private readonly tableName: string,
   ) {}
 
+  /** The dataspace's rule configuration a stream image is of; undefined for an image of another item. */
+  static configFromImage(image: StreamImage | undefined): DataspaceConfig | undefined {
+    const item = imageItem(image, 'PolicyConfig');
+    return item && { dataspace: String(item.dataspace), config: toConfig(item) };
+  }
+
   async getConfig(dataspace: string): Promise<{ config: PolicyConfig; rev: number }> {
     const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.policyConfig(dataspace), ConsistentRead: true }));
-    return { config: (result.Item?.rules as PolicyConfig | undefined) ?? {}, rev: Number(result.Item?.rev ?? 0) };
+    return { config: toConfig(result.Item), rev: Number(result.Item?.rev ?? 0) };
   }
 
   /** Saves the configuration if it is still at `rev`; false when another save came first. */
@@ -175,6 +182,11 @@ export class PolicyStore {
       throw error;
     }
   }
+}
+
+/** A dataspace's rule configuration (none stored yet: every rule as its defaults have it). */
+function toConfig(item: Item | undefined): PolicyConfig {
+  return (item?.rules as PolicyConfig | undefined) ?? {};
 }
 
 function toViolation(item: Item): Violation {

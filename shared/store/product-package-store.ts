@@ -12,6 +12,7 @@ import type { Product } from '../domain/product.ts';
 import { StaleProductError, bumpRevision } from './product-store.ts';
 import {
   cancelledBecause,
+  imageItem,
   partitionQueryInput,
   queryAll,
   queryCount,
@@ -20,6 +21,7 @@ import {
   transact,
   type Item,
   type LabelledItem,
+  type StreamImage,
 } from './dynamo.ts';
 
 /** The analysis changed since it was read. */
@@ -33,6 +35,18 @@ export class ProductPackageStore {
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
+
+  /** The product package a stream image is of; undefined for an image of another item. */
+  static fromImage(image: StreamImage | undefined): ProductPackage | undefined {
+    const item = imageItem(image, 'ProductPackage');
+    return item && toProductPackage(item);
+  }
+
+  /** The analysis a stream image is of; undefined for an image of another item. */
+  static analysisFromImage(image: StreamImage | undefined): Analysis | undefined {
+    const item = imageItem(image, 'Analysis');
+    return item && toAnalysis(item);
+  }
 
   // --- product packages ----------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ import type { Grant, Principal, Product, ProductPermission } from '../domain/pro
 import {
   batchGet,
   cancelledBecause,
+  imageItem,
   isTransactionConflict,
   partitionQueryInput,
   queryAll,
@@ -21,6 +22,7 @@ import {
   transact,
   type Item,
   type LabelledItem,
+  type StreamImage,
   type TransactItem,
 } from './dynamo.ts';
 import { addSearch, searchAttributes } from './search-filter.ts';
@@ -51,6 +53,12 @@ export class ProductStore {
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
+
+  /** The product a stream image is of; undefined for an image of another item. */
+  static fromImage(image: StreamImage | undefined): Product | undefined {
+    const item = imageItem(image, 'Product');
+    return item && toProduct(item);
+  }
 
   /** The product and the grants of the given principals, in one BatchGetItem. */
   async getWithGrants(uuid: string, principals: readonly Principal[]): Promise<{ product: Product; grants: Grant[] } | undefined> {
@@ -297,6 +305,17 @@ export class ProductStore {
     // A product deleted between the two reads is left out of the page.
     const products = pageEntries.flatMap((entry) => byUuid.get(entry.uuid) ?? []);
     return { count: visible.length, products };
+  }
+
+  /** The uuids of every product of the dataspace: its product index, nothing else of the items read. */
+  async uuidsOfDataspace(dataspace: string): Promise<string[]> {
+    const input = partitionQueryInput(this.tableName, keys.productsOfDataspace(dataspace));
+    const items = await queryAll(this.doc, {
+      ...input,
+      ProjectionExpression: '#uuid',
+      ExpressionAttributeNames: { ...input.ExpressionAttributeNames, '#uuid': 'uuid' },
+    });
+    return items.map((item) => String(item.uuid));
   }
 
   /** The uuids of every product the principals may view: their viewer index entries, keys only. */

@@ -25,12 +25,15 @@ import { keys } from '../keys.ts';
 import type { Analysis, License, Package, ProductPackage, Vulnerability } from '../domain/catalog.ts';
 import type { Product } from '../domain/product.ts';
 import type { ImportPlan, ImportStatus, ImportSummary, SbomImport } from '../domain/sbom-import.ts';
+import type { ImportMarks, ImportOutcome } from '../domain/change-records.ts';
 import { CATALOG_SPECS, isCounted, objectItem, uniqueItem, type CatalogStore, type Reference } from './catalog-store.ts';
 import { analysisItem, analysisPointer, productPackageItem, productPackagePointer, toAnalysis, toProductPackage } from './product-package-store.ts';
 import { toProduct } from './product-store.ts';
 import {
   cancelledBecause,
+  imageItem,
   isConditionFailure,
+  itemOfImage,
   isTransactionConflict,
   labelled,
   partitionQueryInput,
@@ -38,6 +41,7 @@ import {
   transact,
   type Item,
   type LabelledItem,
+  type StreamImage,
   type TransactItem,
 } from './dynamo.ts';
 
@@ -67,6 +71,21 @@ export class SbomImportStore {
     private readonly tableName: string,
     private readonly catalog: CatalogStore,
   ) {}
+
+  // --- stream images ---------------------------------------------------------------------------
+
+  /** The import record a stream image is of, with its outcome; undefined for an image of another item. */
+  static fromImage(image: StreamImage | undefined): ImportOutcome | undefined {
+    const item = imageItem(image, 'SbomImport');
+    return item && { ...toSbomImport(item), changed: item.changed === true };
+  }
+
+  /** The marks an import's writes left on the item a stream image is of (see the module's head). */
+  static marksOfImage(image: StreamImage): ImportMarks {
+    const item = itemOfImage(image);
+    const text = (value: unknown) => (value === undefined ? undefined : String(value));
+    return { write: text(item.importWrite), product: text(item.importProduct), removal: text(item.removedByImport) };
+  }
 
   // --- import records --------------------------------------------------------------------------
 
