@@ -15,7 +15,7 @@ import { stableUuid } from '../shared/domain/identifiers.ts';
 import { eventBaseUrl, getConfig } from '../shared/config.ts';
 import { getRequestStore } from '../shared/runtime.ts';
 import { commentView, requestView } from '../shared/services/requests.ts';
-import { isoWithOffset } from '../shared/services/products.ts';
+import { isoWithOffset } from '../shared/domain/time.ts';
 import { logger } from '../shared/logger.ts';
 
 const config = getConfig();

@@ -7,7 +7,7 @@ import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { changeTargets } from '../shared/domain/change-records.ts';
 import { changeRecordOf } from '../shared/store/change-targets.ts';
 import { getChangeTargets, getEvaluationQueue } from '../shared/runtime.ts';
-import { isoWithOffset } from '../shared/services/products.ts';
+import { isoWithOffset } from '../shared/domain/time.ts';
 import { logger } from '../shared/logger.ts';
 
 const resolver = getChangeTargets();
