@@ -16,7 +16,7 @@ import { stableUuid } from '../shared/domain/identifiers.ts';
 import { eventBaseUrl, getConfig } from '../shared/config.ts';
 import { getRequestStore } from '../shared/runtime.ts';
 import { commentView, requestView } from '../shared/services/requests.ts';
-import { isoWithOffset } from '../shared/services/products.ts';
+import { isoWithOffset } from '../shared/domain/time.ts';
 import { processStreamBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/logger.ts';
 

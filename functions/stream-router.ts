@@ -8,7 +8,7 @@ import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEven
 import { changeTargets } from '../shared/domain/change-records.ts';
 import { changeRecordOf } from '../shared/store/change-targets.ts';
 import { getChangeTargets, getEvaluationQueue } from '../shared/runtime.ts';
-import { isoWithOffset } from '../shared/services/products.ts';
+import { isoWithOffset } from '../shared/domain/time.ts';
 import { processStreamBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/logger.ts';
 

@@ -9,6 +9,7 @@ import { benchDocumentClient, createUserWithKey, writeAll } from '../lib/seed.ts
 import { timeInterleaved } from '../lib/load.ts';
 import { productCountItem, productSeedItems } from '../../shared/store/product-store.ts';
 import type { Grant, Product } from '../../shared/domain/product.ts';
+import { isoWithOffset } from '../../shared/domain/time.ts';
 
 const N = 5_000;
 const K = 20;
@@ -22,7 +23,7 @@ export const permissionFilteredList: Scenario = {
     try {
       const rootKey = await createUserWithKey(doc, tableName, { username: 'bench-root', dataspace: DATASPACE, isSuperuser: true });
       const viewerKey = await createUserWithKey(doc, tableName, { username: 'bench-viewer', dataspace: DATASPACE });
-      const now = new Date().toISOString().replace('Z', '+00:00');
+      const now = isoWithOffset(new Date());
       const items: Record<string, unknown>[] = [];
       for (let i = 0; i < N; i++) {
         const product: Product = {

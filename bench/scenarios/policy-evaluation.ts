@@ -19,7 +19,7 @@ import { productCountItem, productSeedItems } from '../../shared/store/product-s
 import { PolicyStore } from '../../shared/store/policy-store.ts';
 import { CATALOG_SPECS, CatalogStore, catalogSeedItems } from '../../shared/store/catalog-store.ts';
 import { EvaluationService } from '../../shared/services/evaluation.ts';
-import { isoWithOffset } from '../../shared/services/products.ts';
+import { DAY_MS, isoWithOffset } from '../../shared/domain/time.ts';
 import { ALL_RULES_CONFIG } from './policy-rules.ts';
 import { analysisSeedItems, productPackageSeedItems } from '../../shared/store/product-package-store.ts';
 import { benchPackage, pollUntil } from './policy-seed.ts';
@@ -29,7 +29,6 @@ const PACKAGES = 2_000;
 const LICENSES = 60;
 const VULNERABILITIES = 300;
 const REPETITIONS = 20;
-const DAY_MS = 86_400_000;
 const MAX_CALLS = 100;
 
 type Item = Record<string, unknown>;

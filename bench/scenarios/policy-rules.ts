@@ -15,11 +15,11 @@ import {
   type RuleResult,
 } from '../../shared/domain/policy-rules.ts';
 import { ANALYSIS_STATES, type AnalysisState, type ComplianceAlert } from '../../shared/domain/catalog.ts';
+import { DAY_MS, isoWithOffset } from '../../shared/domain/time.ts';
 
 const PACKAGES = 10_000;
 const REPETITIONS = 20;
 const NOW = new Date('2026-03-01T12:00:00Z');
-const DAY_MS = 86_400_000;
 
 /** Every rule type active, with parameters that make each one select some packages but not all. */
 export const ALL_RULES_CONFIG: PolicyConfig = {
@@ -74,7 +74,7 @@ export function benchFacts(count: number, now: Date): PackageFacts[] {
         ? Array.from({ length: 1 + Math.floor(random() * 4) }, () => ({
             id: `VCID-${Math.floor(random() * 5_000)}`,
             riskScore: random() < 0.15 ? null : Math.round(random() * 100) / 10,
-            linkedDate: new Date(now.getTime() - Math.floor(random() * 90 * DAY_MS)).toISOString().replace('Z', '+00:00'),
+            linkedDate: isoWithOffset(new Date(now.getTime() - Math.floor(random() * 90 * DAY_MS))),
             analysisState: pick(random, STATES),
           }))
         : [];

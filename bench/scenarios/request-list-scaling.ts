@@ -11,6 +11,7 @@ import { timeInterleaved } from '../lib/load.ts';
 import { requestSeedItems } from '../../shared/store/request-store.ts';
 import { RequestStore } from '../../shared/store/request-store.ts';
 import { REQUEST_STATUSES, type RequestRecord } from '../../shared/domain/request.ts';
+import { isoWithOffset } from '../../shared/domain/time.ts';
 
 const SIZES = [1_000, 10_000] as const;
 const PRIORITIES = ['Urgent', 'High', 'Normal', 'Low'];
@@ -20,7 +21,7 @@ const REPETITIONS = 40;
 function requests(dataspace: string, count: number, templateUuid: string, users: readonly string[]): RequestRecord[] {
   const start = Date.parse('2026-01-01T00:00:00Z');
   return Array.from({ length: count }, (_, i) => {
-    const at = new Date(start + i * 60_000).toISOString().replace('Z', '+00:00');
+    const at = isoWithOffset(new Date(start + i * 60_000));
     return {
       uuid: randomUUID(),
       dataspace,

@@ -47,7 +47,8 @@ import { CATALOG_SPECS, CatalogStore, catalogSeedItems } from '../../shared/stor
 import { analysisSeedItems, productPackageSeedItems } from '../../shared/store/product-package-store.ts';
 import { PolicyStore } from '../../shared/store/policy-store.ts';
 import { IdentityStore } from '../../shared/store/identity-store.ts';
-import { ProductService, isoWithOffset } from '../../shared/services/products.ts';
+import { ProductService } from '../../shared/services/products.ts';
+import { isoWithOffset } from '../../shared/domain/time.ts';
 import { LicenseIndexes } from '../../shared/services/license-indexes.ts';
 import { SbomExportService } from '../../shared/services/sbom-export.ts';
 import { writeCycloneDx } from '../../shared/sbom/write-cyclonedx.ts';

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { matchesEventPattern, validateEventPattern } from '../../shared/events/event-pattern.ts';
 import type { BusEvent, EventPublisher } from '../../shared/events/publisher.ts';
+import { isoSeconds } from '../../shared/domain/time.ts';
 
 /** An event as EventBridge hands it to a rule's target. */
 export type DeliveredEvent = EventBridgeEvent<string, Record<string, unknown>>;
@@ -99,7 +100,8 @@ export class InProcessEventBus implements EventPublisher {
       'detail-type': event.detailType,
       source: event.source,
       account: this.account,
-      time: eventBridgeTime(event.time ?? new Date()),
+      // EventBridge writes times to the second: 2026-01-01T00:00:00Z.
+      time: isoSeconds(event.time ?? new Date()),
       region: this.region,
       resources: [...(event.resources ?? [])],
       detail: event.detail,
@@ -112,7 +114,4 @@ export class InProcessEventBus implements EventPublisher {
   }
 }
 
-/** EventBridge writes times to the second: 2026-01-01T00:00:00Z. */
-function eventBridgeTime(time: Date): string {
-  return time.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+

@@ -17,6 +17,7 @@ import { checkConfig, sameConfig } from '../domain/policy-rules.ts';
 import { CatalogService, canonicalPurl } from '../services/catalog.ts';
 import type { Caller } from '../domain/caller.ts';
 import { isUuid } from '../domain/identifiers.ts';
+import { isoWithOffset } from '../domain/time.ts';
 import { LicenseBodies, UsagePolicyBodies, VulnerabilityBodies } from '../schemas/catalog.ts';
 import { scancodeLibrary } from '../reference/scancode-licensedb.ts';
 import { jsonObject } from '../schemas/json-input.ts';
@@ -325,7 +326,7 @@ export async function applyLoadFile(file: LoadFile, target: LoadTarget, { now, g
       const checked = checkConfig(dataspace.policy_rules);
       const current = await target.policy.getConfig(dataspace.name);
       if (checked.ok && !sameConfig(current.config, checked.config)) {
-        await target.policy.saveConfig(dataspace.name, checked.config, current.rev, now.toISOString().replace('Z', '+00:00'));
+        await target.policy.saveConfig(dataspace.name, checked.config, current.rev, isoWithOffset(now));
         report.updatedCatalog++;
       }
     }

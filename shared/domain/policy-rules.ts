@@ -10,6 +10,7 @@ import { isCompleteAnalysis, type AnalysisState, type ComplianceAlert } from './
 import { parseLicenseExpression, type LicenseExpression } from './license-expression.ts';
 import { REFERENCE_CATEGORIES } from './reference-license.ts';
 import { UNKNOWN_LICENSE_KEY } from './license-resolution.ts';
+import { DAY_MS, isoWithOffset } from './time.ts';
 
 export const RULE_TYPES = [
   'usage_policy_error',
@@ -298,8 +299,6 @@ export interface RuleResult {
   readonly triggered: boolean;
 }
 
-const DAY_MS = 86_400_000;
-
 const numberParameter = (parameters: Readonly<Record<string, ParameterValue>>, name: string): number | undefined => {
   const value = parameters[name];
   return typeof value === 'number' ? value : undefined;
@@ -475,7 +474,7 @@ export interface Reconciliation {
  * whose rule no longer triggers, or is off, is resolved.
  */
 export function reconcile(existing: readonly Violation[], results: readonly RuleResult[], now: Date): Reconciliation {
-  const at = now.toISOString().replace('Z', '+00:00');
+  const at = isoWithOffset(now);
   const byType = new Map(existing.map((violation) => [violation.ruleType, violation]));
   const triggered = new Map(results.filter((result) => result.triggered).map((result) => [result.type, result]));
   const writes: Violation[] = [];

@@ -7,6 +7,7 @@
 import type { SbomHashes } from './inventory.ts';
 import type { ExportModel, ExportPackage } from './export-model.ts';
 import { DocumentLicenses } from './export-licenses.ts';
+import { isoSeconds } from '../domain/time.ts';
 
 type Json = Record<string, unknown>;
 
@@ -60,7 +61,7 @@ function spdxId(kind: string, uuid: string): string {
 /** SPDX 2.3 writes `YYYY-MM-DDThh:mm:ssZ` (no fraction; several readers parse exactly that). */
 function spdxTimestamp(iso: string): string {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 19)}Z`;
+  return Number.isNaN(date.getTime()) ? iso : isoSeconds(date);
 }
 
 function productPackage(model: ExportModel, productId: string): Json {

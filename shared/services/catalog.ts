@@ -29,7 +29,7 @@ import { filterReferenceLicenses, type ReferenceLibrary, type ReferenceLicense }
 import { spdxRefForKey } from '../domain/license-resolution.ts';
 import { scancodeLibrary } from '../reference/scancode-licensedb.ts';
 import type { ProductPackageStore } from '../store/product-package-store.ts';
-import { isoWithOffset } from './products.ts';
+import { isoWithOffset } from '../domain/time.ts';
 import { paginate } from './paginate.ts';
 import { LicenseIndexes } from './license-indexes.ts';
 

@@ -15,7 +15,8 @@ import type { CatalogStore } from '../store/catalog-store.ts';
 import { ProductGoneError, StaleEvaluationError, type PolicyStore, type ProductData } from '../store/policy-store.ts';
 import { violationDetected, violationResolved, type ProductOfEvent } from '../events/policy-events.ts';
 import type { Envelope } from '../events/envelope.ts';
-import { isoWithOffset, productUrl } from './products.ts';
+import { isoWithOffset } from '../domain/time.ts';
+import { productUrl } from './products.ts';
 
 export interface EvaluationDeps {
   readonly policy: PolicyStore;

@@ -21,7 +21,8 @@ import type { PolicyStore } from '../store/policy-store.ts';
 import type { EvaluationQueue } from '../aws/evaluation-queue.ts';
 import type { EvaluationService } from './evaluation.ts';
 import { catalogUrl } from './catalog.ts';
-import { isoWithOffset, type ProductService } from './products.ts';
+import { isoWithOffset } from '../domain/time.ts';
+import type { ProductService } from './products.ts';
 import { paginate } from './paginate.ts';
 
 export interface PolicyServiceDeps {

@@ -14,7 +14,8 @@ import { StaleProductError } from '../store/product-store.ts';
 import { MAX_LICENSE_KEYS, catalogUrl, canonicalPurl, licenseInput, packageLicense, packageView, type SpdxRenderer } from './catalog.ts';
 import { LicenseIndexes } from './license-indexes.ts';
 import { namedLicenseCount, resolveLicenseExpression } from '../domain/license-resolution.ts';
-import { isoWithOffset, productKey, productUrl, type ProductService } from './products.ts';
+import { isoWithOffset } from '../domain/time.ts';
+import { productKey, productUrl, type ProductService } from './products.ts';
 import { paginate } from './paginate.ts';
 import { entityTag, requireMatch, tagged, type IfMatch } from '../domain/etag.ts';
 

@@ -18,6 +18,7 @@ import type { Page } from '../domain/pagination.ts';
 import { isUuid } from '../domain/identifiers.ts';
 import { canonicalName } from '../domain/text.ts';
 import { searchTerms } from '../domain/search.ts';
+import { isoWithOffset } from '../domain/time.ts';
 import { paginate } from './paginate.ts';
 import { isProductRace, type ProductStore } from '../store/product-store.ts';
 import type { IdentityStore } from '../store/identity-store.ts';
@@ -40,11 +41,6 @@ export interface ProductServiceDeps {
   readonly identity: IdentityStore;
   readonly now: () => Date;
   readonly newUuid: () => string;
-}
-
-/** ISO 8601 with an explicit UTC offset, as the API shows every timestamp. */
-export function isoWithOffset(date: Date): string {
-  return date.toISOString().replace('Z', '+00:00');
 }
 
 export function productUrl(baseUrl: string, uuid: string): string {

@@ -37,7 +37,8 @@ import { retryOnConflict, isTransactionConflict } from '../store/dynamo.ts';
 import { StaleRequestError, type IndexRange, type RequestStore } from '../store/request-store.ts';
 import type { IdentityStore } from '../store/identity-store.ts';
 import type { ProductService } from './products.ts';
-import { isoWithOffset, productUrl } from './products.ts';
+import { isoWithOffset } from '../domain/time.ts';
+import { productUrl } from './products.ts';
 import type { RequestWrite } from '../schemas/request.ts';
 import { entityTag, requireMatch, tagged, type IfMatch } from '../domain/etag.ts';
 

@@ -7,6 +7,7 @@
 import type { Caller } from '../domain/caller.ts';
 import type { Analysis, Package, ProductPackage } from '../domain/catalog.ts';
 import { UNKNOWN_LICENSE_SPDX } from '../domain/license-resolution.ts';
+import { isoSeconds } from '../domain/time.ts';
 import type { ExportModel, ExportPackage, ExportVulnerability } from '../sbom/export-model.ts';
 import { writeCycloneDx, type CycloneDxOptions } from '../sbom/write-cyclonedx.ts';
 import { writeSpdx } from '../sbom/write-spdx.ts';
@@ -83,7 +84,7 @@ export class SbomExportService {
       packages: exportPackages,
       dependencies: dependenciesOf(held),
       vulnerabilities,
-      timestamp: this.deps.now().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      timestamp: isoSeconds(this.deps.now()),
       documentUuid: this.deps.newUuid(),
       tool: this.deps.tool,
       licenseRefs,

@@ -31,7 +31,8 @@ import { readSbom } from '../sbom/read-sbom.ts';
 import { ImportProductGoneError, isImportRace, type SbomImportStore } from '../store/sbom-import-store.ts';
 import type { SbomUploads } from '../aws/sbom-uploads.ts';
 import { canonicalPurl } from './catalog.ts';
-import { isoWithOffset, productUrl, type ProductService } from './products.ts';
+import { isoWithOffset } from '../domain/time.ts';
+import { productUrl, type ProductService } from './products.ts';
 import { tooLarge, type ImportOptions, type SbomRequest } from '../http/sbom-request.ts';
 import { logger } from '../logger.ts';
 

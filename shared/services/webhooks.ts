@@ -22,7 +22,7 @@ import { retryOnConflict } from '../store/dynamo.ts';
 import { entityTag, requireMatch, tagged, type IfMatch } from '../domain/etag.ts';
 import { StaleWebhookError, type Attempt, type WebhookStore } from '../store/webhook-store.ts';
 import { deliver, normalisedTarget, targetProblem, type DeliveryResult } from '../webhooks/sender.ts';
-import { isoWithOffset } from './products.ts';
+import { isoWithOffset } from '../domain/time.ts';
 import { paginate } from './paginate.ts';
 
 export interface DeliveryQueue {

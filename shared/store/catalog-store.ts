@@ -9,10 +9,8 @@
  */
 import {
   GetCommand,
-  TransactWriteCommand,
   type DynamoDBDocumentClient,
   type QueryCommandInput,
-  type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { keys, type CatalogType } from '../keys.ts';
 import { ConflictError, InUseError } from '../domain/errors.ts';
@@ -25,11 +23,26 @@ import {
   type Vulnerability,
 } from '../domain/catalog.ts';
 import { licenseSearchFields, searchFold, searchTextOf, type LicenseCriteria } from '../domain/license-search.ts';
-import { batchGet, cancellationCode, revisionCondition, isTransactionConflict, partitionQueryInput, queryAll, queryCount, queryOffset, type Item } from './dynamo.ts';
+import {
+  batchGet,
+  failedLabels,
+  imageItem,
+  isTransactionConflict,
+  labelled,
+  partitionQueryInput,
+  queryAll,
+  queryCount,
+  queryOffset,
+  revisionCondition,
+  transact,
+  type Item,
+  type LabelledItem,
+  type StreamImage,
+  type TransactItem,
+} from './dynamo.ts';
 import { SEARCH_FIELDS } from '../domain/search.ts';
 import { addSearch, searchAttributes } from './search-filter.ts';
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type Stored = {
   readonly uuid: string;
   readonly dataspace: string;
@@ -68,10 +81,16 @@ const UNUSED = {
 };
 
 /**
- * What each item of a catalog write is, so a failed condition says what happened: the object moved
- * (stale), its unique value is taken, it is still in use, or a value it names is gone.
+ * What each item of a catalog write is (its label in the transaction), so a failed condition says
+ * what happened: the object moved (stale), its unique value is taken, it is still in use, or a value
+ * it names is gone.
  */
 export type ItemKind = 'object' | 'reserve' | 'release' | 'unused' | 'use' | 'unuse';
+
+/** A catalog write's item, labelled with its kind. */
+interface CatalogItem extends LabelledItem {
+  readonly label: ItemKind;
+}
 
 export interface CollectionSpec<T extends Stored> {
   readonly type: CatalogType;
@@ -220,42 +239,37 @@ export class Collection<T extends Stored> {
     return items.map(this.spec.fromItem);
   }
 
-  /** The transaction items that write `after` over `before` (create: no before; delete: no after). */
-  writeItems(before: T | undefined, after: T | undefined): TransactItem[] {
-    return this.ownItems(before, after).map(([item]) => item);
-  }
-
-  /** What each of writeItems' items is, in order (for rethrow). */
-  writeKinds(before: T | undefined, after: T | undefined): ItemKind[] {
-    return this.ownItems(before, after).map(([, kind]) => kind);
+  /** The transaction items, labelled, that write `after` over `before` (create: no before; delete: no after). */
+  writeItems(before: T | undefined, after: T | undefined): CatalogItem[] {
+    return this.ownItems(before, after);
   }
 
   /**
    * The object and its reservation. A value others name (spec.noun) is released only while unused,
    * and a change that would break what names it (breaksUses) checks the same: in use is a 409.
    */
-  private ownItems(before: T | undefined, after: T | undefined): [TransactItem, ItemKind][] {
+  private ownItems(before: T | undefined, after: T | undefined): CatalogItem[] {
     const { type } = this.spec;
-    const items: [TransactItem, ItemKind][] = [];
+    const items: CatalogItem[] = [];
     const object = (after ?? before)!;
     const revision = revisionCondition(before);
     if (after) {
-      items.push([{ Put: { TableName: this.tableName, Item: objectItem(this.spec, after), ...revision } }, 'object']);
+      items.push({ label: 'object', item: { Put: { TableName: this.tableName, Item: objectItem(this.spec, after), ...revision } } });
     } else {
-      items.push([{ Delete: { TableName: this.tableName, Key: keys.catalogObject(type, object.uuid), ...revision } }, 'object']);
+      items.push({ label: 'object', item: { Delete: { TableName: this.tableName, Key: keys.catalogObject(type, object.uuid), ...revision } } });
     }
     const oldUnique = before && this.spec.unique(before);
     const newUnique = after && this.spec.unique(after);
     const guarded = this.spec.noun !== undefined ? UNUSED : {};
     if (oldUnique !== newUnique) {
       if (oldUnique !== undefined) {
-        items.push([{ Delete: { TableName: this.tableName, Key: keys.catalogUnique(type, object.dataspace, oldUnique), ...guarded } }, 'release']);
+        items.push({ label: 'release', item: { Delete: { TableName: this.tableName, Key: keys.catalogUnique(type, object.dataspace, oldUnique), ...guarded } } });
       }
       if (newUnique !== undefined) {
-        items.push([{ Put: { TableName: this.tableName, Item: uniqueItem(this.spec, object, newUnique), ConditionExpression: 'attribute_not_exists(PK)' } }, 'reserve']);
+        items.push({ label: 'reserve', item: { Put: { TableName: this.tableName, Item: uniqueItem(this.spec, object, newUnique), ConditionExpression: 'attribute_not_exists(PK)' } } });
       }
     } else if (before && after && this.spec.breaksUses?.(before, after)) {
-      items.push([{ ConditionCheck: { TableName: this.tableName, Key: keys.catalogUnique(type, object.dataspace, oldUnique!), ...UNUSED } }, 'unused']);
+      items.push({ label: 'unused', item: { ConditionCheck: { TableName: this.tableName, Key: keys.catalogUnique(type, object.dataspace, oldUnique!), ...UNUSED } } });
     }
     return items;
   }
@@ -266,7 +280,7 @@ export class Collection<T extends Stored> {
    * is counted down only if its reservation exists: references written before they were counted may
    * name a value that is gone, and must not bring it back as a bare counter.
    */
-  private async useItems(before: T | undefined, after: T | undefined): Promise<[TransactItem, ItemKind][]> {
+  private async useItems(before: T | undefined, after: T | undefined): Promise<CatalogItem[]> {
     const references = (object: T | undefined) => new Map((object ? (this.spec.references?.(object) ?? []) : []).map((r) => [`${r.type}\u0000${r.value}\u0000${r.counter}`, r]));
     // An object written before references were counted counted none: it counts down nothing, and its
     // references are counted up as new by this write, which marks it counted (objectItem).
@@ -289,7 +303,7 @@ export class Collection<T extends Stored> {
         ExpressionAttributeValues: { ':delta': delta },
       },
     });
-    return [...added.map((r): [TransactItem, ItemKind] => [update(r, 1), 'use']), ...removed.map((r): [TransactItem, ItemKind] => [update(r, -1), 'unuse'])];
+    return [...added.map((r): CatalogItem => ({ label: 'use', item: update(r, 1) })), ...removed.map((r): CatalogItem => ({ label: 'unuse', item: update(r, -1) }))];
   }
 
   /**
@@ -297,18 +311,18 @@ export class Collection<T extends Stored> {
    * names, turning failed conditions into domain errors.
    */
   async write(before: T | undefined, after: T | undefined, extra: readonly TransactItem[] = []): Promise<void> {
-    const items = [...this.ownItems(before, after), ...(await this.useItems(before, after))];
+    const items = [...this.ownItems(before, after), ...(await this.useItems(before, after)), ...labelled('extra', extra)];
     try {
-      await this.doc.send(new TransactWriteCommand({ TransactItems: [...items.map(([item]) => item), ...extra] }));
+      await transact(this.doc, items);
     } catch (error) {
-      await this.rethrow(error, items.map(([, kind]) => kind), before, after);
+      await this.rethrow(error, before, after);
     }
   }
 
-  /** The domain error of a failed write, by what its failed items were (`kinds`, in order). */
-  async rethrow(error: unknown, kinds: readonly ItemKind[], before: T | undefined, after: T | undefined): Promise<never> {
+  /** The domain error of a failed write (one of whose items writeItems or write labelled), by the kinds of its failed items. */
+  async rethrow(error: unknown, before: T | undefined, after: T | undefined): Promise<never> {
     const object = (after ?? before)!;
-    const failed = new Set(kinds.filter((_, i) => cancellationCode(error, i) === 'ConditionalCheckFailed'));
+    const failed = failedLabels(error);
     if (failed.has('object') && !failed.has('reserve')) throw new StaleObjectError(this.spec.entity, object.uuid);
     if (failed.has('reserve')) throw this.taken();
     // Only an object that was there releases or checks its value.
@@ -334,6 +348,9 @@ export class Collection<T extends Stored> {
 }
 
 /** How each catalog collection is stored: its key type, unique value and attributes. */
+/** The objects of a catalog collection. */
+export type CatalogObject<K extends keyof typeof CATALOG_SPECS> = (typeof CATALOG_SPECS)[K] extends CollectionSpec<infer T> ? T : never;
+
 export const CATALOG_SPECS: {
   readonly usagePolicies: CollectionSpec<UsagePolicy>;
   readonly licenses: CollectionSpec<License>;
@@ -552,6 +569,13 @@ export class CatalogStore {
     this.vulnerabilities = new Collection(doc, tableName, CATALOG_SPECS.vulnerabilities);
   }
 
+  /** The object of the collection a stream image is of; undefined for an image of anything else. */
+  static fromImage<K extends keyof typeof CATALOG_SPECS>(collection: K, image: StreamImage | undefined): CatalogObject<K> | undefined {
+    const spec: CollectionSpec<CatalogObject<K>> = CATALOG_SPECS[collection] as never;
+    const item = imageItem(image, spec.entity);
+    return item && spec.fromItem(item);
+  }
+
   /**
    * Writes a vulnerability and brings the packages it affects (before and after) in line: each
    * carries the link with the current score, or loses it. The packages are written first, in
@@ -585,12 +609,12 @@ export class CatalogStore {
       })),
     ];
     while (updates.length > LINKS_PER_TRANSACTION) {
-      await this.doc.send(new TransactWriteCommand({ TransactItems: updates.splice(0, LINKS_PER_TRANSACTION) }));
+      await transact(this.doc, labelled('link', updates.splice(0, LINKS_PER_TRANSACTION)));
     }
     try {
-      await this.doc.send(new TransactWriteCommand({ TransactItems: [...this.vulnerabilities.writeItems(before, after), ...updates] }));
+      await transact(this.doc, [...this.vulnerabilities.writeItems(before, after), ...labelled('link', updates)]);
     } catch (error) {
-      await this.vulnerabilities.rethrow(error, this.vulnerabilities.writeKinds(before, after), before, after);
+      await this.vulnerabilities.rethrow(error, before, after);
     }
   }
 }

@@ -1,23 +1,42 @@
 /**
- * Resolves change targets to the products to evaluate: a package to the products holding it (one
- * query of the reverse index GSI10), a dataspace to all its products (its product index, keys only).
+ * The table's stream as the domain reads it: each record decoded, by the stores that own its items,
+ * into domain records before and after the change; and change targets resolved to the products to
+ * evaluate: a package to the products holding it, a dataspace to all its products (both by index).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { keys } from '../keys.ts';
-import type { ChangeRecord, ChangeTarget } from '../domain/change-records.ts';
-import { partitionQueryInput, queryAll } from './dynamo.ts';
+import type { ChangeRecord, ChangeTarget, EventName, Version } from '../domain/change-records.ts';
+import type { StreamImage } from './dynamo.ts';
+import { ProductStore } from './product-store.ts';
+import { ProductPackageStore } from './product-package-store.ts';
+import { CatalogStore } from './catalog-store.ts';
+import { PolicyStore } from './policy-store.ts';
+import { SbomImportStore } from './sbom-import-store.ts';
 
 /** A stream record of the table as the domain reads it. */
 export function changeRecordOf(record: DynamoDBRecord): ChangeRecord {
-  const image = (value: unknown) => (value ? unmarshall(value as Record<string, AttributeValue>) : undefined);
-  return {
-    eventName: record.eventName as ChangeRecord['eventName'],
-    oldImage: image(record.dynamodb?.OldImage),
-    newImage: image(record.dynamodb?.NewImage),
+  const eventName = record.eventName as EventName;
+  const oldImage = record.dynamodb?.OldImage as StreamImage | undefined;
+  const newImage = record.dynamodb?.NewImage as StreamImage | undefined;
+  /** The change of an entity, when the images are of its items (as `fromImage` of its store decodes them). */
+  const as = <E extends string, T>(entity: E, fromImage: (image: StreamImage | undefined) => T | undefined) => {
+    const version = (image: StreamImage | undefined): Version<T> | undefined => {
+      const decoded = fromImage(image);
+      return decoded === undefined ? undefined : { record: decoded, marks: SbomImportStore.marksOfImage(image!) };
+    };
+    const [before, after] = [version(oldImage), version(newImage)];
+    return before || after ? { entity, eventName, before, after } : undefined;
   };
+  return (
+    as('Product', ProductStore.fromImage) ??
+    as('ProductPackage', ProductPackageStore.fromImage) ??
+    as('Analysis', ProductPackageStore.analysisFromImage) ??
+    as('Package', (image) => CatalogStore.fromImage('packages', image)) ??
+    as('License', (image) => CatalogStore.fromImage('licenses', image)) ??
+    as('UsagePolicy', (image) => CatalogStore.fromImage('usagePolicies', image)) ??
+    as('PolicyConfig', PolicyStore.configFromImage) ??
+    as('SbomImport', SbomImportStore.fromImage) ?? { entity: 'other', eventName }
+  );
 }
 
 export interface ProductRef {
@@ -26,10 +45,13 @@ export interface ProductRef {
 }
 
 export class ChangeTargetResolver {
-  constructor(
-    private readonly doc: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
+  private readonly productStore: ProductStore;
+  private readonly productPackages: ProductPackageStore;
+
+  constructor(doc: DynamoDBDocumentClient, tableName: string) {
+    this.productStore = new ProductStore(doc, tableName);
+    this.productPackages = new ProductPackageStore(doc, tableName);
+  }
 
   /** The distinct products the targets affect. */
   async products(targets: readonly ChangeTarget[]): Promise<ProductRef[]> {
@@ -49,15 +71,10 @@ export class ChangeTargetResolver {
     }
     await Promise.all([
       ...[...packages].map(async ([uuid, { dataspace, except }]) => {
-        const items = await queryAll(this.doc, partitionQueryInput(this.tableName, keys.productsHoldingPackage(uuid)));
-        for (const item of items) if (!except?.has(String(item.GSI10SK))) add(dataspace, String(item.GSI10SK));
+        for (const product of await this.productPackages.productsHolding(uuid)) if (!except?.has(product)) add(dataspace, product);
       }),
       ...[...dataspaces].map(async (dataspace) => {
-        const items = await queryAll(this.doc, {
-          ...partitionQueryInput(this.tableName, keys.productsOfDataspace(dataspace)),
-          ProjectionExpression: 'PK',
-        });
-        for (const item of items) add(dataspace, String(item.PK).slice('PRODUCT#'.length));
+        for (const product of await this.productStore.uuidsOfDataspace(dataspace)) add(dataspace, product);
       }),
     ]);
     return [...found.values()];

@@ -1,19 +1,41 @@
 /**
  * Small helpers over the DynamoDB document client that every store uses: paginated queries,
- * batch gets that finish their unprocessed keys, and retries of optimistic-concurrency conflicts.
+ * batch gets that finish their unprocessed keys, transactions of labelled items, and retries of
+ * optimistic-concurrency conflicts.
  */
 import {
   BatchGetCommand,
   QueryCommand,
+  TransactWriteCommand,
   type DynamoDBDocumentClient,
   type QueryCommandInput,
+  type TransactWriteCommandInput,
+  type TransactWriteCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue as StreamAttributeValue } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceUnavailableError } from '../domain/errors.ts';
 import { TABLE, type GsiName } from '../table.ts';
 
 export type Item = Record<string, unknown>;
+
+/** An item's image in a record of the table's stream (DynamoDB JSON, as Lambda receives it). */
+export type StreamImage = Readonly<Record<string, StreamAttributeValue>>;
+
+/** A stream image as the document client reads items. */
+export function itemOfImage(image: StreamImage): Item {
+  return unmarshall(image as Record<string, AttributeValue>);
+}
+
+/**
+ * A stream image as the document client reads items, when it is an image of an item of `entity`
+ * (every item stores its entity type); undefined for an image of anything else, or none.
+ */
+export function imageItem(image: StreamImage | undefined, entity: string): Item | undefined {
+  return image?.entity?.S === entity ? itemOfImage(image) : undefined;
+}
 
 /** A partition of the table or of an index, optionally narrowed to a sort-key prefix. */
 export type PartitionQuery =
@@ -195,9 +217,57 @@ export function isTransactionConflict(error: unknown): boolean {
   );
 }
 
-/** The cancellation reason code of the n-th item of a failed transaction. */
-export function cancellationCode(error: unknown, index: number): string | undefined {
-  return error instanceof TransactionCanceledException ? error.CancellationReasons?.[index]?.Code : undefined;
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * An item of a transaction with what it stands for (`product`, `name`, `grant`...). A cancelled
+ * transaction's reasons come in item order; read by label (failedLabels, cancelledBecause), they keep
+ * their meaning when items are added, removed or reordered. Several items may share a label.
+ */
+export interface LabelledItem {
+  readonly label: string;
+  readonly item: TransactItem;
+}
+
+/** The items, each labelled `label`. */
+export function labelled(label: string, items: readonly TransactItem[]): LabelledItem[] {
+  return items.map((item) => ({ label, item }));
+}
+
+/** The labels of the items of each transaction `transact` saw cancelled, by its error. */
+const cancelledLabels = new WeakMap<object, readonly string[]>();
+
+/**
+ * Writes the items as one transaction (TransactWriteItems), in the order given. When DynamoDB cancels
+ * it, the TransactionCanceledException is thrown as it came, and failedLabels can read it by label.
+ */
+export async function transact(
+  doc: DynamoDBDocumentClient,
+  items: readonly LabelledItem[],
+  options: Omit<TransactWriteCommandInput, 'TransactItems'> = {},
+): Promise<TransactWriteCommandOutput> {
+  try {
+    return await doc.send(new TransactWriteCommand({ ...options, TransactItems: items.map(({ item }) => item) }));
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) cancelledLabels.set(error, items.map(({ label }) => label));
+    throw error;
+  }
+}
+
+/**
+ * The labels of the items whose cancellation reason is `code` (by default, a failed condition) in a
+ * transaction `transact` wrote; empty for any other error.
+ */
+export function failedLabels(error: unknown, code = 'ConditionalCheckFailed'): ReadonlySet<string> {
+  const labels = error instanceof TransactionCanceledException ? cancelledLabels.get(error) : undefined;
+  if (!labels) return new Set();
+  const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
+  return new Set(labels.filter((_, i) => reasons[i]?.Code === code));
+}
+
+/** True when the transaction was cancelled because an item labelled `label` failed its condition. */
+export function cancelledBecause(error: unknown, label: string): boolean {
+  return failedLabels(error).has(label);
 }
 
 /**

@@ -3,18 +3,17 @@
  * evaluation state (in the product's partition, read with it in one Query), and the outbox events an
  * evaluation writes in the same transaction as its violations.
  */
-import { GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys.ts';
 import type { Analysis, ProductPackage } from '../domain/catalog.ts';
 import type { Product } from '../domain/product.ts';
 import type { PolicyConfig, RuleType, Violation } from '../domain/policy-rules.ts';
 import type { Envelope } from '../events/envelope.ts';
-import { cancellationCode, isConditionFailure, partitionQueryInput, queryAll, type Item } from './dynamo.ts';
+import type { DataspaceConfig } from '../domain/change-records.ts';
+import { cancelledBecause, imageItem, isConditionFailure, partitionQueryInput, queryAll, transact, type Item, type LabelledItem, type StreamImage } from './dynamo.ts';
 import { TABLE } from '../table.ts';
 import { toProduct } from './product-store.ts';
 import { toAnalysis, toProductPackage } from './product-package-store.ts';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** How long a published outbox event stays in the table (the stream keeps records 24 hours). */
 const OUTBOX_TTL_SECONDS = 7 * 86_400;
@@ -47,9 +46,15 @@ export class PolicyStore {
     private readonly tableName: string,
   ) {}
 
+  /** The dataspace's rule configuration a stream image is of; undefined for an image of another item. */
+  static configFromImage(image: StreamImage | undefined): DataspaceConfig | undefined {
+    const item = imageItem(image, 'PolicyConfig');
+    return item && { dataspace: String(item.dataspace), config: toConfig(item) };
+  }
+
   async getConfig(dataspace: string): Promise<{ config: PolicyConfig; rev: number }> {
     const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.policyConfig(dataspace), ConsistentRead: true }));
-    return { config: (result.Item?.rules as PolicyConfig | undefined) ?? {}, rev: Number(result.Item?.rev ?? 0) };
+    return { config: toConfig(result.Item), rev: Number(result.Item?.rev ?? 0) };
   }
 
   /** Saves the configuration if it is still at `rev`; false when another save came first. */
@@ -114,60 +119,74 @@ export class PolicyStore {
     events: readonly Envelope[],
     now: Date,
   ): Promise<void> {
-    const items: TransactItem[] = [
+    const items: LabelledItem[] = [
       {
-        Put: {
-          TableName: this.tableName,
-          Item: { ...keys.policyState(product.uuid), entity: 'PolicyState', dataspace: product.dataspace, productUuid: product.uuid, version: before.version + 1, evaluatedAt },
-          ConditionExpression: before.version === 0 ? 'attribute_not_exists(PK)' : '#version = :version',
-          ...(before.version === 0 ? {} : { ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': before.version } }),
+        label: 'state',
+        item: {
+          Put: {
+            TableName: this.tableName,
+            Item: { ...keys.policyState(product.uuid), entity: 'PolicyState', dataspace: product.dataspace, productUuid: product.uuid, version: before.version + 1, evaluatedAt },
+            ConditionExpression: before.version === 0 ? 'attribute_not_exists(PK)' : '#version = :version',
+            ...(before.version === 0 ? {} : { ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': before.version } }),
+          },
         },
       },
       // The product must still exist (a deletion removes its whole partition).
-      { ConditionCheck: { TableName: this.tableName, Key: keys.product(product.uuid), ConditionExpression: 'attribute_exists(PK)' } },
+      { label: 'product', item: { ConditionCheck: { TableName: this.tableName, Key: keys.product(product.uuid), ConditionExpression: 'attribute_exists(PK)' } } },
       ...violations.map(
-        (violation): TransactItem => ({
-          Put: {
-            TableName: this.tableName,
-            Item: {
-              ...keys.violation(product.uuid, violation.ruleType),
-              entity: 'Violation',
-              dataspace: product.dataspace,
-              productUuid: product.uuid,
-              ruleType: violation.ruleType,
-              count: violation.count,
-              detectedDate: violation.detectedDate,
-              resolvedDate: violation.resolvedDate,
-              lastEvaluatedAt: violation.lastEvaluatedAt,
+        (violation): LabelledItem => ({
+          label: 'violation',
+          item: {
+            Put: {
+              TableName: this.tableName,
+              Item: {
+                ...keys.violation(product.uuid, violation.ruleType),
+                entity: 'Violation',
+                dataspace: product.dataspace,
+                productUuid: product.uuid,
+                ruleType: violation.ruleType,
+                count: violation.count,
+                detectedDate: violation.detectedDate,
+                resolvedDate: violation.resolvedDate,
+                lastEvaluatedAt: violation.lastEvaluatedAt,
+              },
             },
           },
         }),
       ),
       ...events.map(
-        (event): TransactItem => ({
-          Put: {
-            TableName: this.tableName,
-            Item: {
-              ...keys.outboxEvent(event.id),
-              entity: 'OutboxEvent',
-              dataspace: event.dataspace,
-              eventType: event.type,
-              envelope: event,
-              [TABLE.ttlAttribute]: Math.floor(now.getTime() / 1000) + OUTBOX_TTL_SECONDS,
+        (event): LabelledItem => ({
+          label: 'event',
+          item: {
+            Put: {
+              TableName: this.tableName,
+              Item: {
+                ...keys.outboxEvent(event.id),
+                entity: 'OutboxEvent',
+                dataspace: event.dataspace,
+                eventType: event.type,
+                envelope: event,
+                [TABLE.ttlAttribute]: Math.floor(now.getTime() / 1000) + OUTBOX_TTL_SECONDS,
+              },
+              ConditionExpression: 'attribute_not_exists(PK)',
             },
-            ConditionExpression: 'attribute_not_exists(PK)',
           },
         }),
       ),
     ];
     try {
-      await this.doc.send(new TransactWriteCommand({ TransactItems: items }));
+      await transact(this.doc, items);
     } catch (error) {
-      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleEvaluationError();
-      if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw new ProductGoneError();
+      if (cancelledBecause(error, 'state')) throw new StaleEvaluationError();
+      if (cancelledBecause(error, 'product')) throw new ProductGoneError();
       throw error;
     }
   }
+}
+
+/** A dataspace's rule configuration (none stored yet: every rule as its defaults have it). */
+function toConfig(item: Item | undefined): PolicyConfig {
+  return (item?.rules as PolicyConfig | undefined) ?? {};
 }
 
 function toViolation(item: Item): Violation {

@@ -4,20 +4,25 @@
  * packages and analyses; a pointer item finds each by uuid. Every write also bumps the product's
  * revision, which serialises it with the product's deletion (no orphan survives a delete).
  */
-import {
-  GetCommand,
-  TransactWriteCommand,
-  type DynamoDBDocumentClient,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys.ts';
 import { ConflictError } from '../domain/errors.ts';
 import type { Analysis, ProductPackage } from '../domain/catalog.ts';
 import type { Product } from '../domain/product.ts';
 import { StaleProductError, bumpRevision } from './product-store.ts';
-import { cancellationCode, partitionQueryInput, queryAll, queryCount, queryOffset, revisionCondition, type Item } from './dynamo.ts';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+import {
+  cancelledBecause,
+  imageItem,
+  partitionQueryInput,
+  queryAll,
+  queryCount,
+  queryOffset,
+  revisionCondition,
+  transact,
+  type Item,
+  type LabelledItem,
+  type StreamImage,
+} from './dynamo.ts';
 
 /** The analysis changed since it was read. */
 export class StaleAnalysisError extends Error {}
@@ -30,6 +35,18 @@ export class ProductPackageStore {
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
+
+  /** The product package a stream image is of; undefined for an image of another item. */
+  static fromImage(image: StreamImage | undefined): ProductPackage | undefined {
+    const item = imageItem(image, 'ProductPackage');
+    return item && toProductPackage(item);
+  }
+
+  /** The analysis a stream image is of; undefined for an image of another item. */
+  static analysisFromImage(image: StreamImage | undefined): Analysis | undefined {
+    const item = imageItem(image, 'Analysis');
+    return item && toAnalysis(item);
+  }
 
   // --- product packages ----------------------------------------------------------------------
 
@@ -64,13 +81,16 @@ export class ProductPackageStore {
   async add(product: Product, productPackage: ProductPackage): Promise<void> {
     try {
       await this.transact([
-        bumpRevision(this.tableName, product),
-        { Put: { TableName: this.tableName, Item: productPackageItem(productPackage), ConditionExpression: 'attribute_not_exists(PK)' } },
-        { Put: { TableName: this.tableName, Item: productPackagePointer(productPackage) } },
+        { label: 'product', item: bumpRevision(this.tableName, product) },
+        {
+          label: 'product package',
+          item: { Put: { TableName: this.tableName, Item: productPackageItem(productPackage), ConditionExpression: 'attribute_not_exists(PK)' } },
+        },
+        { label: 'pointer', item: { Put: { TableName: this.tableName, Item: productPackagePointer(productPackage) } } },
       ]);
     } catch (error) {
-      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(product.uuid);
-      if (cancellationCode(error, 1) === 'ConditionalCheckFailed') {
+      if (cancelledBecause(error, 'product')) throw new StaleProductError(product.uuid);
+      if (cancelledBecause(error, 'product package')) {
         throw new ConflictError('package', 'This package is already in this product.');
       }
       throw error;
@@ -84,21 +104,24 @@ export class ProductPackageStore {
   async update(product: Product, before: ProductPackage, after: ProductPackage): Promise<void> {
     try {
       await this.transact([
-        bumpRevision(this.tableName, product),
+        { label: 'product', item: bumpRevision(this.tableName, product) },
         {
-          Put: {
-            TableName: this.tableName,
-            Item: productPackageItem(after),
-            // Items written before product packages could change carry no rev: they are at revision 1.
-            ConditionExpression: 'attribute_exists(PK) AND (#rev = :rev OR (attribute_not_exists(#rev) AND :rev = :one))',
-            ExpressionAttributeNames: { '#rev': 'rev' },
-            ExpressionAttributeValues: { ':rev': before.rev, ':one': 1 },
+          label: 'product package',
+          item: {
+            Put: {
+              TableName: this.tableName,
+              Item: productPackageItem(after),
+              // Items written before product packages could change carry no rev: they are at revision 1.
+              ConditionExpression: 'attribute_exists(PK) AND (#rev = :rev OR (attribute_not_exists(#rev) AND :rev = :one))',
+              ExpressionAttributeNames: { '#rev': 'rev' },
+              ExpressionAttributeValues: { ':rev': before.rev, ':one': 1 },
+            },
           },
         },
       ]);
     } catch (error) {
-      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(product.uuid);
-      if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw new StaleProductPackageError();
+      if (cancelledBecause(error, 'product')) throw new StaleProductError(product.uuid);
+      if (cancelledBecause(error, 'product package')) throw new StaleProductPackageError();
       throw error;
     }
   }
@@ -108,13 +131,13 @@ export class ProductPackageStore {
     const analyses = (await this.analysesOfProduct(product.uuid)).filter((a) => a.productPackageUuid === productPackage.uuid);
     try {
       await this.transact([
-        bumpRevision(this.tableName, product),
-        { Delete: { TableName: this.tableName, Key: keys.productPackage(product.uuid, productPackage.packageUuid) } },
-        { Delete: { TableName: this.tableName, Key: keys.pointer('PRODUCTPACKAGE', productPackage.uuid) } },
+        { label: 'product', item: bumpRevision(this.tableName, product) },
+        { label: 'product package', item: { Delete: { TableName: this.tableName, Key: keys.productPackage(product.uuid, productPackage.packageUuid) } } },
+        { label: 'pointer', item: { Delete: { TableName: this.tableName, Key: keys.pointer('PRODUCTPACKAGE', productPackage.uuid) } } },
         ...analyses.flatMap((analysis) => this.deleteAnalysisItems(analysis)),
       ]);
     } catch (error) {
-      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(product.uuid);
+      if (cancelledBecause(error, 'product')) throw new StaleProductError(product.uuid);
       throw error;
     }
   }
@@ -148,24 +171,27 @@ export class ProductPackageStore {
 
   /** Creates (no `before`), updates or deletes (no `after`) an analysis; one per product package and vulnerability. */
   async writeAnalysis(product: Product, before: Analysis | undefined, after: Analysis | undefined): Promise<void> {
-    const items: TransactItem[] = [bumpRevision(this.tableName, product)];
+    const items: LabelledItem[] = [{ label: 'product', item: bumpRevision(this.tableName, product) }];
     if (after) {
       items.push({
-        Put: {
-          TableName: this.tableName,
-          Item: analysisItem(after),
-          ...revisionCondition(before),
+        label: 'analysis',
+        item: {
+          Put: {
+            TableName: this.tableName,
+            Item: analysisItem(after),
+            ...revisionCondition(before),
+          },
         },
       });
-      if (!before) items.push({ Put: { TableName: this.tableName, Item: analysisPointer(after) } });
+      if (!before) items.push({ label: 'pointer', item: { Put: { TableName: this.tableName, Item: analysisPointer(after) } } });
     } else if (before) {
       items.push(...this.deleteAnalysisItems(before));
     }
     try {
       await this.transact(items);
     } catch (error) {
-      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(product.uuid);
-      if (cancellationCode(error, 1) === 'ConditionalCheckFailed') {
+      if (cancelledBecause(error, 'product')) throw new StaleProductError(product.uuid);
+      if (cancelledBecause(error, 'analysis')) {
         if (before) throw new StaleAnalysisError();
         throw new ConflictError('vulnerability_id', 'This product package already has an analysis of this vulnerability.');
       }
@@ -173,10 +199,10 @@ export class ProductPackageStore {
     }
   }
 
-  private deleteAnalysisItems(analysis: Analysis): TransactItem[] {
+  private deleteAnalysisItems(analysis: Analysis): LabelledItem[] {
     return [
-      { Delete: { TableName: this.tableName, Key: keys.analysis(analysis.productUuid, analysis.packageUuid, analysis.vulnerabilityId) } },
-      { Delete: { TableName: this.tableName, Key: keys.pointer('ANALYSIS', analysis.uuid) } },
+      { label: 'analysis', item: { Delete: { TableName: this.tableName, Key: keys.analysis(analysis.productUuid, analysis.packageUuid, analysis.vulnerabilityId) } } },
+      { label: 'pointer', item: { Delete: { TableName: this.tableName, Key: keys.pointer('ANALYSIS', analysis.uuid) } } },
     ];
   }
 
@@ -185,8 +211,8 @@ export class ProductPackageStore {
     return result.Item;
   }
 
-  private async transact(items: TransactItem[]): Promise<void> {
-    await this.doc.send(new TransactWriteCommand({ TransactItems: items }));
+  private async transact(items: readonly LabelledItem[]): Promise<void> {
+    await transact(this.doc, items);
   }
 }
 

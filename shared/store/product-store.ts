@@ -4,12 +4,7 @@
  * and deletions of one product are serialised without locks, and the indexes that list products
  * (by dataspace, and by viewer) never point at a product that is gone or under an old name.
  */
-import {
-  GetCommand,
-  TransactWriteCommand,
-  type DynamoDBDocumentClient,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys.ts';
 import { ConflictError } from '../domain/errors.ts';
 import { compareCodePoints } from '../domain/text.ts';
@@ -17,17 +12,20 @@ import { SEARCH_FIELDS, objectMatches } from '../domain/search.ts';
 import type { Grant, Principal, Product, ProductPermission } from '../domain/product.ts';
 import {
   batchGet,
-  cancellationCode,
+  cancelledBecause,
+  imageItem,
   isTransactionConflict,
   partitionQueryInput,
   queryAll,
   queryCount,
   queryOffset,
+  transact,
   type Item,
+  type LabelledItem,
+  type StreamImage,
+  type TransactItem,
 } from './dynamo.ts';
 import { addSearch, searchAttributes } from './search-filter.ts';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** Items deleted per transaction when a product goes (a transaction holds at most 100 items). */
 const GRANTS_PER_TRANSACTION = 90;
@@ -55,6 +53,12 @@ export class ProductStore {
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
+
+  /** The product a stream image is of; undefined for an image of another item. */
+  static fromImage(image: StreamImage | undefined): Product | undefined {
+    const item = imageItem(image, 'Product');
+    return item && toProduct(item);
+  }
 
   /** The product and the grants of the given principals, in one BatchGetItem. */
   async getWithGrants(uuid: string, principals: readonly Principal[]): Promise<{ product: Product; grants: Grant[] } | undefined> {
@@ -90,18 +94,21 @@ export class ProductStore {
     try {
       await this.transact([
         {
-          Put: {
-            TableName: this.tableName,
-            Item: productItem(product, sortKey),
-            ConditionExpression: 'attribute_not_exists(PK)',
+          label: 'product',
+          item: {
+            Put: {
+              TableName: this.tableName,
+              Item: productItem(product, sortKey),
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
           },
         },
-        this.putName(product),
-        { Put: { TableName: this.tableName, Item: grantItem(product, creatorGrant, sortKey) } },
-        this.adjustCount(product.dataspace, 1),
+        { label: 'name', item: this.putName(product) },
+        { label: 'grant', item: { Put: { TableName: this.tableName, Item: grantItem(product, creatorGrant, sortKey) } } },
+        { label: 'count', item: this.adjustCount(product.dataspace, 1) },
       ]);
     } catch (error) {
-      if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw nameTaken();
+      if (cancelledBecause(error, 'name')) throw nameTaken();
       throw error;
     }
   }
@@ -114,10 +121,10 @@ export class ProductStore {
   async update(before: Product, after: Product, grants: readonly Grant[]): Promise<number> {
     const sortKey = keys.productSortKey(after.name, after.version, after.uuid);
     const renamed = before.name !== after.name || before.version !== after.version;
-    const rewrites: TransactItem[] = renamed
+    const rewrites: LabelledItem[] = renamed
       ? grants
           .filter((grant) => grant.permissions.includes('view_product'))
-          .map((grant) => ({ Put: { TableName: this.tableName, Item: grantItem(after, grant, sortKey) } }))
+          .map((grant) => ({ label: 'grant', item: { Put: { TableName: this.tableName, Item: grantItem(after, grant, sortKey) } } }))
       : [];
     let current = before;
     try {
@@ -125,32 +132,35 @@ export class ProductStore {
         // Too many viewers for one transaction: reserve the new name first (so a taken name changes
         // nothing), then move the viewers' index entries in revision-checked batches, then rename.
         try {
-          await this.transact([bumpRevision(this.tableName, current), this.putName(after)]);
+          await this.transact([{ label: 'product', item: bumpRevision(this.tableName, current) }, { label: 'name', item: this.putName(after) }]);
         } catch (error) {
-          if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw nameTaken();
+          if (cancelledBecause(error, 'name')) throw nameTaken();
           throw error;
         }
         current = { ...current, rev: current.rev + 1 };
         while (rewrites.length > GRANTS_PER_TRANSACTION) {
-          await this.transact([bumpRevision(this.tableName, current), ...rewrites.splice(0, GRANTS_PER_TRANSACTION)]);
+          await this.transact([{ label: 'product', item: bumpRevision(this.tableName, current) }, ...rewrites.splice(0, GRANTS_PER_TRANSACTION)]);
           current = { ...current, rev: current.rev + 1 };
         }
       }
       const reserved = current !== before;
       await this.transact([
         {
-          Put: {
-            TableName: this.tableName,
-            Item: productItem({ ...after, rev: current.rev }, sortKey),
-            ConditionExpression: '#rev = :rev',
-            ExpressionAttributeNames: { '#rev': 'rev' },
-            ExpressionAttributeValues: { ':rev': current.rev },
+          label: 'product',
+          item: {
+            Put: {
+              TableName: this.tableName,
+              Item: productItem({ ...after, rev: current.rev }, sortKey),
+              ConditionExpression: '#rev = :rev',
+              ExpressionAttributeNames: { '#rev': 'rev' },
+              ExpressionAttributeValues: { ':rev': current.rev },
+            },
           },
         },
         ...(renamed
           ? [
-              { Delete: { TableName: this.tableName, Key: keys.productName(before.dataspace, before.name, before.version) } },
-              ...(reserved ? [] : [this.putName(after)]),
+              { label: 'old name', item: { Delete: { TableName: this.tableName, Key: keys.productName(before.dataspace, before.name, before.version) } } },
+              ...(reserved ? [] : [{ label: 'name', item: this.putName(after) }]),
             ]
           : []),
         ...rewrites,
@@ -158,8 +168,9 @@ export class ProductStore {
       return current.rev + 1;
     } catch (error) {
       if (error instanceof ConflictError) throw error;
-      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(before.uuid);
-      if (renamed && current === before && cancellationCode(error, 2) === 'ConditionalCheckFailed') throw nameTaken();
+      if (cancelledBecause(error, 'product')) throw new StaleProductError(before.uuid);
+      // Only a name not reserved beforehand is put (and checked) here.
+      if (cancelledBecause(error, 'name')) throw nameTaken();
       throw error;
     }
   }
@@ -172,9 +183,12 @@ export class ProductStore {
         ? { Delete: { TableName: this.tableName, Key: keys.grant(product.uuid, principal) } }
         : { Put: { TableName: this.tableName, Item: grantItem(product, { principal, permissions }, sortKey) } };
     try {
-      await this.transact([bumpRevision(this.tableName, product), grantWrite]);
+      await this.transact([
+        { label: 'product', item: bumpRevision(this.tableName, product) },
+        { label: 'grant', item: grantWrite },
+      ]);
     } catch (error) {
-      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(product.uuid);
+      if (cancelledBecause(error, 'product')) throw new StaleProductError(product.uuid);
       throw error;
     }
   }
@@ -189,36 +203,40 @@ export class ProductStore {
       ...partitionQueryInput(this.tableName, keys.productPartition(product.uuid)),
       ConsistentRead: true,
     });
-    const deletes: TransactItem[] = dependents
+    const deletes: LabelledItem[] = dependents
       .filter((item) => item.entity !== 'Product')
-      .flatMap((item) => [
+      .flatMap((item): TransactItem[] => [
         { Delete: { TableName: this.tableName, Key: { PK: item.PK, SK: item.SK } } },
         ...(item.entity === 'ProductPackage' || item.entity === 'Analysis'
           ? [{ Delete: { TableName: this.tableName, Key: keys.pointer(item.entity === 'Analysis' ? 'ANALYSIS' : 'PRODUCTPACKAGE', String(item.uuid)) } }]
           : []),
-      ]);
+      ])
+      .map((item) => ({ label: 'contents', item }));
     let current = product;
     try {
       while (deletes.length > GRANTS_PER_TRANSACTION) {
-        await this.transact([bumpRevision(this.tableName, current), ...deletes.splice(0, GRANTS_PER_TRANSACTION)]);
+        await this.transact([{ label: 'product', item: bumpRevision(this.tableName, current) }, ...deletes.splice(0, GRANTS_PER_TRANSACTION)]);
         current = { ...current, rev: current.rev + 1 };
       }
       await this.transact([
         {
-          Delete: {
-            TableName: this.tableName,
-            Key: keys.product(product.uuid),
-            ConditionExpression: '#rev = :rev',
-            ExpressionAttributeNames: { '#rev': 'rev' },
-            ExpressionAttributeValues: { ':rev': current.rev },
+          label: 'product',
+          item: {
+            Delete: {
+              TableName: this.tableName,
+              Key: keys.product(product.uuid),
+              ConditionExpression: '#rev = :rev',
+              ExpressionAttributeNames: { '#rev': 'rev' },
+              ExpressionAttributeValues: { ':rev': current.rev },
+            },
           },
         },
-        { Delete: { TableName: this.tableName, Key: keys.productName(product.dataspace, product.name, product.version) } },
-        this.adjustCount(product.dataspace, -1),
+        { label: 'name', item: { Delete: { TableName: this.tableName, Key: keys.productName(product.dataspace, product.name, product.version) } } },
+        { label: 'count', item: this.adjustCount(product.dataspace, -1) },
         ...deletes,
       ]);
     } catch (error) {
-      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new StaleProductError(product.uuid);
+      if (cancelledBecause(error, 'product')) throw new StaleProductError(product.uuid);
       throw error;
     }
   }
@@ -289,6 +307,17 @@ export class ProductStore {
     return { count: visible.length, products };
   }
 
+  /** The uuids of every product of the dataspace: its product index, nothing else of the items read. */
+  async uuidsOfDataspace(dataspace: string): Promise<string[]> {
+    const input = partitionQueryInput(this.tableName, keys.productsOfDataspace(dataspace));
+    const items = await queryAll(this.doc, {
+      ...input,
+      ProjectionExpression: '#uuid',
+      ExpressionAttributeNames: { ...input.ExpressionAttributeNames, '#uuid': 'uuid' },
+    });
+    return items.map((item) => String(item.uuid));
+  }
+
   /** The uuids of every product the principals may view: their viewer index entries, keys only. */
   async viewableUuids(dataspace: string, principals: readonly Principal[]): Promise<string[]> {
     const entries = await Promise.all(
@@ -332,8 +361,8 @@ export class ProductStore {
     };
   }
 
-  private async transact(items: TransactItem[]): Promise<void> {
-    await this.doc.send(new TransactWriteCommand({ TransactItems: items }));
+  private async transact(items: readonly LabelledItem[]): Promise<void> {
+    await transact(this.doc, items);
   }
 }
 

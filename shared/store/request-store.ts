@@ -9,7 +9,6 @@ import {
   TransactWriteCommand,
   type DynamoDBDocumentClient,
   type QueryCommandInput,
-  type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../domain/errors.ts';
 import { keys } from '../keys.ts';
@@ -26,7 +25,7 @@ import {
   type RequestTemplate,
 } from '../domain/request.ts';
 import {
-  cancellationCode,
+  cancelledBecause,
   indexKeys,
   isConditionFailure,
   partitionQueryInput,
@@ -34,13 +33,13 @@ import {
   queryCount,
   queryOffset,
   revisionCondition,
+  transact,
   type Item,
+  type LabelledItem,
   type Recheck,
 } from './dynamo.ts';
 import { SEARCH_FIELDS } from '../domain/search.ts';
 import { addSearch, searchAttributes } from './search-filter.ts';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** The request changed since it was read: read again and retry. */
 export class StaleRequestError extends Error {
@@ -302,30 +301,36 @@ export class RequestStore {
         throw error;
       }
     }
-    const items: TransactItem[] = [
+    const items: LabelledItem[] = [
       {
-        Put: {
-          TableName: this.tableName,
-          Item: requestItem(after),
-          ...revisionCondition(before),
+        label: 'request',
+        item: {
+          Put: {
+            TableName: this.tableName,
+            Item: requestItem(after),
+            ...revisionCondition(before),
+          },
         },
       },
     ];
     for (const [counter, delta] of deltas) {
       items.push({
-        Update: {
-          TableName: this.tableName,
-          Key: keys.requestCount(after.dataspace, counter),
-          UpdateExpression: 'SET entity = :entity ADD #total :total, #public :public',
-          ExpressionAttributeNames: { '#total': 'total', '#public': 'public' },
-          ExpressionAttributeValues: { ':entity': 'RequestCount', ':total': delta.total, ':public': delta.public },
+        label: 'counter',
+        item: {
+          Update: {
+            TableName: this.tableName,
+            Key: keys.requestCount(after.dataspace, counter),
+            UpdateExpression: 'SET entity = :entity ADD #total :total, #public :public',
+            ExpressionAttributeNames: { '#total': 'total', '#public': 'public' },
+            ExpressionAttributeValues: { ':entity': 'RequestCount', ':total': delta.total, ':public': delta.public },
+          },
         },
       });
     }
     try {
-      await this.doc.send(new TransactWriteCommand({ TransactItems: items }));
+      await transact(this.doc, items);
     } catch (error) {
-      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') {
+      if (cancelledBecause(error, 'request')) {
         if (before) throw new StaleRequestError(after.uuid);
         throw new ConflictError('uuid', 'A request with this uuid already exists.');
       }

@@ -18,21 +18,32 @@ import { randomUUID } from 'node:crypto';
 import {
   GetCommand,
   PutCommand,
-  TransactWriteCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
-  type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys.ts';
 import type { Analysis, License, Package, ProductPackage, Vulnerability } from '../domain/catalog.ts';
 import type { Product } from '../domain/product.ts';
 import type { ImportPlan, ImportStatus, ImportSummary, SbomImport } from '../domain/sbom-import.ts';
+import type { ImportMarks, ImportOutcome } from '../domain/change-records.ts';
 import { CATALOG_SPECS, isCounted, objectItem, uniqueItem, type CatalogStore, type Reference } from './catalog-store.ts';
 import { analysisItem, analysisPointer, productPackageItem, productPackagePointer, toAnalysis, toProductPackage } from './product-package-store.ts';
 import { toProduct } from './product-store.ts';
-import { cancellationCode, isConditionFailure, isTransactionConflict, partitionQueryInput, queryAll, type Item } from './dynamo.ts';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+import {
+  cancelledBecause,
+  imageItem,
+  isConditionFailure,
+  itemOfImage,
+  isTransactionConflict,
+  labelled,
+  partitionQueryInput,
+  queryAll,
+  transact,
+  type Item,
+  type LabelledItem,
+  type StreamImage,
+  type TransactItem,
+} from './dynamo.ts';
 
 /** Items per transaction (DynamoDB's limit). */
 const TRANSACTION_ITEMS = 100;
@@ -60,6 +71,21 @@ export class SbomImportStore {
     private readonly tableName: string,
     private readonly catalog: CatalogStore,
   ) {}
+
+  // --- stream images ---------------------------------------------------------------------------
+
+  /** The import record a stream image is of, with its outcome; undefined for an image of another item. */
+  static fromImage(image: StreamImage | undefined): ImportOutcome | undefined {
+    const item = imageItem(image, 'SbomImport');
+    return item && { ...toSbomImport(item), changed: item.changed === true };
+  }
+
+  /** The marks an import's writes left on the item a stream image is of (see the module's head). */
+  static marksOfImage(image: StreamImage): ImportMarks {
+    const item = itemOfImage(image);
+    const text = (value: unknown) => (value === undefined ? undefined : String(value));
+    return { write: text(item.importWrite), product: text(item.importProduct), removal: text(item.removedByImport) };
+  }
 
   // --- import records --------------------------------------------------------------------------
 
@@ -191,12 +217,13 @@ class PlanWriter {
     return { importWrite: `${this.importUuid}:${this.attempt}:${++this.writes}`, importProduct: this.productUuid };
   }
 
-  private async transact(items: TransactItem[], onFailure?: (error: unknown) => void): Promise<void> {
+  private async transact(items: readonly LabelledItem[]): Promise<void> {
     try {
-      const result = await this.doc.send(new TransactWriteCommand({ TransactItems: items, ReturnConsumedCapacity: 'TOTAL' }));
+      const result = await transact(this.doc, items, { ReturnConsumedCapacity: 'TOTAL' });
       for (const consumed of result.ConsumedCapacity ?? []) this.consumed += consumed.WriteCapacityUnits ?? consumed.CapacityUnits ?? 0;
     } catch (error) {
-      onFailure?.(error);
+      // Only the transactions of the product's partition check the product (inProduct).
+      if (cancelledBecause(error, 'product')) throw new ImportProductGoneError('The product was deleted during the import.');
       if (isConditionFailure(error)) throw new ImportRaceError('A write of the import found what it read changed', { cause: error });
       throw error;
     }
@@ -209,7 +236,7 @@ class PlanWriter {
     const flush = async () => {
       if (chunk.items.length === 0) return;
       const counters = [...chunk.counters.values()].filter(({ delta }) => delta !== 0).map(({ reference, delta }) => counterUpdate(this.tableName, this.dataspaceOf(writes), reference, delta));
-      const items = [...chunk.items, ...counters];
+      const items = [...labelled('package', chunk.items), ...labelled('counter', counters)];
       chunk = { items: [], counters: new Map() };
       await this.transact(items);
     };
@@ -274,8 +301,8 @@ class PlanWriter {
       },
       ...(before ? [] : [{ Put: { TableName: this.tableName, Item: uniqueItem(spec, after, after.vulnerabilityId), ConditionExpression: 'attribute_not_exists(PK)' } }]),
     ];
-    while (updates.length + own.length > TRANSACTION_ITEMS) await this.transact(updates.splice(0, TRANSACTION_ITEMS - own.length));
-    await this.transact([...updates, ...own]);
+    while (updates.length + own.length > TRANSACTION_ITEMS) await this.transact(labelled('link', updates.splice(0, TRANSACTION_ITEMS - own.length)));
+    await this.transact([...labelled('link', updates), ...labelled('vulnerability', own)]);
   }
 
   /** Removals (marked, then deleted), product packages, then analyses: transactions that each bump the product. */
@@ -354,11 +381,9 @@ class PlanWriter {
           ExpressionAttributeValues: { ':one': 1 },
         },
       };
-      const items = [bump, ...chunk];
+      const items = [{ label: 'product', item: bump }, ...labelled('contents', chunk)];
       chunk = [];
-      await this.transact(items, (error) => {
-        if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw new ImportProductGoneError('The product was deleted during the import.');
-      });
+      await this.transact(items);
     };
     for (const entry of items) {
       const group = Array.isArray(entry) ? entry : [entry];

@@ -27,7 +27,7 @@ import { ensureQueues } from '../../bin/local/queues.ts';
 import { createSqsClient } from '../../shared/aws/clients.ts';
 import { logger } from '../../shared/logger.ts';
 import { WebhookStore } from '../../shared/store/webhook-store.ts';
-import { isoWithOffset } from '../../shared/services/products.ts';
+import { isoWithOffset } from '../../shared/domain/time.ts';
 import { bodyCases, junkSegment, knownSegment, queryCases, sweepBodies, sweepQueries, type BodyCase, type Segment } from './arbitraries.ts';
 
 /** Random cases per route (FUZZ_RUNS overrides), after each route's fixed cases. */

@@ -1,10 +1,14 @@
 /**
  * The change records of an SBOM import's writes (shared/domain/change-records.ts): marked writes ask
  * for no evaluation of the importing product, the import finishing asks for one, and every other write
- * of the same items maps as it always did.
+ * of the same items maps as it always did. The items are given as stored, and decoded as the stream
+ * router decodes them (shared/store/change-targets.ts), import marks included.
  */
 import { describe, expect, it } from 'vitest';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { byImport, changeTargets, type ChangeRecord } from '../../shared/domain/change-records.ts';
+import { changeRecordOf } from '../../shared/store/change-targets.ts';
 
 const pp = { entity: 'ProductPackage', dataspace: 'acme', productUuid: 'p1', packageUuid: 'k1', uuid: 'pp1' };
 const pkg = { entity: 'Package', dataspace: 'acme', uuid: 'k1', licenseExpression: 'mit', vulnerabilities: {} };
@@ -12,9 +16,19 @@ const analysis = { entity: 'Analysis', dataspace: 'acme', productUuid: 'p1', pac
 const record = { entity: 'SbomImport', dataspace: 'acme', productUuid: 'p1', uuid: 'i1' };
 const marked = { importWrite: 'i1:a:1', importProduct: 'p1' };
 
-const insert = (newImage: Record<string, unknown>): ChangeRecord => ({ eventName: 'INSERT', newImage });
-const modify = (oldImage: Record<string, unknown>, newImage: Record<string, unknown>): ChangeRecord => ({ eventName: 'MODIFY', oldImage, newImage });
-const remove = (oldImage: Record<string, unknown>): ChangeRecord => ({ eventName: 'REMOVE', oldImage });
+type Stored = Record<string, unknown>;
+/** The change record of a stream record with these images of the item. */
+const change = (eventName: 'INSERT' | 'MODIFY' | 'REMOVE', oldImage: Stored | undefined, newImage: Stored | undefined): ChangeRecord =>
+  changeRecordOf({
+    eventName,
+    dynamodb: {
+      ...(oldImage ? { OldImage: marshall(oldImage) } : {}),
+      ...(newImage ? { NewImage: marshall(newImage) } : {}),
+    },
+  } as DynamoDBRecord);
+const insert = (newImage: Stored): ChangeRecord => change('INSERT', undefined, newImage);
+const modify = (oldImage: Stored, newImage: Stored): ChangeRecord => change('MODIFY', oldImage, newImage);
+const remove = (oldImage: Stored): ChangeRecord => change('REMOVE', oldImage, undefined);
 
 describe('change records of SBOM imports', () => {
   it.each<[string, ChangeRecord, unknown[]]>([
