@@ -25,6 +25,7 @@ import {
   type Vulnerability,
 } from '../domain/catalog.ts';
 import { licenseSearchFields, searchFold, searchTextOf, type LicenseCriteria } from '../domain/license-search.ts';
+import type { LicenseCategory } from '../domain/reference-license.ts';
 import { batchGet, cancellationCode, revisionCondition, isTransactionConflict, partitionQueryInput, queryAll, queryCount, queryOffset, type Item } from './dynamo.ts';
 import { SEARCH_FIELDS } from '../domain/search.ts';
 import { addSearch, searchAttributes } from './search-filter.ts';
@@ -384,8 +385,9 @@ export const CATALOG_SPECS: {
       name: String(item.name),
       shortName: String(item.shortName ?? ''),
       spdxLicenseKey: String(item.spdxLicenseKey ?? ''),
-      // Written before licenses had them: no category, not an exception.
-      category: String(item.category ?? ''),
+      // Written before licenses had them: no category, not an exception. What was written is one of the
+      // categories: the body schemas (API and load file) admit no other.
+      category: String(item.category ?? '') as LicenseCategory,
       isException: item.isException === true,
       usagePolicy: (item.usagePolicy as string | null | undefined) ?? null,
     }),
