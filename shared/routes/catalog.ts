@@ -59,6 +59,10 @@ function crud<const C extends string, const O extends string, S extends z.ZodTyp
   const orInUse = <T extends object>(responses: T) => (spec.referable ? { ...responses, 409: inUse } : responses);
   const page = paginated(spec.schema, `${spec.schema.meta()?.id as string}Page`);
   const one = { description: `The ${spec.label}`, schema: spec.schema };
+  // Annotated: a property read through the type parameter would be typed as its constraint (z.ZodType).
+  const create: B['create'] = spec.bodies.create;
+  const update: B['update'] = spec.bodies.update;
+  const patch: B['patch'] = spec.bodies.patch;
   const write = <const M extends 'PUT' | 'PATCH', const P extends string, W extends z.ZodType>(method: M, prefix: P, body: W) =>
     ({
       method,
@@ -69,7 +73,7 @@ function crud<const C extends string, const O extends string, S extends z.ZodTyp
       auth: 'api-key',
       body,
       responses: orInUse({ 200: one, 400: invalid, 401: unauthorized, 403: forbidden, 404: missing }),
-    }) as const satisfies Route;
+    }) as const;
   return [
     {
       method: 'GET',
@@ -89,7 +93,7 @@ function crud<const C extends string, const O extends string, S extends z.ZodTyp
       operationId: `create_${spec.one}`,
       summary: `Create a ${spec.label} (${spec.writers})`,
       auth: 'api-key',
-      body: spec.bodies.create,
+      body: create,
       responses: { 201: one, 400: invalid, 401: unauthorized, 403: forbidden },
     },
     {
@@ -101,8 +105,8 @@ function crud<const C extends string, const O extends string, S extends z.ZodTyp
       auth: 'api-key',
       responses: { 200: one, 401: unauthorized, 404: missing },
     },
-    write('PUT', 'update', spec.bodies.update),
-    write('PATCH', 'partial_update', spec.bodies.patch),
+    write('PUT', 'update', update),
+    write('PATCH', 'partial_update', patch),
     {
       method: 'DELETE',
       path: detail,
