@@ -91,7 +91,7 @@ export type ApiResult<R extends Route = Route> = string extends R['operationId']
 
 export type RouteHandler<R extends Route> = (request: ApiRequest<R>) => Promise<ApiResult<R>>;
 
-/** The stack's view of a handler: any route's request in, any answer out. */
+/** The stack's view of a handler: a request of whichever route, an answer of whatever status. */
 type Dispatch = (request: ApiRequest) => Promise<ApiResult>;
 
 /** The handler of an operationId of the route table, typed from its route. */
