@@ -67,7 +67,7 @@ export function parseOptions(argv) {
  * @param {string} method
  * @param {string} url
  * @param {{ body?: string | Buffer, contentType?: string, auth?: boolean, headers?: Record<string, string> }} [options]
- * @returns {Promise<{ status: number, json: any, text: string }>}
+ * @returns {Promise<{ status: number, json: unknown, text: string }>}
  */
 async function call(client, method, url, options = {}) {
   const headers = /** @type {Record<string, string>} */ (options.headers ? { ...options.headers } : { Accept: 'application/json' });
@@ -138,25 +138,31 @@ async function importSbom(client, options, body) {
   });
   if (created.status !== 201) throw refused(created, 'The upload');
   // The import is the answer itself; `upload` says where to PUT the file, with exactly these headers.
-  const upload = created.json.upload;
+  const upload = /** @type {{ upload: { url: string, method?: string, headers?: Record<string, string> } }} */ (created.json).upload;
   const put = await call(client, upload.method ?? 'PUT', upload.url, { body, auth: false, headers: upload.headers ?? { 'Content-Type': contentType } });
   if (put.status < 200 || put.status > 299) throw refused(put, 'The upload of the file');
   return waitForImport(client, created.json);
 }
 
 /**
+ * What the gate reads of an SBOM import, as the API answers it (SbomImport in the OpenAPI document).
+ * @typedef {{ components?: number, packages_created?: number, packages_matched?: number, skipped?: { component: string, reason: string }[], unknown_licenses?: string[], added?: number, removed?: number, unchanged?: number }} SbomImportSummary
+ * @typedef {{ uuid: string, status: string, errors?: string[], summary?: SbomImportSummary | null }} SbomImportAnswer
+ */
+
+/**
  * @param {{ api: string, key: string, deadline: number, log: (line: string) => void }} client
- * @param {any} started
+ * @param {unknown} started the answer of load_sboms or sbom_uploads: an import
  */
 async function waitForImport(client, started) {
-  let current = started;
+  let current = /** @type {SbomImportAnswer} */ (started);
   let delay = 500;
   while (current.status === 'queued' || current.status === 'running') {
     await sleep(delay);
     delay = Math.min(delay * 2, 5000);
     const answer = await call(client, 'GET', `${client.api}/sbom_imports/${encodeURIComponent(current.uuid)}/`);
     if (answer.status !== 200) throw refused(answer, 'Reading the import');
-    current = answer.json;
+    current = /** @type {SbomImportAnswer} */ (answer.json);
   }
   if (current.status !== 'completed') throw new GateError(`The import ${current.uuid} ${current.status}: ${JSON.stringify(current.errors ?? [])}`);
   return current;
@@ -200,7 +206,8 @@ export async function main(argv, io = {}) {
         `${summary.skipped?.length ?? 0} skipped; inventory +${summary.added ?? 0} -${summary.removed ?? 0} =${summary.unchanged ?? 0}.`,
     );
     for (const skipped of summary.skipped ?? []) out(`  skipped ${skipped.component}: ${skipped.reason}`);
-    if ((summary.unknown_licenses ?? []).length > 0) out(`  unknown licenses: ${summary.unknown_licenses.join('; ')}`);
+    const unknownLicenses = summary.unknown_licenses ?? [];
+    if (unknownLicenses.length > 0) out(`  unknown licenses: ${unknownLicenses.join('; ')}`);
     const evaluated = await call(client, 'POST', `${client.api}/products/${encodeURIComponent(options.product)}/evaluate_policy_rules/?wait=true`);
     if (evaluated.status !== 200 || !Array.isArray(evaluated.json)) throw refused(evaluated, 'The evaluation');
     /** @type {{ rule_type: string, rule_label: string, rule_severity: string, violation_count: number }[]} */

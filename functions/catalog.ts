@@ -1,41 +1,37 @@
 /** The catalog: /api/v2/usage_policies/, licenses/, packages/ and vulnerabilities/, and the reference_licenses/ every dataspace reads. */
-import { apiFunction, type ApiRequest } from '../shared/http/api-handler.ts';
+import { apiFunction } from '../shared/http/api-handler.ts';
 import { apiDeps, getCatalogService } from '../shared/runtime.ts';
 
 const catalog = getCatalogService();
 
-type Body = Record<string, unknown>;
-const body = (request: ApiRequest) => () => request.body as Body;
-const uuid = (request: ApiRequest) => request.pathParameters.uuid!;
-
 export const handler = apiFunction(apiDeps(), {
   list_usage_policies: async (r) => ({ statusCode: 200, body: await catalog.listUsagePolicies(r.caller, r.query, r.url, r.baseUrl) }),
-  create_usage_policy: async (r) => ({ statusCode: 201, body: await catalog.saveUsagePolicy(r.caller, undefined, body(r), r.baseUrl) }),
-  retrieve_usage_policy: async (r) => ({ statusCode: 200, body: await catalog.retrieveUsagePolicy(r.caller, uuid(r), r.baseUrl) }),
-  update_usage_policy: async (r) => ({ statusCode: 200, body: await catalog.saveUsagePolicy(r.caller, uuid(r), body(r), r.baseUrl, r.ifMatch) }),
-  partial_update_usage_policy: async (r) => ({ statusCode: 200, body: await catalog.saveUsagePolicy(r.caller, uuid(r), body(r), r.baseUrl, r.ifMatch) }),
-  destroy_usage_policy: async (r) => (await catalog.deleteUsagePolicy(r.caller, uuid(r), r.ifMatch), { statusCode: 204 }),
+  create_usage_policy: async (r) => ({ statusCode: 201, body: await catalog.saveUsagePolicy(r.caller, undefined, () => r.body, r.baseUrl) }),
+  retrieve_usage_policy: async (r) => ({ statusCode: 200, body: await catalog.retrieveUsagePolicy(r.caller, r.pathParameters.uuid, r.baseUrl) }),
+  update_usage_policy: async (r) => ({ statusCode: 200, body: await catalog.saveUsagePolicy(r.caller, r.pathParameters.uuid, () => r.body, r.baseUrl, r.ifMatch) }),
+  partial_update_usage_policy: async (r) => ({ statusCode: 200, body: await catalog.saveUsagePolicy(r.caller, r.pathParameters.uuid, () => r.body, r.baseUrl, r.ifMatch) }),
+  destroy_usage_policy: async (r) => (await catalog.deleteUsagePolicy(r.caller, r.pathParameters.uuid, r.ifMatch), { statusCode: 204 }),
 
   list_licenses: async (r) => ({ statusCode: 200, body: await catalog.listLicenses(r.caller, r.query, r.url, r.baseUrl) }),
-  create_license: async (r) => ({ statusCode: 201, body: await catalog.saveLicense(r.caller, undefined, body(r), r.baseUrl) }),
-  retrieve_license: async (r) => ({ statusCode: 200, body: await catalog.retrieveLicense(r.caller, uuid(r), r.baseUrl) }),
-  update_license: async (r) => ({ statusCode: 200, body: await catalog.saveLicense(r.caller, uuid(r), body(r), r.baseUrl, { ifMatch: r.ifMatch }) }),
-  partial_update_license: async (r) => ({ statusCode: 200, body: await catalog.saveLicense(r.caller, uuid(r), body(r), r.baseUrl, { ifMatch: r.ifMatch }) }),
+  create_license: async (r) => ({ statusCode: 201, body: await catalog.saveLicense(r.caller, undefined, () => r.body, r.baseUrl) }),
+  retrieve_license: async (r) => ({ statusCode: 200, body: await catalog.retrieveLicense(r.caller, r.pathParameters.uuid, r.baseUrl) }),
+  update_license: async (r) => ({ statusCode: 200, body: await catalog.saveLicense(r.caller, r.pathParameters.uuid, () => r.body, r.baseUrl, { ifMatch: r.ifMatch }) }),
+  partial_update_license: async (r) => ({ statusCode: 200, body: await catalog.saveLicense(r.caller, r.pathParameters.uuid, () => r.body, r.baseUrl, { ifMatch: r.ifMatch }) }),
   list_reference_licenses: async (r) => ({ statusCode: 200, body: await catalog.listReferenceLicenses(r.query, r.url) }),
-  retrieve_reference_license: async (r) => ({ statusCode: 200, body: catalog.retrieveReferenceLicense(r.pathParameters.key!) }),
-  destroy_license: async (r) => (await catalog.deleteLicense(r.caller, uuid(r), r.ifMatch), { statusCode: 204 }),
+  retrieve_reference_license: async (r) => ({ statusCode: 200, body: catalog.retrieveReferenceLicense(r.pathParameters.key) }),
+  destroy_license: async (r) => (await catalog.deleteLicense(r.caller, r.pathParameters.uuid, r.ifMatch), { statusCode: 204 }),
 
   list_packages: async (r) => ({ statusCode: 200, body: await catalog.listPackages(r.caller, r.query, r.url, r.baseUrl) }),
-  create_package: async (r) => ({ statusCode: 201, body: await catalog.savePackage(r.caller, undefined, body(r), r.baseUrl) }),
-  retrieve_package: async (r) => ({ statusCode: 200, body: await catalog.retrievePackage(r.caller, uuid(r), r.baseUrl) }),
-  update_package: async (r) => ({ statusCode: 200, body: await catalog.savePackage(r.caller, uuid(r), body(r), r.baseUrl, r.ifMatch) }),
-  partial_update_package: async (r) => ({ statusCode: 200, body: await catalog.savePackage(r.caller, uuid(r), body(r), r.baseUrl, r.ifMatch) }),
-  destroy_package: async (r) => (await catalog.deletePackage(r.caller, uuid(r), r.ifMatch), { statusCode: 204 }),
+  create_package: async (r) => ({ statusCode: 201, body: await catalog.savePackage(r.caller, undefined, () => r.body, r.baseUrl) }),
+  retrieve_package: async (r) => ({ statusCode: 200, body: await catalog.retrievePackage(r.caller, r.pathParameters.uuid, r.baseUrl) }),
+  update_package: async (r) => ({ statusCode: 200, body: await catalog.savePackage(r.caller, r.pathParameters.uuid, () => r.body, r.baseUrl, r.ifMatch) }),
+  partial_update_package: async (r) => ({ statusCode: 200, body: await catalog.savePackage(r.caller, r.pathParameters.uuid, () => r.body, r.baseUrl, r.ifMatch) }),
+  destroy_package: async (r) => (await catalog.deletePackage(r.caller, r.pathParameters.uuid, r.ifMatch), { statusCode: 204 }),
 
   list_vulnerabilities: async (r) => ({ statusCode: 200, body: await catalog.listVulnerabilities(r.caller, r.query, r.url, r.baseUrl) }),
-  create_vulnerability: async (r) => ({ statusCode: 201, body: await catalog.saveVulnerability(r.caller, undefined, body(r), r.baseUrl) }),
-  retrieve_vulnerability: async (r) => ({ statusCode: 200, body: await catalog.retrieveVulnerability(r.caller, uuid(r), r.baseUrl) }),
-  update_vulnerability: async (r) => ({ statusCode: 200, body: await catalog.saveVulnerability(r.caller, uuid(r), body(r), r.baseUrl, { ifMatch: r.ifMatch }) }),
-  partial_update_vulnerability: async (r) => ({ statusCode: 200, body: await catalog.saveVulnerability(r.caller, uuid(r), body(r), r.baseUrl, { ifMatch: r.ifMatch }) }),
-  destroy_vulnerability: async (r) => (await catalog.deleteVulnerability(r.caller, uuid(r), r.ifMatch), { statusCode: 204 }),
+  create_vulnerability: async (r) => ({ statusCode: 201, body: await catalog.saveVulnerability(r.caller, undefined, () => r.body, r.baseUrl) }),
+  retrieve_vulnerability: async (r) => ({ statusCode: 200, body: await catalog.retrieveVulnerability(r.caller, r.pathParameters.uuid, r.baseUrl) }),
+  update_vulnerability: async (r) => ({ statusCode: 200, body: await catalog.saveVulnerability(r.caller, r.pathParameters.uuid, () => r.body, r.baseUrl, { ifMatch: r.ifMatch }) }),
+  partial_update_vulnerability: async (r) => ({ statusCode: 200, body: await catalog.saveVulnerability(r.caller, r.pathParameters.uuid, () => r.body, r.baseUrl, { ifMatch: r.ifMatch }) }),
+  destroy_vulnerability: async (r) => (await catalog.deleteVulnerability(r.caller, r.pathParameters.uuid, r.ifMatch), { statusCode: 204 }),
 });

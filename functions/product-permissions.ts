@@ -7,14 +7,14 @@ const products = getProductService();
 export const handler = apiFunction(apiDeps(), {
   list_product_permissions: async ({ caller, pathParameters }) => ({
     statusCode: 200,
-    body: await products.permissions(caller, pathParameters.uuid!),
+    body: await products.permissions(caller, pathParameters.uuid),
   }),
   assign_product_permissions: async (request) => {
-    await products.changePermissions(request.caller, request.pathParameters.uuid!, () => request.body, 'assign');
+    await products.changePermissions(request.caller, request.pathParameters.uuid, () => request.body, 'assign');
     return { statusCode: 200, body: { status: 'permissions assigned' } };
   },
   remove_product_permissions: async (request) => {
-    await products.changePermissions(request.caller, request.pathParameters.uuid!, () => request.body, 'remove');
+    await products.changePermissions(request.caller, request.pathParameters.uuid, () => request.body, 'remove');
     return { statusCode: 200, body: { status: 'permissions removed' } };
   },
 });

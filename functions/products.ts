@@ -15,18 +15,18 @@ export const handler = apiFunction(apiDeps(), {
   }),
   retrieve_product: async ({ caller, pathParameters, baseUrl }) => ({
     statusCode: 200,
-    body: await products.retrieve(caller, pathParameters.uuid!, baseUrl),
+    body: await products.retrieve(caller, pathParameters.uuid, baseUrl),
   }),
   update_product: async (request) => ({
     statusCode: 200,
-    body: await products.update(request.caller, request.pathParameters.uuid!, () => request.body, request.baseUrl, request.ifMatch),
+    body: await products.update(request.caller, request.pathParameters.uuid, () => request.body, request.baseUrl, request.ifMatch),
   }),
   partial_update_product: async (request) => ({
     statusCode: 200,
-    body: await products.update(request.caller, request.pathParameters.uuid!, () => request.body, request.baseUrl, request.ifMatch),
+    body: await products.update(request.caller, request.pathParameters.uuid, () => request.body, request.baseUrl, request.ifMatch),
   }),
   destroy_product: async ({ caller, pathParameters, ifMatch }) => {
-    await products.destroy(caller, pathParameters.uuid!, ifMatch);
+    await products.destroy(caller, pathParameters.uuid, ifMatch);
     return { statusCode: 204 };
   },
 });

@@ -11,6 +11,6 @@ export const handler = apiFunction(apiDeps(), {
   }),
   retrieve_request_template: async ({ caller, pathParameters, baseUrl }) => ({
     statusCode: 200,
-    body: await requests.retrieveTemplate(caller, pathParameters.uuid!, baseUrl),
+    body: await requests.retrieveTemplate(caller, pathParameters.uuid, baseUrl),
   }),
 });

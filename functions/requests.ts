@@ -15,18 +15,18 @@ export const handler = apiFunction(apiDeps(), {
   }),
   retrieve_request: async ({ caller, pathParameters, baseUrl }) => ({
     statusCode: 200,
-    body: await requests.retrieve(caller, pathParameters.uuid!, baseUrl),
+    body: await requests.retrieve(caller, pathParameters.uuid, baseUrl),
   }),
   update_request: async (request) => ({
     statusCode: 200,
-    body: await requests.update(request.caller, request.pathParameters.uuid!, () => request.body, request.baseUrl, request.ifMatch),
+    body: await requests.update(request.caller, request.pathParameters.uuid, () => request.body, request.baseUrl, request.ifMatch),
   }),
   partial_update_request: async (request) => ({
     statusCode: 200,
-    body: await requests.update(request.caller, request.pathParameters.uuid!, () => request.body, request.baseUrl, request.ifMatch),
+    body: await requests.update(request.caller, request.pathParameters.uuid, () => request.body, request.baseUrl, request.ifMatch),
   }),
   add_request_comment: async (request) => {
-    await requests.addComment(request.caller, request.pathParameters.uuid!, () => (request.body as { text: string }).text);
+    await requests.addComment(request.caller, request.pathParameters.uuid, () => request.body.text);
     return { statusCode: 201, body: { status: 'Comment added.' } };
   },
 });

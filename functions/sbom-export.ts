@@ -1,6 +1,5 @@
 /** GET /api/v2/products/{uuid}/cyclonedx/ and /spdx/: a product's inventory as an SBOM document. */
 import { apiFunction } from '../shared/http/api-handler.ts';
-import type { CycloneDxContent, CycloneDxSpecVersion } from '../shared/sbom/write-cyclonedx.ts';
 import { apiDeps } from '../shared/runtime.ts';
 import { getSbomExportService } from '../shared/sbom-runtime.ts';
 
@@ -10,12 +9,12 @@ const attachment = (filename: string) => `attachment; filename="${filename}"`;
 
 export const handler = apiFunction(apiDeps(), {
   product_cyclonedx: async (r) => {
-    const options = { specVersion: r.query.spec_version as CycloneDxSpecVersion, content: r.query.content as CycloneDxContent };
-    const { document, filename } = await service.cyclonedx(r.caller, r.pathParameters.uuid!, options, r.baseUrl);
+    const options = { specVersion: r.query.spec_version, content: r.query.content };
+    const { document, filename } = await service.cyclonedx(r.caller, r.pathParameters.uuid, options, r.baseUrl);
     return { statusCode: 200, body: document, headers: { 'Content-Type': 'application/vnd.cyclonedx+json', 'Content-Disposition': attachment(filename) } };
   },
   product_spdx: async (r) => {
-    const { document, filename } = await service.spdx(r.caller, r.pathParameters.uuid!, r.baseUrl);
+    const { document, filename } = await service.spdx(r.caller, r.pathParameters.uuid, r.baseUrl);
     return { statusCode: 200, body: document, headers: { 'Content-Type': 'application/spdx+json', 'Content-Disposition': attachment(filename) } };
   },
 });

@@ -10,15 +10,15 @@ export const handler = apiFunction(apiDeps(), {
   // The body is read here, not by the stack: a form or a document, not a JSON body (shared/http/sbom-request.ts).
   load_sboms: async ({ caller, pathParameters, event, baseUrl }) => ({
     statusCode: 200,
-    body: await imports.load(caller, pathParameters.uuid!, () => readSbomRequest(event, pathParameters.uuid!), baseUrl),
+    body: await imports.load(caller, pathParameters.uuid, () => readSbomRequest(event, pathParameters.uuid), baseUrl),
   }),
   create_sbom_upload: async (request) => {
-    const body = request.body as { mode: 'replace' | 'merge'; update_existing_packages: boolean; content_type: string };
+    const body = request.body;
     return {
       statusCode: 201,
       body: await imports.createUpload(
         request.caller,
-        request.pathParameters.uuid!,
+        request.pathParameters.uuid,
         { mode: body.mode, updateExistingPackages: body.update_existing_packages, contentType: body.content_type },
         request.baseUrl,
       ),
@@ -26,6 +26,6 @@ export const handler = apiFunction(apiDeps(), {
   },
   retrieve_sbom_import: async ({ caller, pathParameters, baseUrl }) => ({
     statusCode: 200,
-    body: await imports.retrieve(caller, pathParameters.uuid!, baseUrl),
+    body: await imports.retrieve(caller, pathParameters.uuid, baseUrl),
   }),
 });

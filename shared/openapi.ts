@@ -188,7 +188,16 @@ function headOf(get: JsonObject): JsonObject {
   };
 }
 
-export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string): JsonObject {
+/** The document, typed as far as GET /api/v2/schema/ answers it (OpenApiDocument in shared/routes/core.ts). */
+export type OpenApiDocument = {
+  readonly openapi: '3.1.0';
+  readonly info: { readonly title: string; readonly version: string; readonly description: string; readonly license: typeof API_LICENSE };
+  readonly servers: { readonly url: string }[];
+  readonly components: JsonObject;
+  readonly paths: Readonly<Record<string, JsonObject>>;
+};
+
+export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string): OpenApiDocument {
   const paths: Record<string, Partial<Record<Method, JsonObject>>> = {};
   const components = new Components();
   components.ref(DetailErrorSchema, 'output', 'DetailError');

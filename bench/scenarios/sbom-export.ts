@@ -76,11 +76,11 @@ const ghsaPart = (n: number) => Array.from({ length: 4 }, (_, k) => '23456789cfg
 function seedItems(owner: string, now: Date) {
   const at = isoWithOffset(now);
   const items: Item[] = [];
-  const licenses: License[] = [
+  const licenses: License[] = ([
     ['mit', 'MIT License', 'MIT', 'Permissive'],
     ['apache-2.0', 'Apache License 2.0', 'Apache-2.0', 'Permissive'],
     ['gpl-3.0', 'GNU General Public License 3.0', 'GPL-3.0-only', 'Copyleft'],
-  ].map(([key, name, spdx, category]) => ({
+  ] as const).map(([key, name, spdx, category]) => ({
     uuid: randomUUID(),
     dataspace: DATASPACE,
     rev: 0,

@@ -23,7 +23,7 @@ export function ephemeralRangeStart(): number {
   }
 }
 
-/** Binds `port` on loopback (0: any port) and lets go at once: the port it got, or undefined when taken. */
+/** Binds `port` on loopback (0 for a port the system picks) and lets go at once: the port it got, or undefined when taken. */
 function tryListen(port: number): Promise<number | undefined> {
   return new Promise((answer) => {
     const server = createServer();

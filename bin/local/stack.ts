@@ -194,7 +194,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           region: options.region,
           batchSize: source.batchSize,
           maxBatchingWindowSeconds: source.maxBatchingWindowSeconds,
-          handler: async (event) => (await loadHandler(name))(event, context()) as never,
+          handler: async (event) => (await loadHandler(name))(event, context()) as Promise<import('aws-lambda').SQSBatchResponse | void>,
           onError: (error) => log(`[${name}] ${String(error)}`),
         });
         pollers.push(poller);
@@ -209,7 +209,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           maxRetryAttempts: source.maxRetryAttempts,
           bisectBatchOnError: source.bisectBatchOnError,
           filterPatterns: source.filterPatterns,
-          handler: async (event) => (await loadHandler(name))(event, context()) as never,
+          handler: async (event) => (await loadHandler(name))(event, context()) as Promise<import('aws-lambda').DynamoDBBatchResponse | void>,
           onFailure: async (records, error) => log(`[${name}] gave up on ${records.length} stream record(s): ${String(error)}`),
           onError: (error) => log(`[stream-poller ${name}] ${String(error)}`),
         });

@@ -69,7 +69,7 @@ export class ServiceAlarms extends Construct {
   }
 
   /**
-   * The one dead-letter-queue alarm: any message in it (ApproximateNumberOfMessagesVisible ≥ 1, the
+   * The one dead-letter-queue alarm: a single message in it (ApproximateNumberOfMessagesVisible ≥ 1, the
    * maximum of a minute). A DLQ holds only what failed for good, so one message is worth a look.
    */
   deadLetterQueue(queue: sqs.IQueue, subject: string, description: string): cloudwatch.Alarm {
@@ -84,7 +84,7 @@ export class ServiceAlarms extends Construct {
   }
 
   /**
-   * Errors and Throttles of one function: any in 5 minutes. An API function answers its own failures
+   * Errors and Throttles of one function: one or more in 5 minutes. An API function answers its own failures
    * (the error mapper turns them into 500s), so an Error is a crash, a timeout or an out-of-memory; a
    * batch consumer reports failed records as partial batch failures, so an Error is the whole invocation.
    */

@@ -4,6 +4,7 @@
  * vulnerabilities. Pure types and rules.
  */
 import type { Caller } from './caller.ts';
+import type { LicenseCategory } from './reference-license.ts';
 
 export const POLICY_CONTENT_TYPES = ['package', 'license'] as const;
 export type PolicyContentType = (typeof POLICY_CONTENT_TYPES)[number];
@@ -54,7 +55,7 @@ export interface License extends Stored {
   readonly shortName: string;
   readonly spdxLicenseKey: string;
   /** One of the reference library's categories (REFERENCE_CATEGORIES), or '' for none. */
-  readonly category: string;
+  readonly category: LicenseCategory;
   /** An exception (the right side of WITH), not a license of its own. */
   readonly isException: boolean;
   /** Label of a license usage policy. */

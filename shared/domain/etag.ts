@@ -6,7 +6,7 @@
  */
 import { PreconditionFailedError } from './errors.ts';
 
-/** What an If-Match header asks for: any current representation (`*`), or one of these tags. */
+/** What an If-Match header asks for: the current representation whatever it is (`*`), or one of these tags. */
 export type IfMatch = { readonly any: true } | { readonly tags: readonly string[] };
 
 /** The strong entity tag of a revision, with more parts where the answer holds more than the object. */

@@ -362,7 +362,7 @@ function licenseVerdict(
   const hasChoice = CHOICE.test(pkg.licenseExpression);
   let judgement: LicenseJudgement;
   if (!hasChoice || flaggedKeys.length === pkg.licenses.length) {
-    // Without OR every license is required (AND, WITH): any flagged one breaks it.
+    // Without OR every license is required (AND, WITH): a single flagged one breaks it.
     judgement = { breaks: true, causes: flaggedKeys, noCompliantChoice: hasChoice };
   } else {
     const tree = treeOf(pkg);

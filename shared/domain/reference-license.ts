@@ -11,7 +11,7 @@ export interface ReferenceLicense {
   readonly shortName: string;
   readonly name: string;
   /** Permissive, Copyleft, Copyleft Limited, Public Domain, Proprietary Free, Commercial, … */
-  readonly category: string;
+  readonly category: ReferenceCategory;
   /** The current SPDX id, or a `LicenseRef-scancode-…` one. */
   readonly spdxLicenseKey: string;
   /** Older or alternative SPDX ids (`GPL-2.0+`, `LicenseRef-…`). */
@@ -50,6 +50,8 @@ export const REFERENCE_CATEGORIES = [
   'Unstated License',
 ] as const;
 export type ReferenceCategory = (typeof REFERENCE_CATEGORIES)[number];
+/** A dataspace license's category: one of the reference library's, or '' for none. */
+export type LicenseCategory = ReferenceCategory | '';
 
 const fold = (text: string) => text.trim().toLowerCase();
 

@@ -65,7 +65,7 @@ export function shouldDisable(schedule: RetrySchedule, failingSince: string | nu
 const IPV6_GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
 
 /**
- * Addresses a webhook must never reach: any address the IANA special-purpose registries (IPv4 and IPv6)
+ * Addresses a webhook must never reach: every address the IANA special-purpose registries (IPv4 and IPv6)
  * do not mark globally reachable, classified by ipaddr.js rather than by tables of our own: loopback,
  * private, shared (CGNAT), link-local (cloud metadata at 169.254.169.254 among them), unspecified,
  * broadcast, multicast, documentation, benchmarking, reserved; in IPv6 everything outside the Global

@@ -20,7 +20,7 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../domain/errors.ts';
-import { ROUTES, isAmbiguousPath, routeByKey, type Route } from '../routes/index.ts';
+import { ROUTES, isAmbiguousPath, routeByKey, type OperationId, type PathParameterName, type Route, type RouteOf } from '../routes/index.ts';
 import { jsonProblem } from '../schemas/json-input.ts';
 import { errorResponse } from './error-table.ts';
 import { PARSE_OPTIONS, fieldErrorsFromZod } from './validation.ts';
@@ -34,11 +34,17 @@ import { etagOf, parseIfMatch, type IfMatch } from '../domain/etag.ts';
 /** Bodies above this are refused with 413 before they are parsed. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export interface ApiRequest<B = unknown, Q = Record<string, string>> {
+/**
+ * What a handler reads, typed from its route R: `body` is the output of the route's body schema (a
+ * route without one, or with a rawBody the handler reads from `event`, gets whatever JSON came:
+ * unknown), `query` the output of its query schema, `pathParameters` one string per `{name}` of its
+ * path. Without R (the stack's own view of any route) they are loosely typed.
+ */
+export interface ApiRequest<R extends Route = Route> {
   readonly caller: Caller;
-  readonly body: B;
-  readonly query: Q;
-  readonly pathParameters: Readonly<Record<string, string>>;
+  readonly body: BodyOf<R>;
+  readonly query: QueryOf<R>;
+  readonly pathParameters: PathParametersOf<R>;
   /** Scheme and host of absolute URLs in answers (baseUrlOf): https://api.example.com */
   readonly baseUrl: string;
   /** The absolute URL of the request on baseUrl, with its query: what next/previous links build on. */
@@ -48,13 +54,51 @@ export interface ApiRequest<B = unknown, Q = Record<string, string>> {
   readonly event: APIGatewayProxyEventV2;
 }
 
-export interface ApiResult {
-  readonly statusCode: number;
-  readonly body?: unknown;
-  readonly headers?: Readonly<Record<string, string>>;
-}
+type BodyOf<R extends Route> = R extends { readonly body: infer S extends z.ZodType } ? z.output<S> : unknown;
+type QueryOf<R extends Route> = R extends { readonly query: infer S extends z.ZodObject } ? z.output<S> : Readonly<Record<string, string | undefined>>;
+type PathParametersOf<R extends Route> = string extends R['path']
+  ? Readonly<Record<string, string | undefined>>
+  : { readonly [Name in PathParameterName<R['path']>]: string };
 
-export type RouteHandler = (request: ApiRequest<any, any>) => Promise<ApiResult>;
+type Headers = Readonly<Record<string, string>>;
+
+type ReadonlyDeep<T> = T extends readonly (infer E)[]
+  ? readonly ReadonlyDeep<E>[]
+  : T extends object
+    ? { readonly [K in keyof T]: ReadonlyDeep<T[K]> }
+    : T;
+
+/** A route's documented success statuses (2xx): what its handler may answer; errors are thrown. */
+type SuccessStatus<R extends Route> = { [S in keyof R['responses']]: S extends number ? (`${S}` extends `2${string}` ? S : never) : never }[keyof R['responses']];
+
+/**
+ * One success answer of a route: its status, and a body of the output type of that status's schema,
+ * as the OpenAPI document renders response schemas (io: 'output'): a field with a default is one the
+ * answer always carries. Read-only throughout, as the stack only serializes it (a view may hold
+ * readonly arrays). A status without a schema (204) has no body.
+ */
+type Reply<S, Response> = Response extends { readonly schema: infer Z extends z.ZodType }
+  ? { readonly statusCode: S; readonly body: ReadonlyDeep<z.output<Z>>; readonly headers?: Headers }
+  : { readonly statusCode: S; readonly body?: undefined; readonly headers?: Headers };
+
+/**
+ * What a handler of route R answers: one of the route's success statuses with its body. Without R
+ * (the stack's own view of any route), any status and body.
+ */
+export type ApiResult<R extends Route = Route> = string extends R['operationId']
+  ? { readonly statusCode: number; readonly body?: unknown; readonly headers?: Headers }
+  : { [S in SuccessStatus<R>]: Reply<S, R['responses'][S]> }[SuccessStatus<R>];
+
+export type RouteHandler<R extends Route> = (request: ApiRequest<R>) => Promise<ApiResult<R>>;
+
+/** The stack's view of a handler: a request of whichever route, an answer of whatever status. */
+type Dispatch = (request: ApiRequest) => Promise<ApiResult>;
+
+/** The handler of an operationId of the route table, typed from its route. */
+export type HandlerOf<Op extends OperationId> = RouteHandler<RouteOf<Op>>;
+
+/** Handlers by operationId: a key that is not an operationId of the route table fails the type check. */
+export type RouteHandlers = { readonly [Op in OperationId]?: HandlerOf<Op> };
 
 type ApiContext = Context & { apiRequest?: ApiRequest };
 type Event = APIGatewayProxyEventV2;
@@ -310,7 +354,12 @@ export const TIMEOUT_MARGIN_MS = 1_000;
  * Builds the Lambda handler of an API function, given a handler per route it serves, keyed by the
  * route's operationId in the route table.
  */
-export function apiFunction(deps: ApiFunctionDeps, handlers: Readonly<Record<string, RouteHandler>>) {
+export function apiFunction(deps: ApiFunctionDeps, handlers: RouteHandlers) {
+  // The one place the typed handlers meet the untyped event: prepareRequest builds the request from the
+  // route that the event's routeKey names, and the handler is looked up by that same route's operationId,
+  // so each handler only ever gets a request of its own route. The type checker cannot follow that
+  // through a string key, hence this view of the handlers as taking any route's request.
+  const dispatch: Readonly<Record<string, Dispatch | undefined>> = handlers as Readonly<Record<string, Dispatch | undefined>>;
   for (const operationId of Object.keys(handlers)) {
     if (!ROUTES.some((route) => route.operationId === operationId)) {
       throw new Error(`Handler for ${operationId}, which is not in the route table`);
@@ -330,7 +379,7 @@ export function apiFunction(deps: ApiFunctionDeps, handlers: Readonly<Record<str
     .use(prepareRequest(deps.publicBaseUrl))
     .handler(async (event, context) => {
       const route = routeByKey(event.routeKey);
-      const handler = route && handlers[route.operationId];
+      const handler = route && dispatch[route.operationId];
       if (!handler || !context.apiRequest) throw new Error(`No handler for ${event.routeKey}`);
       const result = await handler(context.apiRequest);
       // A single object's answer carries its entity tag (shared/domain/etag.ts).

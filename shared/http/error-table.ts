@@ -26,13 +26,14 @@ export interface ErrorResponse {
   readonly expected: boolean;
 }
 
-type Mapper<E extends Error> = readonly [new (...args: never[]) => E, (error: E) => Omit<ErrorResponse, 'expected'>];
+/** One row of the table: the answer to an error of its type, or undefined for any other error. */
+type Mapper = (error: unknown) => Omit<ErrorResponse, 'expected'> | undefined;
 
-function entry<E extends Error>(type: new (...args: never[]) => E, map: (error: E) => Omit<ErrorResponse, 'expected'>): Mapper<E> {
-  return [type, map];
+function entry<E extends Error>(type: new (...args: never[]) => E, map: (error: E) => Omit<ErrorResponse, 'expected'>): Mapper {
+  return (error) => (error instanceof type ? map(error) : undefined);
 }
 
-const TABLE: readonly Mapper<never>[] = [
+const TABLE: readonly Mapper[] = [
   entry(ValidationError, (e) => ({
     statusCode: 400,
     body: e.wrapped ? { errors: e.fieldErrors } : e.fieldErrors,
@@ -57,7 +58,7 @@ const TABLE: readonly Mapper<never>[] = [
   entry(UnsupportedMediaTypeError, (e) => ({ statusCode: 415, body: { detail: e.message } })),
   entry(ThrottledError, (e) => ({ statusCode: 429, headers: { 'Retry-After': String(e.retryAfterSeconds) }, body: { detail: e.message } })),
   entry(ServiceUnavailableError, (e) => ({ statusCode: 503, headers: { 'Retry-After': String(e.retryAfterSeconds) }, body: { detail: e.message } })),
-] as unknown as readonly Mapper<never>[];
+];
 
 /**
  * AWS errors that mean "busy", left after the SDK's own retries: throttling, capacity, a transaction
@@ -85,8 +86,9 @@ export function isBusy(error: unknown): boolean {
 }
 
 export function errorResponse(error: unknown): ErrorResponse {
-  for (const [type, map] of TABLE) {
-    if (error instanceof type) return { ...map(error as never), expected: true };
+  for (const map of TABLE) {
+    const mapped = map(error);
+    if (mapped) return { ...mapped, expected: true };
   }
   if (isBusy(error)) return { ...TABLE_BUSY, expected: true };
   return { statusCode: 500, body: { detail: 'A server error occurred.' }, expected: false };

@@ -8,7 +8,7 @@
  * same relative URL finds it in the source tree and in a Lambda package (docs/reference-licenses.md).
  */
 import { readFileSync } from 'node:fs';
-import { referenceLibraryOf, type ReferenceLibrary } from '../domain/reference-license.ts';
+import { referenceLibraryOf, type ReferenceCategory, type ReferenceLibrary } from '../domain/reference-license.ts';
 
 /** The file's name, here and next to each Lambda bundle. */
 export const REFERENCE_DATA_FILE = 'scancode-licenses.json';
@@ -38,7 +38,9 @@ export function scancodeLibrary(): ReferenceLibrary {
       key: record.key,
       shortName: record.short_name,
       name: record.name,
-      category: record.category,
+      // The data holds only REFERENCE_CATEGORIES: test/unit/reference-licenses-data.test.ts checks it, and
+      // the refresh script names any new one.
+      category: record.category as ReferenceCategory,
       spdxLicenseKey: record.spdx_license_key,
       otherSpdxLicenseKeys: record.other_spdx_license_keys,
       isException: record.is_exception,

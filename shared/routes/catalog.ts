@@ -22,31 +22,59 @@ import {
   VulnerabilitySchema,
 } from '../schemas/catalog.ts';
 import type { FunctionName } from '../functions.ts';
-import { forbidden, invalid, invalidPage, notFound, unauthorized, type Route, type RouteResponse } from './route.ts';
+import { forbidden, invalid, invalidPage, notFound, unauthorized, type Route } from './route.ts';
 
-interface CrudSpec {
+interface CrudSpec<C extends string, O extends string, S extends z.ZodType, B extends CrudBodies, Q extends z.ZodObject> {
   /** Path segment and list name: usage_policies */
-  readonly collection: string;
+  readonly collection: C;
   /** Operation id stem: usage_policy */
-  readonly one: string;
+  readonly one: O;
   readonly label: string;
   readonly fn: FunctionName;
-  readonly schema: z.ZodType;
-  readonly bodies: { create: z.ZodType; update?: z.ZodType; patch?: z.ZodType };
-  readonly query?: z.ZodObject;
+  readonly schema: S;
+  readonly bodies: B;
+  readonly query: Q;
   readonly writers: string;
   /** Other catalog objects name it: deleting or renaming it while they do is a 409. */
   readonly referable?: boolean;
 }
 
-/** The routes of one collection: list, create, retrieve, (update, partial update,) destroy. */
-function crud(spec: CrudSpec): Route[] {
-  const list = `/api/v2/${spec.collection}/`;
-  const detail = `/api/v2/${spec.collection}/{uuid}/`;
+/** The bodies of create, PUT and PATCH. */
+interface CrudBodies {
+  readonly create: z.ZodType;
+  readonly update: z.ZodType;
+  readonly patch: z.ZodType;
+}
+
+/**
+ * The routes of one collection: list, create, retrieve, update, partial update, destroy. Generic so
+ * that each route keeps its literal operationId and path and the collection's own schemas.
+ */
+function crud<const C extends string, const O extends string, S extends z.ZodType, B extends CrudBodies, Q extends z.ZodObject>(spec: CrudSpec<C, O, S, B, Q>) {
+  const list = `/api/v2/${spec.collection}/` as const;
+  const detail = `/api/v2/${spec.collection}/{uuid}/` as const;
   const missing = notFound(spec.label);
-  const inUse: Record<number, RouteResponse> = spec.referable ? { 409: { description: `Still used by other catalog objects (the detail counts them); nothing changed`, schema: DetailErrorSchema } } : {};
+  const inUse = { description: `Still used by other catalog objects (the detail counts them); nothing changed`, schema: DetailErrorSchema };
+  /** A write's responses, with the 409 that only a referable collection answers. */
+  const orInUse = <T extends object>(responses: T) => (spec.referable ? { ...responses, 409: inUse } : responses);
   const page = paginated(spec.schema, `${spec.schema.meta()?.id as string}Page`);
-  const routes: Route[] = [
+  const one = { description: `The ${spec.label}`, schema: spec.schema };
+  // Annotated: a property read through the type parameter would be typed as its constraint (z.ZodType).
+  const create: B['create'] = spec.bodies.create;
+  const update: B['update'] = spec.bodies.update;
+  const patch: B['patch'] = spec.bodies.patch;
+  const write = <const M extends 'PUT' | 'PATCH', const P extends string, W extends z.ZodType>(method: M, prefix: P, body: W) =>
+    ({
+      method,
+      path: detail,
+      function: spec.fn,
+      operationId: `${prefix}_${spec.one}`,
+      summary: `${method === 'PUT' ? 'Replace' : 'Change some fields of'} a ${spec.label} (${spec.writers})`,
+      auth: 'api-key',
+      body,
+      responses: orInUse({ 200: one, 400: invalid, 401: unauthorized, 403: forbidden, 404: missing }),
+    }) as const;
+  return [
     {
       method: 'GET',
       path: list,
@@ -55,7 +83,7 @@ function crud(spec: CrudSpec): Route[] {
       summary: `The ${spec.label}s the caller can see`,
       auth: 'api-key',
       listName: spec.collection,
-      query: spec.query ?? pageQuery({}),
+      query: spec.query,
       responses: { 200: { description: `A page of ${spec.label}s`, schema: page }, 400: invalid, 401: unauthorized, 404: invalidPage },
     },
     {
@@ -65,8 +93,8 @@ function crud(spec: CrudSpec): Route[] {
       operationId: `create_${spec.one}`,
       summary: `Create a ${spec.label} (${spec.writers})`,
       auth: 'api-key',
-      body: spec.bodies.create,
-      responses: { 201: { description: `The ${spec.label}`, schema: spec.schema }, 400: invalid, 401: unauthorized, 403: forbidden },
+      body: create,
+      responses: { 201: one, 400: invalid, 401: unauthorized, 403: forbidden },
     },
     {
       method: 'GET',
@@ -75,43 +103,27 @@ function crud(spec: CrudSpec): Route[] {
       operationId: `retrieve_${spec.one}`,
       summary: `One ${spec.label}`,
       auth: 'api-key',
-      responses: { 200: { description: `The ${spec.label}`, schema: spec.schema }, 401: unauthorized, 404: missing },
+      responses: { 200: one, 401: unauthorized, 404: missing },
     },
-  ];
-  if (spec.bodies.update && spec.bodies.patch) {
-    for (const [method, body, prefix] of [
-      ['PUT', spec.bodies.update, 'update'],
-      ['PATCH', spec.bodies.patch, 'partial_update'],
-    ] as const) {
-      routes.push({
-        method,
-        path: detail,
-        function: spec.fn,
-        operationId: `${prefix}_${spec.one}`,
-        summary: `${method === 'PUT' ? 'Replace' : 'Change some fields of'} a ${spec.label} (${spec.writers})`,
-        auth: 'api-key',
-        body,
-        responses: { 200: { description: `The ${spec.label}`, schema: spec.schema }, 400: invalid, 401: unauthorized, 403: forbidden, 404: missing, ...inUse },
-      });
-    }
-  }
-  routes.push({
-    method: 'DELETE',
-    path: detail,
-    function: spec.fn,
-    operationId: `destroy_${spec.one}`,
-    summary: `Delete a ${spec.label} (${spec.writers})`,
-    auth: 'api-key',
-    responses: { 204: { description: 'Deleted' }, 400: { description: 'Still in use', schema: FieldErrorsSchema }, 401: unauthorized, 403: forbidden, 404: missing, ...inUse },
-  });
-  return routes;
+    write('PUT', 'update', update),
+    write('PATCH', 'partial_update', patch),
+    {
+      method: 'DELETE',
+      path: detail,
+      function: spec.fn,
+      operationId: `destroy_${spec.one}`,
+      summary: `Delete a ${spec.label} (${spec.writers})`,
+      auth: 'api-key',
+      responses: orInUse({ 204: { description: 'Deleted' }, 400: { description: 'Still in use', schema: FieldErrorsSchema }, 401: unauthorized, 403: forbidden, 404: missing }),
+    },
+  ] as const satisfies readonly Route[];
 }
 
 const SUPERUSERS = 'superusers of the dataspace';
 const CHANGERS = 'needs change_product on the product';
 
-export const CATALOG_ROUTES: readonly Route[] = [
-  ...crud({ collection: 'usage_policies', one: 'usage_policy', label: 'usage policy', fn: 'catalog', schema: UsagePolicySchema, bodies: UsagePolicyBodies, writers: SUPERUSERS, referable: true }),
+export const CATALOG_ROUTES = [
+  ...crud({ collection: 'usage_policies', one: 'usage_policy', label: 'usage policy', fn: 'catalog', schema: UsagePolicySchema, bodies: UsagePolicyBodies, query: pageQuery({}), writers: SUPERUSERS, referable: true }),
   ...crud({
     collection: 'licenses',
     one: 'license',
@@ -151,7 +163,7 @@ export const CATALOG_ROUTES: readonly Route[] = [
     responses: { 200: { description: 'The reference license', schema: ReferenceLicenseSchema }, 401: unauthorized, 404: notFound('reference license') },
   },
   ...crud({ collection: 'packages', one: 'package', label: 'package', fn: 'catalog', schema: PackageSchema, bodies: PackageBodies, query: PackageListQuery, writers: SUPERUSERS }),
-  ...crud({ collection: 'vulnerabilities', one: 'vulnerability', label: 'vulnerability', fn: 'catalog', schema: VulnerabilitySchema, bodies: VulnerabilityBodies, writers: SUPERUSERS }),
+  ...crud({ collection: 'vulnerabilities', one: 'vulnerability', label: 'vulnerability', fn: 'catalog', schema: VulnerabilitySchema, bodies: VulnerabilityBodies, query: pageQuery({}), writers: SUPERUSERS }),
   ...crud({
     collection: 'product_packages',
     one: 'product_package',
@@ -182,4 +194,4 @@ export const CATALOG_ROUTES: readonly Route[] = [
     query: pageQuery({}),
     responses: { 200: { description: 'A page of packages', schema: paginated(PackageSchema, 'ProductPackagesPage') }, 401: unauthorized, 404: notFound('product') },
   },
-];
+] as const satisfies readonly Route[];

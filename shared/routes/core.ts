@@ -7,7 +7,7 @@ const OpenApiDocumentSchema = z
   .looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) })
   .meta({ id: 'OpenApiDocument', description: 'An OpenAPI 3.1 document: this one.' });
 
-export const CORE_ROUTES: readonly Route[] = [
+export const CORE_ROUTES = [
   {
     method: 'GET',
     path: '/api/v2/',
@@ -26,4 +26,4 @@ export const CORE_ROUTES: readonly Route[] = [
     auth: 'api-key',
     responses: { 200: { description: 'OpenAPI 3.1 document', schema: OpenApiDocumentSchema }, 401: unauthorized },
   },
-];
+] as const satisfies readonly Route[];

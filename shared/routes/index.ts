@@ -15,9 +15,10 @@ import { WEBHOOK_ROUTES } from './webhooks.ts';
 import { SBOM_EXPORT_ROUTES } from './sbom-export.ts';
 import { SBOM_IMPORT_ROUTES } from './sbom-imports.ts';
 
-export type { HttpMethod, Route, RouteResponse } from './route.ts';
+export type { HttpMethod, PathParameterName, Route, RouteResponse } from './route.ts';
 
-export const ROUTES: readonly Route[] = [
+/** The table with each entry's literal types: the handlers' types derive from it (ApiRoute, RouteOf). */
+const TABLE = [
   ...CORE_ROUTES,
   ...PRODUCT_ROUTES,
   ...REQUEST_ROUTES,
@@ -26,7 +27,16 @@ export const ROUTES: readonly Route[] = [
   ...WEBHOOK_ROUTES,
   ...SBOM_IMPORT_ROUTES,
   ...SBOM_EXPORT_ROUTES,
-];
+] as const satisfies readonly Route[];
+
+export const ROUTES: readonly Route[] = TABLE;
+
+/** One route of the table, with its own literal operationId and path and its own schemas. */
+export type ApiRoute = (typeof TABLE)[number];
+/** The operationIds of the table: the only keys apiFunction takes handlers by. */
+export type OperationId = ApiRoute['operationId'];
+/** The route of an operationId. */
+export type RouteOf<Op extends OperationId> = Extract<ApiRoute, { readonly operationId: Op }>;
 
 
 /** The function behind API Gateway's $default route: answers paths and methods no route serves. */

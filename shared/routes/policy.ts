@@ -16,7 +16,7 @@ const rules = { description: 'Every rule type with its effective configuration',
 const configErrors = { description: 'Errors by key path, e.g. vulnerability_stale.parameters.max_days', schema: FieldErrorsSchema };
 const queued = { description: '{"status": "evaluation queued"}', schema: z.object({ status: z.string(), products: z.int().optional() }) };
 
-export const POLICY_ROUTES: readonly Route[] = [
+export const POLICY_ROUTES = [
   {
     method: 'GET',
     path: '/api/v2/policy_rules/',
@@ -105,4 +105,4 @@ export const POLICY_ROUTES: readonly Route[] = [
     body: BulkEvaluationSchema,
     responses: { 202: queued, 400: invalid, 401: unauthorized, 403: forbidden },
   },
-];
+] as const satisfies readonly Route[];

@@ -17,7 +17,7 @@ const notFound = notFoundOf('product');
 const ProductPageSchema = paginated(ProductSchema, 'ProductPage');
 const WrappedErrorsSchema = z.object({ errors: FieldErrorsSchema }).meta({ id: 'WrappedFieldErrors' });
 
-export const PRODUCT_ROUTES: readonly Route[] = [
+export const PRODUCT_ROUTES = [
   {
     method: 'GET',
     path: '/api/v2/products/',
@@ -130,4 +130,4 @@ export const PRODUCT_ROUTES: readonly Route[] = [
       404: notFound,
     },
   },
-];
+] as const satisfies readonly Route[];

@@ -16,7 +16,7 @@ const RequestPageSchema = paginated(RequestSchema.omit({ comments: true }), 'Req
 const TemplatePageSchema = paginated(RequestTemplateSchema, 'RequestTemplatePage');
 const requestNotFound = notFound('request');
 
-export const REQUEST_ROUTES: readonly Route[] = [
+export const REQUEST_ROUTES = [
   {
     method: 'GET',
     path: '/api/v2/request_templates/',
@@ -107,4 +107,4 @@ export const REQUEST_ROUTES: readonly Route[] = [
       404: requestNotFound,
     },
   },
-];
+] as const satisfies readonly Route[];

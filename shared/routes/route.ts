@@ -1,6 +1,8 @@
 /**
  * What a route is: one entry of the route table (shared/routes/index.ts), as plain data, with the
- * responses most routes share.
+ * responses most routes share. The route modules declare their entries `as const satisfies readonly
+ * Route[]`, so each keeps its literal operationId and path and its own schemas: the handlers are typed
+ * from them (shared/http/api-handler.ts).
  */
 import type { z } from 'zod';
 import type { FunctionName } from '../functions.ts';
@@ -37,6 +39,9 @@ export interface Route {
   readonly wrapErrors?: boolean;
   readonly responses: Readonly<Record<number, RouteResponse>>;
 }
+
+/** The names of a path's parameters: '/api/v2/products/{uuid}/policy_violations/{rule_type}/' gives 'uuid' | 'rule_type'. */
+export type PathParameterName<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParameterName<Rest> : never;
 
 export const unauthorized: RouteResponse = { description: 'Missing, malformed or unknown API key', schema: DetailErrorSchema };
 export const forbidden: RouteResponse = { description: 'Visible, but the caller may not do this', schema: DetailErrorSchema };

@@ -18,7 +18,7 @@ export const CycloneDxExportQuery = z.object({
 const CycloneDxDocument = z.looseObject({ bomFormat: z.literal('CycloneDX'), specVersion: z.string() }).meta({ id: 'CycloneDxDocument' });
 const SpdxDocument = z.looseObject({ spdxVersion: z.literal('SPDX-2.3'), SPDXID: z.string() }).meta({ id: 'SpdxDocument' });
 
-export const SBOM_EXPORT_ROUTES: readonly Route[] = [
+export const SBOM_EXPORT_ROUTES = [
   {
     method: 'GET',
     path: '/api/v2/products/{uuid}/cyclonedx/',
@@ -47,4 +47,4 @@ export const SBOM_EXPORT_ROUTES: readonly Route[] = [
       404: notFound('product'),
     },
   },
-];
+] as const satisfies readonly Route[];

@@ -13,7 +13,7 @@ import { forbidden, invalid, notFound, unauthorized, type Route } from './route.
 
 const MB = (bytes: number) => `${bytes / 1024 / 1024} MB`;
 
-export const SBOM_IMPORT_ROUTES: readonly Route[] = [
+export const SBOM_IMPORT_ROUTES = [
   {
     method: 'POST',
     path: '/api/v2/products/{uuid}/load_sboms/',
@@ -74,4 +74,4 @@ export const SBOM_IMPORT_ROUTES: readonly Route[] = [
     auth: 'api-key',
     responses: { 200: { description: 'The import', schema: SbomImportSchema }, 401: unauthorized, 404: notFound('SBOM import') },
   },
-];
+] as const satisfies readonly Route[];

@@ -8,7 +8,7 @@ const missing = notFound('webhook');
 const detail = '/api/v2/webhooks/{uuid}/';
 const one = { description: 'The subscription', schema: WebhookSchema };
 
-export const WEBHOOK_ROUTES: readonly Route[] = [
+export const WEBHOOK_ROUTES = [
   {
     method: 'GET',
     path: '/api/v2/webhooks/',
@@ -71,4 +71,4 @@ export const WEBHOOK_ROUTES: readonly Route[] = [
     auth: 'api-key',
     responses: { 202: { description: '{"status": "redelivery queued"}', schema: z.object({ status: z.string(), id: z.string() }) }, 401: unauthorized, 403: forbidden, 404: notFound('delivery') },
   },
-];
+] as const satisfies readonly Route[];

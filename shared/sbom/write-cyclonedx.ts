@@ -13,6 +13,9 @@ export { CYCLONEDX_CONTENTS, CYCLONEDX_SPEC_VERSIONS, type CycloneDxContent, typ
 
 type Json = Record<string, unknown>;
 
+/** The document: JSON whose two first fields say it is CycloneDX of this version (what the export route documents). */
+export type CycloneDxDocument = Json & { readonly bomFormat: 'CycloneDX'; readonly specVersion: CycloneDxSpecVersion };
+
 const HASH_ALGORITHMS: readonly (readonly [keyof SbomHashes, string, number])[] = [
   ['md5', 'MD5', 32],
   ['sha1', 'SHA-1', 40],
@@ -20,7 +23,7 @@ const HASH_ALGORITHMS: readonly (readonly [keyof SbomHashes, string, number])[] 
   ['sha512', 'SHA-512', 128],
 ];
 
-export function writeCycloneDx(model: ExportModel, options: CycloneDxOptions): Json {
+export function writeCycloneDx(model: ExportModel, options: CycloneDxOptions): CycloneDxDocument {
   const { specVersion, content } = options;
   const licenses = new DocumentLicenses(model.licenseRefs);
   const refs = bomRefs(model.packages);
@@ -28,7 +31,7 @@ export function writeCycloneDx(model: ExportModel, options: CycloneDxOptions): J
   const withInventory = content !== 'vex';
   const withVulnerabilities = content !== 'sbom';
 
-  const document: Json = {
+  const document: CycloneDxDocument = {
     $schema: `http://cyclonedx.org/schema/bom-${specVersion}.schema.json`,
     bomFormat: 'CycloneDX',
     specVersion,

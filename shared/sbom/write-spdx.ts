@@ -11,6 +11,9 @@ import { isoSeconds } from '../domain/time.ts';
 
 type Json = Record<string, unknown>;
 
+/** The document: JSON that says it is SPDX 2.3 (what the export route documents). */
+export type SpdxDocument = Json & { readonly spdxVersion: 'SPDX-2.3'; readonly SPDXID: string };
+
 const CHECKSUM_ALGORITHMS: readonly (readonly [keyof SbomHashes, string])[] = [
   ['md5', 'MD5'],
   ['sha1', 'SHA1'],
@@ -18,7 +21,7 @@ const CHECKSUM_ALGORITHMS: readonly (readonly [keyof SbomHashes, string])[] = [
   ['sha512', 'SHA512'],
 ];
 
-export function writeSpdx(model: ExportModel): Json {
+export function writeSpdx(model: ExportModel): SpdxDocument {
   const licenses = new DocumentLicenses(model.licenseRefs);
   const productId = spdxId('Product', model.product.uuid);
   const ids = new Map(model.packages.map((pkg) => [pkg.uuid, spdxId('Package', pkg.uuid)]));

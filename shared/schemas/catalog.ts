@@ -36,7 +36,7 @@ const isoInstant = z.iso.datetime({ offset: true, error: 'Enter a valid ISO 8601
 /** Writable bodies: create (defaults), PUT (every field), PATCH (any field). */
 function bodies<T extends z.ZodRawShape>(id: string, fields: T, defaults: Partial<Record<keyof T, unknown>>, readOnly: readonly string[]) {
   const create = Object.fromEntries(
-    Object.entries(fields).map(([name, schema]) => [name, name in defaults ? (schema as z.ZodType).default(defaults[name] as never) : schema]),
+    Object.entries(fields).map(([name, schema]) => [name, name in defaults ? (schema as z.ZodType).default(defaults[name]) : schema]),
   ) as T;
   const patch = Object.fromEntries(Object.entries(fields).map(([name, schema]) => [name, (schema as z.ZodType).optional()])) as unknown as {
     [K in keyof T]: z.ZodOptional<T[K]>;
@@ -183,7 +183,7 @@ const LICENSE_EXPRESSION_HELP =
   'AND, OR, WITH and parentheses over catalog keys, reference keys or SPDX ids (LicenseRef-…, deprecated ids), any letter case; ' +
   'what resolves to no license, or free text, is kept as unknown-license-reference and listed in unknown_licenses';
 
-/** A license text as written: any characters but controls (free text such as "SEE LICENSE IN LICENSE.md" is kept). */
+/** A license text as written: every character but controls (free text such as "SEE LICENSE IN LICENSE.md" is kept). */
 const licenseText = (max: number) => text(max);
 
 /** A hex digest of its algorithm's length (any letter case, stored in lower case), or '' for none. */

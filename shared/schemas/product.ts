@@ -1,6 +1,6 @@
 /** zod schemas of the products and product-permissions endpoints: validation at the edge, and OpenAPI. */
 import * as z from 'zod';
-import { PRODUCT_PERMISSIONS } from '../domain/product.ts';
+import { PRODUCT_PERMISSIONS, isProductPermission } from '../domain/product.ts';
 import { pageQuery, searchQuery, shown, uniqueName, writableObject } from './common.ts';
 import { SEARCH_FIELDS } from '../domain/search.ts';
 
@@ -39,7 +39,8 @@ export const ProductListQuery = pageQuery({
   search: searchQuery(SEARCH_FIELDS.products),
 });
 
-const codename = z.string().refine((value) => (PRODUCT_PERMISSIONS as readonly string[]).includes(value), {
+// A type guard: the body's type holds ProductPermission, not any string.
+const codename = z.string().refine(isProductPermission, {
   error: (issue) => `"${shown(issue.input)}" is not a valid permission; choose from ${PRODUCT_PERMISSIONS.join(', ')}.`,
 });
 

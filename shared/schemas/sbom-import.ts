@@ -34,7 +34,7 @@ export const LoadSbomsFormSchema = z
   })
   .meta({ id: 'LoadSbomsForm' });
 
-/** An SBOM document sent as the body: any JSON object (the reader judges it). */
+/** An SBOM document sent as the body: a JSON object of whatever shape (the reader judges it). */
 export const SbomDocumentSchema = z.record(z.string(), z.unknown()).meta({ id: 'SbomDocument', description: 'A CycloneDX JSON 1.2-1.6 or SPDX 2.2/2.3 JSON document' });
 
 export const SbomUploadCreateSchema = writableObject(

@@ -25,7 +25,7 @@ import { retryOnConflict } from '../store/dynamo.ts';
 import { entityTag, requireMatch, tagged, type IfMatch } from '../domain/etag.ts';
 import { isCatalogRace, licenseFilter, type CatalogStore, type Collection } from '../store/catalog-store.ts';
 import { licenseMatches, searchFold, searchWords, type LicenseCriteria } from '../domain/license-search.ts';
-import { filterReferenceLicenses, type ReferenceLibrary, type ReferenceLicense } from '../domain/reference-license.ts';
+import { filterReferenceLicenses, type LicenseCategory, type ReferenceLibrary, type ReferenceLicense } from '../domain/reference-license.ts';
 import { spdxRefForKey } from '../domain/license-resolution.ts';
 import { scancodeLibrary } from '../reference/scancode-licensedb.ts';
 import type { ProductPackageStore } from '../store/product-package-store.ts';
@@ -309,7 +309,7 @@ export class CatalogService {
         name: name ?? '',
         shortName: given<string>('short_name') ?? reference?.shortName ?? before?.shortName ?? '',
         spdxLicenseKey: given<string>('spdx_license_key') ?? reference?.spdxLicenseKey ?? before?.spdxLicenseKey ?? '',
-        category: given<string>('category') ?? reference?.category ?? before?.category ?? '',
+        category: given<LicenseCategory>('category') ?? reference?.category ?? before?.category ?? '',
         isException: given<boolean>('is_exception') ?? reference?.isException ?? before?.isException ?? false,
         usagePolicy: body.usage_policy !== undefined ? (body.usage_policy as string | null) : (before?.usagePolicy ?? null),
       };
@@ -346,7 +346,7 @@ export class CatalogService {
 
   // --- packages ------------------------------------------------------------------------------
 
-  async listPackages(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string): Promise<Page<unknown>> {
+  async listPackages(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string): Promise<Page<ReturnType<typeof packageView>>> {
     const equal: Record<string, string> = {};
     for (const field of ['name', 'version', 'type'] as const) if (query[field]) equal[field] = query[field]!;
     const search = searchTerms(query);

@@ -2,7 +2,9 @@
  * The policy API: the dataspace's rule configuration (superusers), a product's violations, the
  * packages behind one, its pass/warn/fail status, and evaluations on demand.
  */
+import type * as z from 'zod';
 import type { Caller } from '../domain/caller.ts';
+import type { PolicyStatusSchema } from '../schemas/policy.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.ts';
 import {
   RULES,
@@ -106,7 +108,7 @@ export class PolicyService {
     return (await this.activeViolations(caller, productUuid)).active.map(violationView);
   }
 
-  async status(caller: Caller, productUuid: string) {
+  async status(caller: Caller, productUuid: string): Promise<z.output<typeof PolicyStatusSchema>> {
     const { data, active } = await this.activeViolations(caller, productUuid);
     const errors = active.filter((v) => RULES[v.ruleType].severity === 'error').length;
     const warnings = active.length - errors;
@@ -145,12 +147,12 @@ export class PolicyService {
     const product = await this.deps.products.authorize(caller, productUuid, 'change');
     if (!wait) {
       await this.deps.queue.send([{ dataspace: product.dataspace, product: product.uuid, requestedAt: isoWithOffset(this.deps.now()) }]);
-      return { statusCode: 202, body: { status: 'evaluation queued' } };
+      return { statusCode: 202 as const, body: { status: 'evaluation queued' } };
     }
     const outcome = await this.deps.evaluation.evaluate(product.uuid, { baseUrl });
     if (outcome.outcome === 'skipped') throw new NotFoundError();
     return {
-      statusCode: 200,
+      statusCode: 200 as const,
       body: outcome.violations.filter((v) => v.resolvedDate === null).sort(compareViolations).map(violationView),
     };
   }

@@ -119,6 +119,9 @@ export function requestView(request: RequestRecord, comments: readonly RequestCo
   };
 }
 
+/** A request as a list shows it: without its comments. */
+export type RequestListItem = Omit<ReturnType<typeof requestView>, 'comments'>;
+
 /**
  * A request's entity tag: its revision and its number of comments, the two things its answer is
  * made of (comments are never edited or deleted, so their count tells when they changed).
@@ -363,7 +366,7 @@ export class RequestService {
 
   // --- the list ------------------------------------------------------------------------------
 
-  async list(caller: Caller, query: Record<string, string | undefined>, listUrl: URL, baseUrl: string): Promise<Page<unknown>> {
+  async list(caller: Caller, query: Record<string, string | undefined>, listUrl: URL, baseUrl: string): Promise<Page<RequestListItem>> {
     const request = pageRequest(query);
     const ordering = parseOrdering(query.ordering);
     const { equalities, filter } = await this.resolveFilters(caller, query);
@@ -432,7 +435,7 @@ export class RequestService {
     baseUrl: string,
     count: number,
     fetch: (offset: number) => Promise<RequestEntry[]>,
-  ): Promise<Page<unknown>> {
+  ): Promise<Page<RequestListItem>> {
     const page = resolvePage(request, count);
     const entries = await fetch((page - 1) * request.pageSize);
     const canViewProduct = await this.productVisibility(caller, entries);

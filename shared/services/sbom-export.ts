@@ -9,8 +9,8 @@ import type { Analysis, Package, ProductPackage } from '../domain/catalog.ts';
 import { UNKNOWN_LICENSE_SPDX } from '../domain/license-resolution.ts';
 import { isoSeconds } from '../domain/time.ts';
 import type { ExportModel, ExportPackage, ExportVulnerability } from '../sbom/export-model.ts';
-import { writeCycloneDx, type CycloneDxOptions } from '../sbom/write-cyclonedx.ts';
-import { writeSpdx } from '../sbom/write-spdx.ts';
+import { writeCycloneDx, type CycloneDxDocument, type CycloneDxOptions } from '../sbom/write-cyclonedx.ts';
+import { writeSpdx, type SpdxDocument } from '../sbom/write-spdx.ts';
 import type { CatalogStore } from '../store/catalog-store.ts';
 import type { PolicyStore } from '../store/policy-store.ts';
 import type { LicenseIndexes } from './license-indexes.ts';
@@ -27,8 +27,8 @@ export interface SbomExportDeps {
   readonly tool: { readonly name: string; readonly version: string };
 }
 
-export interface ExportedDocument {
-  readonly document: object;
+export interface ExportedDocument<D> {
+  readonly document: D;
   readonly filename: string;
 }
 
@@ -51,13 +51,13 @@ const byPurl = (a: { purl: string; uuid: string }, b: { purl: string; uuid: stri
 export class SbomExportService {
   constructor(private readonly deps: SbomExportDeps) {}
 
-  async cyclonedx(caller: Caller, productUuid: string, options: CycloneDxOptions, baseUrl: string): Promise<ExportedDocument> {
+  async cyclonedx(caller: Caller, productUuid: string, options: CycloneDxOptions, baseUrl: string): Promise<ExportedDocument<CycloneDxDocument>> {
     const { model, product } = await this.model(caller, productUuid, baseUrl);
     const suffix = options.content === 'vex' ? 'vex.cdx.json' : 'cdx.json';
     return { document: writeCycloneDx(model, options), filename: exportFilename(product, suffix) };
   }
 
-  async spdx(caller: Caller, productUuid: string, baseUrl: string): Promise<ExportedDocument> {
+  async spdx(caller: Caller, productUuid: string, baseUrl: string): Promise<ExportedDocument<SpdxDocument>> {
     const { model, product } = await this.model(caller, productUuid, baseUrl);
     return { document: writeSpdx(model), filename: exportFilename(product, 'spdx.json') };
   }

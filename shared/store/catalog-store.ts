@@ -23,6 +23,7 @@ import {
   type Vulnerability,
 } from '../domain/catalog.ts';
 import { licenseSearchFields, searchFold, searchTextOf, type LicenseCriteria } from '../domain/license-search.ts';
+import type { LicenseCategory } from '../domain/reference-license.ts';
 import {
   batchGet,
   failedLabels,
@@ -347,16 +348,18 @@ export class Collection<T extends Stored> {
   }
 }
 
-/** How each catalog collection is stored: its key type, unique value and attributes. */
-/** The objects of a catalog collection. */
-export type CatalogObject<K extends keyof typeof CATALOG_SPECS> = (typeof CATALOG_SPECS)[K] extends CollectionSpec<infer T> ? T : never;
+/** The objects of each catalog collection. */
+interface CatalogObjects {
+  readonly usagePolicies: UsagePolicy;
+  readonly licenses: License;
+  readonly packages: Package;
+  readonly vulnerabilities: Vulnerability;
+}
 
-export const CATALOG_SPECS: {
-  readonly usagePolicies: CollectionSpec<UsagePolicy>;
-  readonly licenses: CollectionSpec<License>;
-  readonly packages: CollectionSpec<Package>;
-  readonly vulnerabilities: CollectionSpec<Vulnerability>;
-} = {
+export type CatalogObject<K extends keyof CatalogObjects> = CatalogObjects[K];
+
+/** How each catalog collection is stored: its key type, unique value and attributes. */
+export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSpec<CatalogObjects[K]> } = {
   usagePolicies: {
     type: 'USAGEPOLICY',
     entity: 'UsagePolicy',
@@ -401,8 +404,9 @@ export const CATALOG_SPECS: {
       name: String(item.name),
       shortName: String(item.shortName ?? ''),
       spdxLicenseKey: String(item.spdxLicenseKey ?? ''),
-      // Written before licenses had them: no category, not an exception.
-      category: String(item.category ?? ''),
+      // Written before licenses had them: no category, not an exception. What was written is one of the
+      // categories: the body schemas (API and load file) admit no other.
+      category: String(item.category ?? '') as LicenseCategory,
       isException: item.isException === true,
       usagePolicy: (item.usagePolicy as string | null | undefined) ?? null,
     }),
@@ -571,7 +575,7 @@ export class CatalogStore {
 
   /** The object of the collection a stream image is of; undefined for an image of anything else. */
   static fromImage<K extends keyof typeof CATALOG_SPECS>(collection: K, image: StreamImage | undefined): CatalogObject<K> | undefined {
-    const spec: CollectionSpec<CatalogObject<K>> = CATALOG_SPECS[collection] as never;
+    const spec: CollectionSpec<CatalogObject<K>> = CATALOG_SPECS[collection];
     const item = imageItem(image, spec.entity);
     return item && spec.fromItem(item);
   }

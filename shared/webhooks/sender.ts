@@ -64,7 +64,7 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
     if (error) return callback(error, '', 0);
     const allowed = addresses.filter((a) => !isForbiddenAddress(a.address));
     if (allowed.length === 0) return callback(new Error(`${hostname} resolves only to forbidden addresses`), '', 0);
-    if (options.all) return callback(null, allowed as never, 0);
+    if (options.all) return callback(null, allowed, 0);
     callback(null, allowed[0]!.address, allowed[0]!.family);
   });
 };

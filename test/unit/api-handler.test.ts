@@ -56,7 +56,7 @@ describe('the request a route handler receives', () => {
       {
         list_products: async (request) => {
           seen = request;
-          return { statusCode: 200, body: {} };
+          return { statusCode: 200, body: { count: 0, next: null, previous: null, results: [] } };
         },
       },
     );
