@@ -90,7 +90,7 @@ async function putAll(tableName: string, ...ids: string[]): Promise<void> {
   for (const id of ids) await put(tableName, id);
 }
 
-async function waitFor(condition: () => boolean, timeoutMs = 8_000): Promise<void> {
+async function waitFor(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('Condition not met in time');
