@@ -27,7 +27,8 @@ import { InProcessEventBus } from '../../bin/local/event-bus.ts';
 import { loadHandler } from '../../bin/local/functions.ts';
 import { lambdaContext } from '../../bin/local/lambda-context.ts';
 import { createSqsClient } from '../../shared/aws/clients.ts';
-import { setPublisher, type BusEvent, type EventPublisher } from '../../shared/events/publisher.ts';
+import type { BusEvent, EventPublisher } from '../../shared/events/publisher.ts';
+import { parseConfig } from '../../shared/config.ts';
 import { EVENT_SOURCES } from '../../shared/resources.ts';
 
 let env: Awaited<ReturnType<typeof useTestTable>>;
@@ -159,9 +160,11 @@ describe('evaluation faults', () => {
         await bus.publish(events);
       },
     };
-    setPublisher(flaky);
     const source = EVENT_SOURCES.find((s) => s.kind === 'table-stream' && s.function === 'outbox-publisher')!;
-    const publisher = await loadHandler('outbox-publisher');
+    // The outbox publisher made with the flaky publisher in EventBridge's place. (Imported now, as
+    // loadHandler imports the others: its logger reads the log level useTestTable set.)
+    const { makeHandler: makeOutboxPublisher } = await import('../../functions/outbox-publisher.ts');
+    const publisher = makeOutboxPublisher({ config: parseConfig(process.env), requestStore: env.requests, publisher: flaky });
     const poller = startStreamPoller({
       dynamodbEndpoint: inject('dynamodbEndpoint'),
       region: 'us-east-1',
@@ -184,7 +187,6 @@ describe('evaluation faults', () => {
       expect(attempts).toBeGreaterThanOrEqual(2);
     } finally {
       await poller.stop();
-      setPublisher(undefined);
     }
   });
 

@@ -1,14 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PutEventsCommand, PutEventsCommandOutput } from '@aws-sdk/client-eventbridge';
 import { InProcessEventBus, type DeliveredEvent } from '../../bin/local/event-bus.ts';
-import type { ServiceConfig } from '../../shared/config.ts';
-import {
-  EventBridgePublisher,
-  EventPublishError,
-  getEventPublisher,
-  type PutEventsClient,
-} from '../../shared/events/eventbridge-publisher.ts';
-import { setPublisher, type BusEvent } from '../../shared/events/publisher.ts';
+import { localDependencies } from '../../bin/local/composition.ts';
+import { parseConfig, type ServiceConfig } from '../../shared/config.ts';
+import { EventBridgePublisher, EventPublishError, type PutEventsClient } from '../../shared/events/eventbridge-publisher.ts';
+import type { BusEvent } from '../../shared/events/publisher.ts';
+import { Composition, eventPublisher } from '../../shared/runtime.ts';
 
 const aBusEvent = (overrides: Partial<BusEvent> = {}): BusEvent => ({
   source: 'compliance-service',
@@ -285,49 +285,46 @@ describe('EventBridgePublisher', () => {
   });
 });
 
-describe('getEventPublisher', () => {
-  const awsConfig: ServiceConfig = {
-    TABLE_NAME: 'test-table',
-    AWS_REGION: 'us-east-1',
-    EVENT_BUS_NAME: 'compliance-events',
-    EVALUATION_DELAY_SECONDS: 2,
-    PUBLIC_BASE_URL: 'https://api.example.com',
-    ALLOW_PRIVATE_WEBHOOK_TARGETS: false,
-    WEBHOOK_RETRY_BASE_SECONDS: 60,
-    WEBHOOK_RETRY_MAX_DELAY_SECONDS: 14400,
-    WEBHOOK_MAX_ATTEMPTS: 14,
-    WEBHOOK_DISABLE_AFTER_SECONDS: 86400,
-    LOG_LEVEL: 'INFO',
-  };
+describe('the publisher of a composition', () => {
+  const awsConfig: ServiceConfig = parseConfig({ TABLE_NAME: 'test-table', AWS_REGION: 'us-east-1', PUBLIC_BASE_URL: 'https://api.example.com' });
+  const localConfig: ServiceConfig = { ...awsConfig, DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' };
+  /** The local composition on stand-ins nobody calls: only its publisher is read. */
+  const onLocalStack = (bus: InProcessEventBus) =>
+    localDependencies(localConfig, { dynamo: unused<DynamoDBDocumentClient>(), sqs: unused<SQSClient>(), s3: unused<S3Client>(), bus });
 
-  afterEach(() => setPublisher(undefined));
-
-  it('returns the installed bus', () => {
+  it('is the bus on the local stack', () => {
     const bus = new InProcessEventBus();
-    setPublisher(bus);
-    expect(getEventPublisher(awsConfig)).toBe(bus);
-    expect(getEventPublisher({ ...awsConfig, DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' })).toBe(bus);
+    expect(onLocalStack(bus).publisher).toBe(bus);
   });
 
   it('routes an event published through it to the bus rules', async () => {
     const bus = new InProcessEventBus();
     const received = recorder();
     bus.addRule({ name: 'all', pattern: { source: ['compliance-service'] }, target: received.target });
-    setPublisher(bus);
 
-    await getEventPublisher(awsConfig).publish([aBusEvent()]);
+    await onLocalStack(bus).publisher.publish([aBusEvent()]);
 
     expect(received.received).toHaveLength(1);
   });
 
-  it('falls back to one EventBridge publisher per bus when none is installed', () => {
-    const first = getEventPublisher(awsConfig);
+  it('is one EventBridge publisher per Lambda composition, for its bus', () => {
+    const composition = new Composition(awsConfig);
+    const first = eventPublisher(composition);
     expect(first).toBeInstanceOf(EventBridgePublisher);
-    expect(getEventPublisher(awsConfig)).toBe(first);
-    expect(getEventPublisher({ ...awsConfig, EVENT_BUS_NAME: 'other-bus' })).not.toBe(first);
+    expect(eventPublisher(composition)).toBe(first);
+    expect(eventPublisher(new Composition({ ...awsConfig, EVENT_BUS_NAME: 'other-bus' }))).not.toBe(first);
   });
 
   it('refuses to fall back to AWS on the local stack', () => {
-    expect(() => getEventPublisher({ ...awsConfig, DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' })).toThrow(/setPublisher/);
+    expect(() => eventPublisher(new Composition(localConfig))).toThrow(/in-process bus/);
   });
 });
+
+/** A client the code under test must not call. */
+function unused<T extends object>(): T {
+  return new Proxy({} as T, {
+    get: (_, name) => {
+      throw new Error(`unexpected use of ${String(name)}`);
+    },
+  });
+}
