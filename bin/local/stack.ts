@@ -157,7 +157,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
     stoppers.push(() => uploads.stop());
 
-    const bus = new InProcessEventBus({ region: options.region });
+    const bus = new InProcessEventBus({ name: EVENT_BUS.localName, region: options.region });
     // The bus's rules, as EventBridge's SQS targets: the whole event as the message body.
     for (const rule of EVENT_RULES) {
       bus.addRule({

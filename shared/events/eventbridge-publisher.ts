@@ -12,7 +12,10 @@ import type { BusEvent, EventPublisher } from './publisher.ts';
 /** PutEvents accepts at most 10 entries per call. */
 const MAX_ENTRIES_PER_CALL = 10;
 
-/** The one method of the SDK client the publisher uses, so tests can hand it a fake. */
+/**
+ * The one method of the SDK client the publisher uses: EventBridge's client on AWS, the in-process bus
+ * on the local stack (bin/local/event-bus.ts), a fake in tests.
+ */
 export interface PutEventsClient {
   send(command: PutEventsCommand): Promise<PutEventsCommandOutput>;
 }

@@ -1,7 +1,7 @@
 /**
- * The event publisher: the one door through which the service puts events on its bus. On AWS it is
- * EventBridge (eventbridge-publisher.ts); each function gets it from its composition (shared/runtime.ts,
- * or bin/local/composition.ts on the local stack).
+ * The event publisher: the one door through which the service puts events on its bus. Its one adapter
+ * is EventBridge's (eventbridge-publisher.ts), on AWS and on the local stack, whose in-process bus
+ * answers PutEvents; each function gets it from its composition (shared/runtime.ts).
  */
 
 /** One event as it goes onto the bus: the fields of an EventBridge PutEvents entry. */
