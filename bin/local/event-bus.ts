@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PutEventsCommand, PutEventsCommandOutput, PutEventsRequestEntry, PutEventsResultEntry } from '@aws-sdk/client-eventbridge';
 import type { EventBridgeEvent } from 'aws-lambda';
-import { matchesEventPattern, validateEventPattern } from '../../shared/events/event-pattern.ts';
+import { matchesEventPattern, validateEventPattern } from './event-pattern.ts';
 import type { PutEventsClient } from '../../shared/events/eventbridge-publisher.ts';
 import { EVENT_BUS } from '../../shared/resources.ts';
 

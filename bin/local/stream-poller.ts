@@ -31,7 +31,7 @@ import type {
   DynamoDBStreamEvent,
 } from 'aws-lambda';
 import { createDynamoClient } from '../../shared/aws/clients.ts';
-import { matchesEventPattern } from '../../shared/events/event-pattern.ts';
+import { matchesEventPattern, validateEventPattern } from './event-pattern.ts';
 import { lambdaContext } from './lambda-context.ts';
 
 export interface StreamPollerOptions {
@@ -129,6 +129,11 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
   const timeoutMs = (options.timeoutSeconds ?? 30) * 1000;
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const patterns = options.filterPatterns ?? [];
+  // A pattern the local matcher cannot evaluate would never match: refuse it rather than drop every record.
+  patterns.forEach((pattern, index) => {
+    const problems = validateEventPattern(pattern);
+    if (problems.length > 0) throw new Error(`Filter pattern ${index} of the stream of ${options.tableName} is not valid here: ${problems.join(' ')}`);
+  });
 
   const dynamo = createDynamoClient({ region: options.region, endpoint: options.dynamodbEndpoint });
   const streams = new DynamoDBStreamsClient({
