@@ -2,7 +2,7 @@
  * `npm start`: runs the whole service on this machine (see bin/local/stack.ts), with the web console
  * at `/`, and prints the API URL. Environment: PORT (8000), HOST (127.0.0.1), DATA_DIR (.data),
  * TABLE_NAME (compliance), AWS_REGION (us-east-1), PUBLIC_BASE_URL (http://HOST:PORT: the origin the API's
- * links are built on).
+ * links are built on), and the functions' settings of shared/config.ts (README: "The local stack").
  *
  * It stops everything it started (DynamoDB Local, the SQS emulator, the gateway), within a few seconds, on:
  * SIGINT (Ctrl-C), SIGTERM or SIGHUP to it or to npm (the start script `exec`s node, so npm's signals
@@ -73,6 +73,9 @@ startup = startLocalStack({
   tableName: process.env.TABLE_NAME ?? 'compliance',
   region: process.env.AWS_REGION ?? 'us-east-1',
   ...(process.env.PUBLIC_BASE_URL ? { publicBaseUrl: process.env.PUBLIC_BASE_URL } : {}),
+  // The functions' settings (EVALUATION_DELAY_SECONDS, WEBHOOK_*, RATE_LIMIT_*, ...) are read here, once:
+  // the stack hands them to its functions as configuration, never through the environment.
+  settings: process.env,
   log: (line) => output.err(line),
   serveConsole: true,
 }).catch((error: unknown) => {

@@ -2,8 +2,10 @@
 import { apiFunction } from '../shared/http/api-handler.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
 import { ROUTES } from '../shared/routes/index.ts';
-import { apiDeps } from '../shared/runtime.ts';
+import { apiDependencies, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
 
-export const handler = apiFunction(apiDeps(), {
+export const makeHandler = ({ api }: Pick<Dependencies, 'api'>) => apiFunction(api, {
   schema: async ({ baseUrl }) => ({ statusCode: 200, body: buildOpenApiDocument(ROUTES, baseUrl) }),
 });
+
+export const handler = lambdaHandler((c) => makeHandler({ api: apiDependencies(c) }));

@@ -1,10 +1,8 @@
 /** The catalog: /api/v2/usage_policies/, licenses/, packages/ and vulnerabilities/, and the reference_licenses/ every dataspace reads. */
 import { apiFunction } from '../shared/http/api-handler.ts';
-import { apiDeps, getCatalogService } from '../shared/runtime.ts';
+import { apiDependencies, catalogService, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
 
-const catalog = getCatalogService();
-
-export const handler = apiFunction(apiDeps(), {
+export const makeHandler = ({ api, catalog }: Pick<Dependencies, 'api' | 'catalog'>) => apiFunction(api, {
   list_usage_policies: async (r) => ({ statusCode: 200, body: await catalog.listUsagePolicies(r.caller, r.query, r.url, r.baseUrl) }),
   create_usage_policy: async (r) => ({ statusCode: 201, body: await catalog.saveUsagePolicy(r.caller, undefined, () => r.body, r.baseUrl) }),
   retrieve_usage_policy: async (r) => ({ statusCode: 200, body: await catalog.retrieveUsagePolicy(r.caller, r.pathParameters.uuid, r.baseUrl) }),
@@ -35,3 +33,5 @@ export const handler = apiFunction(apiDeps(), {
   partial_update_vulnerability: async (r) => ({ statusCode: 200, body: await catalog.saveVulnerability(r.caller, r.pathParameters.uuid, () => r.body, r.baseUrl, { ifMatch: r.ifMatch }) }),
   destroy_vulnerability: async (r) => (await catalog.deleteVulnerability(r.caller, r.pathParameters.uuid, r.ifMatch), { statusCode: 204 }),
 });
+
+export const handler = lambdaHandler((c) => makeHandler({ api: apiDependencies(c), catalog: catalogService(c) }));

@@ -5,11 +5,10 @@
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { EvaluationRequestSchema, type EvaluationRequest } from '../shared/aws/evaluation-queue.ts';
-import { getEvaluationService } from '../shared/runtime.ts';
+import { evaluationService, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
+import type { EvaluationService } from '../shared/services/evaluation.ts';
 import { processQueueBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/logger.ts';
-
-const evaluation = getEvaluationService();
 
 /** A message that is no evaluation request: failing it sends it to the dead-letter queue after a few receives. */
 class MalformedRequestError extends Error {
@@ -19,7 +18,14 @@ class MalformedRequestError extends Error {
   }
 }
 
-export async function handler(event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
+export const makeHandler =
+  ({ evaluation }: Pick<Dependencies, 'evaluation'>) =>
+  (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> =>
+    evaluateBatch(evaluation, event, context);
+
+export const handler = lambdaHandler((c) => makeHandler({ evaluation: evaluationService(c) }));
+
+async function evaluateBatch(evaluation: EvaluationService, event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
   // Coalescing spans the batch, which a record handler alone cannot see: every message is read first,
   // so that a product is evaluated once, as of its latest request. Its messages then share that one
   // evaluation, and all of them fail (and come back) when it fails.
@@ -37,7 +43,7 @@ export async function handler(event: SQSEvent, context?: Context): Promise<SQSBa
   const evaluateOnce = (product: string): Promise<void> => {
     let evaluated = evaluations.get(product);
     if (!evaluated) {
-      evaluated = evaluate(product, latest.get(product)!);
+      evaluated = evaluate(evaluation, product, latest.get(product)!);
       evaluations.set(product, evaluated);
     }
     return evaluated;
@@ -53,7 +59,7 @@ export async function handler(event: SQSEvent, context?: Context): Promise<SQSBa
 }
 
 /** One evaluation, logged once however many messages asked for it. */
-async function evaluate(product: string, requestedAt: string): Promise<void> {
+async function evaluate(evaluation: EvaluationService, product: string, requestedAt: string): Promise<void> {
   try {
     const outcome = await evaluation.evaluate(product, { requestedAt });
     logger.debug('Evaluated', { product, outcome: outcome.outcome });

@@ -9,23 +9,28 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { getEventPublisher } from '../shared/events/eventbridge-publisher.ts';
 import { EVENT_SOURCE, type Envelope } from '../shared/events/envelope.ts';
 import { REQUEST_ADDED, REQUEST_COMMENT_ADDED, REQUEST_UPDATED, requestEvent } from '../shared/events/request-events.ts';
 import { stableUuid } from '../shared/domain/identifiers.ts';
-import { eventBaseUrl, getConfig } from '../shared/config.ts';
-import { getRequestStore } from '../shared/runtime.ts';
+import { eventBaseUrl } from '../shared/config.ts';
+import { eventPublisher, lambdaHandler, requestStore, type Dependencies } from '../shared/runtime.ts';
 import { commentView, requestView } from '../shared/services/requests.ts';
+import type { RequestStore } from '../shared/store/request-store.ts';
 import { isoWithOffset } from '../shared/domain/time.ts';
 import { processStreamBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/logger.ts';
 
-const config = getConfig();
-const baseUrl = eventBaseUrl(config);
-const requests = getRequestStore();
+type OutboxDependencies = Pick<Dependencies, 'config' | 'requestStore' | 'publisher'>;
+
+export const makeHandler =
+  (deps: OutboxDependencies) =>
+  (event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> =>
+    publish(deps, event, context);
+
+export const handler = lambdaHandler((c) => makeHandler({ config: c.config, requestStore: requestStore(c), publisher: eventPublisher(c) }));
 
 /** The event a stream record stands for, or undefined when it stands for none. */
-async function eventOf(record: DynamoDBRecord): Promise<Envelope | undefined> {
+async function eventOf(record: DynamoDBRecord, requests: RequestStore, baseUrl: string): Promise<Envelope | undefined> {
   if (!record.dynamodb?.NewImage) return undefined;
   const item = unmarshall(record.dynamodb.NewImage as Record<string, AttributeValue>);
   // Derived from the stream record: the same record always makes the same event id.
@@ -62,11 +67,12 @@ async function eventOf(record: DynamoDBRecord): Promise<Envelope | undefined> {
   }
 }
 
-export async function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
-  const publisher = getEventPublisher(config);
+async function publish(deps: OutboxDependencies, event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
+  const { publisher } = deps;
+  const baseUrl = eventBaseUrl(deps.config);
   return processStreamBatch(event, context, async (record: DynamoDBRecord) => {
     try {
-      const envelope = await eventOf(record);
+      const envelope = await eventOf(record, deps.requestStore, baseUrl);
       if (!envelope) return;
       await publisher.publish([{ source: EVENT_SOURCE, detailType: envelope.type, detail: { ...envelope }, time: new Date(envelope.timestamp) }]);
     } catch (error) {

@@ -1,10 +1,8 @@
 /** The policy API: /api/v2/policy_rules/ and a product's violations, status and evaluations. */
 import { apiFunction } from '../shared/http/api-handler.ts';
-import { apiDeps, getPolicyService } from '../shared/runtime.ts';
+import { apiDependencies, lambdaHandler, policyService, type Dependencies } from '../shared/runtime.ts';
 
-const policy = getPolicyService();
-
-export const handler = apiFunction(apiDeps(), {
+export const makeHandler = ({ api, policy }: Pick<Dependencies, 'api' | 'policy'>) => apiFunction(api, {
   list_policy_rules: async ({ caller }) => ({ statusCode: 200, body: await policy.rules(caller) }),
   update_policy_rules: async (r) => ({ statusCode: 200, body: await policy.saveRules(r.caller, () => r.body, false) }),
   partial_update_policy_rules: async (r) => ({ statusCode: 200, body: await policy.saveRules(r.caller, () => r.body, true) }),
@@ -17,3 +15,5 @@ export const handler = apiFunction(apiDeps(), {
   evaluate_product_policy_rules: async (r) => policy.evaluateProduct(r.caller, r.pathParameters.uuid, r.query.wait === 'true', r.baseUrl),
   evaluate_products_policy_rules: async (r) => ({ statusCode: 202, body: await policy.evaluateProducts(r.caller, () => r.body) }),
 });
+
+export const handler = lambdaHandler((c) => makeHandler({ api: apiDependencies(c), policy: policyService(c) }));

@@ -1,10 +1,8 @@
 /** /api/v2/product_packages/, /api/v2/vulnerability_analyses/ and /api/v2/products/{uuid}/packages/. */
 import { apiFunction } from '../shared/http/api-handler.ts';
-import { apiDeps, getProductPackageService } from '../shared/runtime.ts';
+import { apiDependencies, lambdaHandler, productPackageService, type Dependencies } from '../shared/runtime.ts';
 
-const service = getProductPackageService();
-
-export const handler = apiFunction(apiDeps(), {
+export const makeHandler = ({ api, productPackages: service }: Pick<Dependencies, 'api' | 'productPackages'>) => apiFunction(api, {
   list_product_packages: async (r) => ({ statusCode: 200, body: await service.list(r.caller, r.query, r.url, r.baseUrl) }),
   create_product_package: async (r) => ({ statusCode: 201, body: await service.add(r.caller, () => r.body, r.baseUrl) }),
   retrieve_product_package: async (r) => ({ statusCode: 200, body: await service.retrieve(r.caller, r.pathParameters.uuid, r.baseUrl) }),
@@ -23,3 +21,5 @@ export const handler = apiFunction(apiDeps(), {
   partial_update_vulnerability_analysis: async (r) => ({ statusCode: 200, body: await service.updateAnalysis(r.caller, r.pathParameters.uuid, () => r.body, r.baseUrl, r.ifMatch) }),
   destroy_vulnerability_analysis: async (r) => (await service.deleteAnalysis(r.caller, r.pathParameters.uuid, r.ifMatch), { statusCode: 204 }),
 });
+
+export const handler = lambdaHandler((c) => makeHandler({ api: apiDependencies(c), productPackages: productPackageService(c) }));

@@ -1,10 +1,8 @@
 /** /api/v2/products/{uuid}/permissions/: list, assign and remove a product's object permissions. */
 import { apiFunction } from '../shared/http/api-handler.ts';
-import { apiDeps, getProductService } from '../shared/runtime.ts';
+import { apiDependencies, lambdaHandler, productService, type Dependencies } from '../shared/runtime.ts';
 
-const products = getProductService();
-
-export const handler = apiFunction(apiDeps(), {
+export const makeHandler = ({ api, products }: Pick<Dependencies, 'api' | 'products'>) => apiFunction(api, {
   list_product_permissions: async ({ caller, pathParameters }) => ({
     statusCode: 200,
     body: await products.permissions(caller, pathParameters.uuid),
@@ -18,3 +16,5 @@ export const handler = apiFunction(apiDeps(), {
     return { statusCode: 200, body: { status: 'permissions removed' } };
   },
 });
+
+export const handler = lambdaHandler((c) => makeHandler({ api: apiDependencies(c), products: productService(c) }));

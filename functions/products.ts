@@ -1,10 +1,8 @@
 /** /api/v2/products/ and /api/v2/products/{uuid}/: list, create, retrieve, update, delete. */
 import { apiFunction } from '../shared/http/api-handler.ts';
-import { apiDeps, getProductService } from '../shared/runtime.ts';
+import { apiDependencies, lambdaHandler, productService, type Dependencies } from '../shared/runtime.ts';
 
-const products = getProductService();
-
-export const handler = apiFunction(apiDeps(), {
+export const makeHandler = ({ api, products }: Pick<Dependencies, 'api' | 'products'>) => apiFunction(api, {
   list_products: async (request) => ({
     statusCode: 200,
     body: await products.list(request.caller, request.query, request.url, request.baseUrl),
@@ -30,3 +28,5 @@ export const handler = apiFunction(apiDeps(), {
     return { statusCode: 204 };
   },
 });
+
+export const handler = lambdaHandler((c) => makeHandler({ api: apiDependencies(c), products: productService(c) }));

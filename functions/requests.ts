@@ -1,10 +1,8 @@
 /** /api/v2/requests/: list, create, retrieve, update, and add_comment. */
 import { apiFunction } from '../shared/http/api-handler.ts';
-import { apiDeps, getRequestService } from '../shared/runtime.ts';
+import { apiDependencies, lambdaHandler, requestService, type Dependencies } from '../shared/runtime.ts';
 
-const requests = getRequestService();
-
-export const handler = apiFunction(apiDeps(), {
+export const makeHandler = ({ api, requests }: Pick<Dependencies, 'api' | 'requests'>) => apiFunction(api, {
   list_requests: async (request) => ({
     statusCode: 200,
     body: await requests.list(request.caller, request.query, request.url, request.baseUrl),
@@ -30,3 +28,5 @@ export const handler = apiFunction(apiDeps(), {
     return { statusCode: 201, body: { status: 'Comment added.' } };
   },
 });
+
+export const handler = lambdaHandler((c) => makeHandler({ api: apiDependencies(c), requests: requestService(c) }));

@@ -1,13 +1,11 @@
 /** GET /api/v2/products/{uuid}/cyclonedx/ and /spdx/: a product's inventory as an SBOM document. */
 import { apiFunction } from '../shared/http/api-handler.ts';
-import { apiDeps } from '../shared/runtime.ts';
-import { getSbomExportService } from '../shared/sbom-runtime.ts';
-
-const service = getSbomExportService();
+import { apiDependencies, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
+import { sbomExportService, type SbomDependencies } from '../shared/sbom-runtime.ts';
 
 const attachment = (filename: string) => `attachment; filename="${filename}"`;
 
-export const handler = apiFunction(apiDeps(), {
+export const makeHandler = ({ api, sbomExport: service }: Pick<Dependencies, 'api'> & Pick<SbomDependencies, 'sbomExport'>) => apiFunction(api, {
   product_cyclonedx: async (r) => {
     const options = { specVersion: r.query.spec_version, content: r.query.content };
     const { document, filename } = await service.cyclonedx(r.caller, r.pathParameters.uuid, options, r.baseUrl);
@@ -18,3 +16,5 @@ export const handler = apiFunction(apiDeps(), {
     return { statusCode: 200, body: document, headers: { 'Content-Type': 'application/spdx+json', 'Content-Disposition': attachment(filename) } };
   },
 });
+
+export const handler = lambdaHandler((c) => makeHandler({ api: apiDependencies(c), sbomExport: sbomExportService(c) }));

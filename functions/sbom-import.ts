@@ -5,20 +5,27 @@
  * to the dead-letter queue. S3's test event and objects outside uploads/ are acknowledged and ignored.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { getSbomImportService } from '../shared/sbom-runtime.ts';
+import { lambdaHandler } from '../shared/runtime.ts';
+import { sbomImportService, type SbomDependencies } from '../shared/sbom-runtime.ts';
+import type { SbomImportService } from '../shared/services/sbom-import.ts';
 import { importOfKey } from '../shared/aws/sbom-uploads.ts';
 import { QUEUES } from '../shared/resources.ts';
 import { processQueueBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/logger.ts';
-
-const imports = getSbomImportService();
 
 interface S3EventRecord {
   readonly eventName?: string;
   readonly s3?: { readonly bucket?: { readonly name?: string }; readonly object?: { readonly key?: string; readonly size?: number } };
 }
 
-export async function handler(event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
+export const makeHandler =
+  ({ sbomImports }: Pick<SbomDependencies, 'sbomImports'>) =>
+  (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> =>
+    importUploads(sbomImports, event, context);
+
+export const handler = lambdaHandler((c) => makeHandler({ sbomImports: sbomImportService(c) }));
+
+async function importUploads(imports: SbomImportService, event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
   return processQueueBatch(event, context, async (message: SQSRecord) => {
     const lastAttempt = Number(message.attributes.ApproximateReceiveCount ?? 1) >= QUEUES.sbomUploads.maxReceiveCount;
     try {

@@ -1,12 +1,10 @@
 /** /api/v2/products/{uuid}/load_sboms/, /api/v2/products/{uuid}/sbom_uploads/ and /api/v2/sbom_imports/{uuid}/. */
 import { apiFunction } from '../shared/http/api-handler.ts';
 import { readSbomRequest } from '../shared/http/sbom-request.ts';
-import { apiDeps } from '../shared/runtime.ts';
-import { getSbomImportService } from '../shared/sbom-runtime.ts';
+import { apiDependencies, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
+import { sbomImportService, type SbomDependencies } from '../shared/sbom-runtime.ts';
 
-const imports = getSbomImportService();
-
-export const handler = apiFunction(apiDeps(), {
+export const makeHandler = ({ api, sbomImports: imports }: Pick<Dependencies, 'api'> & Pick<SbomDependencies, 'sbomImports'>) => apiFunction(api, {
   // The body is read here, not by the stack: a form or a document, not a JSON body (shared/http/sbom-request.ts).
   load_sboms: async ({ caller, pathParameters, event, baseUrl }) => ({
     statusCode: 200,
@@ -29,3 +27,5 @@ export const handler = apiFunction(apiDeps(), {
     body: await imports.retrieve(caller, pathParameters.uuid, baseUrl),
   }),
 });
+
+export const handler = lambdaHandler((c) => makeHandler({ api: apiDependencies(c), sbomImports: sbomImportService(c) }));

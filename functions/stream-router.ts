@@ -7,15 +7,23 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { changeTargets } from '../shared/domain/change-records.ts';
 import { changeRecordOf } from '../shared/store/change-targets.ts';
-import { getChangeTargets, getEvaluationQueue } from '../shared/runtime.ts';
+import { changeTargetResolver, evaluationQueue, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
 import { isoWithOffset } from '../shared/domain/time.ts';
 import { processStreamBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/logger.ts';
 
-const resolver = getChangeTargets();
+type RouterDependencies = Pick<Dependencies, 'changeTargetResolver' | 'evaluationQueue'>;
 
-export async function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
-  const queue = getEvaluationQueue();
+export const makeHandler =
+  (deps: RouterDependencies) =>
+  (event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> =>
+    route(deps, event, context);
+
+export const handler = lambdaHandler((c) => makeHandler({ changeTargetResolver: changeTargetResolver(c), evaluationQueue: evaluationQueue(c) }));
+
+async function route(deps: RouterDependencies, event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
+  const resolver = deps.changeTargetResolver;
+  const queue = deps.evaluationQueue;
   // Coalescing spans the batch, which a record handler alone cannot see: the products already queued
   // by an earlier record of this invocation are not queued again.
   const queued = new Set<string>();

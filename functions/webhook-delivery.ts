@@ -6,20 +6,28 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { DeliveryMessageSchema } from '../shared/aws/delivery-queue.ts';
 import { RetryLaterError } from '../shared/services/webhooks.ts';
-import { getDeliveryQueue, getWebhookService } from '../shared/runtime.ts';
+import { deliveryQueue, lambdaHandler, webhookService, type Dependencies } from '../shared/runtime.ts';
 import { processQueueBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/logger.ts';
 
-const webhooks = getWebhookService();
+type DeliveryDependencies = Pick<Dependencies, 'webhooks'> & { readonly deliveryQueue: Pick<Dependencies['deliveryQueue'], 'retryAfter'> };
 
-export async function handler(event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
+export const makeHandler =
+  (deps: DeliveryDependencies) =>
+  (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> =>
+    deliver(deps, event, context);
+
+export const handler = lambdaHandler((c) => makeHandler({ webhooks: webhookService(c), deliveryQueue: deliveryQueue(c) }));
+
+async function deliver(deps: DeliveryDependencies, event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
+  const { webhooks } = deps;
   return processQueueBatch(event, context, async (record: SQSRecord) => {
     try {
       const message = DeliveryMessageSchema.parse(JSON.parse(record.body));
       await webhooks.attempt(message, Number(record.attributes.ApproximateReceiveCount ?? 1));
     } catch (error) {
       if (error instanceof RetryLaterError) {
-        await getDeliveryQueue()
+        await deps.deliveryQueue
           .retryAfter(record.receiptHandle, error.delaySeconds)
           .catch((cause: unknown) => logger.warn('Could not set the retry delay', { error: cause as Error }));
       } else {

@@ -4,14 +4,20 @@
  * A message that fails is reported alone (partial batch failure) and retried.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { getWebhookService } from '../shared/runtime.ts';
+import { lambdaHandler, webhookService, type Dependencies } from '../shared/runtime.ts';
 import type { Envelope } from '../shared/events/envelope.ts';
+import type { WebhookService } from '../shared/services/webhooks.ts';
 import { processQueueBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/logger.ts';
 
-const webhooks = getWebhookService();
+export const makeHandler =
+  ({ webhooks }: Pick<Dependencies, 'webhooks'>) =>
+  (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> =>
+    fanOut(webhooks, event, context);
 
-export async function handler(event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
+export const handler = lambdaHandler((c) => makeHandler({ webhooks: webhookService(c) }));
+
+async function fanOut(webhooks: WebhookService, event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
   return processQueueBatch(event, context, async (record: SQSRecord) => {
     try {
       const envelope = (JSON.parse(record.body) as { detail: Envelope }).detail;

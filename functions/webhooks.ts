@@ -1,10 +1,8 @@
 /** /api/v2/webhooks/: subscriptions, rotate_secret, ping, the delivery log and redelivery. */
 import { apiFunction } from '../shared/http/api-handler.ts';
-import { apiDeps, getWebhookService } from '../shared/runtime.ts';
+import { apiDependencies, lambdaHandler, webhookService, type Dependencies } from '../shared/runtime.ts';
 
-const webhooks = getWebhookService();
-
-export const handler = apiFunction(apiDeps(), {
+export const makeHandler = ({ api, webhooks }: Pick<Dependencies, 'api' | 'webhooks'>) => apiFunction(api, {
   list_webhooks: async (r) => ({ statusCode: 200, body: await webhooks.list(r.caller, r.query, r.url, r.baseUrl) }),
   create_webhook: async (r) => ({ statusCode: 201, body: await webhooks.create(r.caller, () => r.body, r.baseUrl) }),
   retrieve_webhook: async (r) => ({ statusCode: 200, body: await webhooks.retrieve(r.caller, r.pathParameters.uuid, r.baseUrl) }),
@@ -16,3 +14,5 @@ export const handler = apiFunction(apiDeps(), {
   list_webhook_deliveries: async (r) => ({ statusCode: 200, body: await webhooks.deliveries(r.caller, r.pathParameters.uuid, r.query, r.url) }),
   redeliver_webhook_delivery: async (r) => ({ statusCode: 202, body: await webhooks.redeliver(r.caller, r.pathParameters.uuid, r.pathParameters.id) }),
 });
+
+export const handler = lambdaHandler((c) => makeHandler({ api: apiDependencies(c), webhooks: webhookService(c) }));

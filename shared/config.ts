@@ -1,6 +1,8 @@
 /**
- * Service configuration, read from the environment once per cold start. Handlers call getConfig()
- * at module load; nothing reads process.env inside a request.
+ * Service configuration, validated once with its defaults. On Lambda it is the function's environment,
+ * which getConfig() reads once per container (shared/runtime.ts composes the function from it); the
+ * local stack builds it with parseConfig() from its own settings (bin/local/stack.ts). Nothing reads
+ * process.env inside a request.
  */
 import * as z from 'zod';
 
@@ -48,9 +50,25 @@ const ConfigSchema = z.object({
   WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(14),
   WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().positive().default(24 * 3600),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+  // Per-API-key throttling (shared/http/rate-limit.ts): only the API functions read it, and the CDK stack
+  // sets it on them alone.
+  /** Steady requests a second per API key; 0 turns throttling off. */
+  RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(0),
+  /** Requests a key may make at once before the steady rate applies. */
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(20),
+  // Throttling of failed authentication per source address (shared/http/auth-failures.ts): on by
+  // default, locally as on AWS, where the CDK stack sets it on the API functions.
+  /** Steady failed authentications a minute per source address; 0 turns the throttle off. */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().min(0).default(30),
+  /** Failures a source may make at once before the steady rate applies. */
+  AUTH_FAILURES_BURST: z.coerce.number().int().min(1).default(10),
 });
 
 export type ServiceConfig = z.infer<typeof ConfigSchema>;
+/** What parseConfig() reads: the environment's strings, or values of the right type; omitted ones take their defaults. */
+export type ConfigInput = Partial<Record<keyof ServiceConfig, unknown>>;
+export type RateLimitConfig = Pick<ServiceConfig, 'RATE_LIMIT_PER_SECOND' | 'RATE_LIMIT_BURST'>;
+export type AuthFailureConfig = Pick<ServiceConfig, 'AUTH_FAILURES_PER_MINUTE' | 'AUTH_FAILURES_BURST'>;
 
 /** `value` as a bare origin (https://host[:port]), or undefined when it is anything more or less. */
 export function publicOrigin(value: string): string | undefined {
@@ -72,60 +90,23 @@ export function eventBaseUrl(config: ServiceConfig): string {
   return config.PUBLIC_BASE_URL ?? 'http://127.0.0.1:8000';
 }
 
-let cached: ServiceConfig | undefined;
-
-export function getConfig(): ServiceConfig {
-  cached ??= parseEnvironment(ConfigSchema);
-  return cached;
-}
-
-/**
- * Per-API-key throttling (shared/http/rate-limit.ts), a group of its own: only the API functions read
- * it, and the CDK stack sets it on them alone.
- */
-const RateLimitConfigSchema = z.object({
-  /** Steady requests a second per API key; 0 turns throttling off. */
-  RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(0),
-  /** Requests a key may make at once before the steady rate applies. */
-  RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(20),
-});
-
-export type RateLimitConfig = z.infer<typeof RateLimitConfigSchema>;
-
-let cachedRateLimit: RateLimitConfig | undefined;
-
-export function getRateLimitConfig(): RateLimitConfig {
-  cachedRateLimit ??= parseEnvironment(RateLimitConfigSchema);
-  return cachedRateLimit;
-}
-
-/**
- * Throttling of failed authentication per source address (shared/http/auth-failures.ts): on by default,
- * locally as on AWS, where the CDK stack sets it on the API functions.
- */
-const AuthFailureConfigSchema = z.object({
-  /** Steady failed authentications a minute per source address; 0 turns the throttle off. */
-  AUTH_FAILURES_PER_MINUTE: z.coerce.number().min(0).default(30),
-  /** Failures a source may make at once before the steady rate applies. */
-  AUTH_FAILURES_BURST: z.coerce.number().int().min(1).default(10),
-});
-
-export type AuthFailureConfig = z.infer<typeof AuthFailureConfigSchema>;
-
-let cachedAuthFailure: AuthFailureConfig | undefined;
-
-export function getAuthFailureConfig(): AuthFailureConfig {
-  cachedAuthFailure ??= parseEnvironment(AuthFailureConfigSchema);
-  return cachedAuthFailure;
-}
-
-function parseEnvironment<T>(schema: z.ZodType<T>): T {
-  const parsed = schema.safeParse(process.env);
+/** The configuration in `input` (unknown names are ignored), or an error naming every problem. */
+export function parseConfig(input: ConfigInput | NodeJS.ProcessEnv): ServiceConfig {
+  const parsed = ConfigSchema.safeParse(input);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new Error(`Invalid service configuration: ${problems.join('; ')}`);
   }
   return parsed.data;
+}
+
+// The one configuration of a Lambda container: its environment does not change while it runs.
+let cached: ServiceConfig | undefined;
+
+/** The function's environment as configuration, read once per container (the Lambda composition root's input). */
+export function getConfig(): ServiceConfig {
+  cached ??= parseConfig(process.env);
+  return cached;
 }
 
 /** True when the service talks to local stand-ins rather than AWS. */

@@ -1,10 +1,19 @@
 /**
- * The wiring of a function's dependencies, built once per cold start from the configuration:
- * clients, stores, services and the authenticator. Handlers import what they need from here.
+ * The composition of the functions: one factory per part (clients, stores, services, queues, the event
+ * publisher), each making its part once per Composition from the configuration and the other parts.
+ * Lambda's composition root is lambdaHandler: a function's module makes its handler from a Composition
+ * of its environment's configuration, with just the factories it needs (so its bundle holds no other
+ * part). The local stack composes the same factories, with its stand-ins provided for the clients and
+ * the bus (bin/local/composition.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { getDocumentClient } from './aws/clients.ts';
-import { eventBaseUrl, getAuthFailureConfig, getConfig, getRateLimitConfig } from './config.ts';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient, createDynamoClient, createSqsClient } from './aws/clients.ts';
+import { eventBaseUrl, getConfig, isLocal, type ServiceConfig } from './config.ts';
+import { EventBridgePublisher, type PutEventsClient } from './events/eventbridge-publisher.ts';
+import type { EventPublisher } from './events/publisher.ts';
 import { authFailureLimit } from './http/auth-failures.ts';
 import { storeAuthenticator } from './http/authenticator.ts';
 import { gcraRateLimiter } from './http/rate-limit.ts';
@@ -23,179 +32,204 @@ import { PolicyStore } from './store/policy-store.ts';
 import { EvaluationService } from './services/evaluation.ts';
 import { PolicyService } from './services/policy.ts';
 import { SqsEvaluationQueue, type EvaluationQueue } from './aws/evaluation-queue.ts';
-import { getSqsClient } from './aws/clients.ts';
 import { ChangeTargetResolver } from './store/change-targets.ts';
 import { WebhookStore } from './store/webhook-store.ts';
 import { WebhookService } from './services/webhooks.ts';
 import { SqsDeliveryQueue } from './aws/delivery-queue.ts';
 
-let stores:
-  | {
-      identity: IdentityStore;
-      products: ProductStore;
-      requests: RequestStore;
-      catalog: CatalogStore;
-      productPackages: ProductPackageStore;
-      policy: PolicyStore;
-      targets: ChangeTargetResolver;
-    }
-  | undefined;
+/** A factory of one part: it makes the part from a composition's configuration and other parts. */
+export type Factory<T> = (composition: Composition) => T;
 
-export function getStores() {
-  if (!stores) {
-    const config = getConfig();
-    const doc = getDocumentClient(config);
-    stores = {
-      identity: new IdentityStore(doc, config.TABLE_NAME),
-      products: new ProductStore(doc, config.TABLE_NAME),
-      requests: new RequestStore(doc, config.TABLE_NAME),
-      catalog: new CatalogStore(doc, config.TABLE_NAME),
-      productPackages: new ProductPackageStore(doc, config.TABLE_NAME),
-      policy: new PolicyStore(doc, config.TABLE_NAME),
-      targets: new ChangeTargetResolver(doc, config.TABLE_NAME),
+/**
+ * One composition of the service: its configuration, and each part made once, when first asked for.
+ * Nothing in it is shared with another composition (the local stack of a test, a Lambda container).
+ */
+export class Composition {
+  readonly #parts = new Map<Factory<unknown>, unknown>();
+
+  constructor(readonly config: ServiceConfig) {}
+
+  /** Uses `part` wherever `factory`'s part is asked for (the local stack's stand-ins). */
+  provide<T>(factory: Factory<T>, part: T): this {
+    this.#parts.set(factory, part);
+    return this;
+  }
+
+  /** The part of `factory`: the one provided or made before, or the one `make` makes now. */
+  once<T>(factory: Factory<T>, make: () => T): T {
+    if (!this.#parts.has(factory)) this.#parts.set(factory, make());
+    return this.#parts.get(factory) as T;
+  }
+}
+
+/**
+ * A function's Lambda entry, the Lambda composition root: the handler `make` makes from a Composition
+ * of the function's environment, on the first invocation, kept for the container's life. Made then,
+ * rather than when the module loads, because the local stack imports the same module with no Lambda
+ * environment, and makes the handler from its own parts through the module's makeHandler.
+ */
+export function lambdaHandler<H extends (...args: never[]) => unknown>(make: (composition: Composition) => H): (...args: Parameters<H>) => ReturnType<H> {
+  let handler: H | undefined;
+  return (...args) => (handler ??= make(new Composition(getConfig())))(...args) as ReturnType<H>;
+}
+
+// ---- clients ------------------------------------------------------------------------------------
+
+export function dynamoClient(c: Composition): DynamoDBDocumentClient {
+  return c.once(dynamoClient, () => createDocumentClient(createDynamoClient({ region: c.config.AWS_REGION, endpoint: c.config.DYNAMODB_ENDPOINT })));
+}
+
+export function sqsClient(c: Composition): SQSClient {
+  return c.once(sqsClient, () => createSqsClient({ region: c.config.AWS_REGION, endpoint: c.config.SQS_ENDPOINT }));
+}
+
+/** EventBridge's PutEvents: the SDK client on AWS; the local stack provides its in-process bus. */
+export function eventBridgeClient(c: Composition): PutEventsClient {
+  return c.once(eventBridgeClient, () => {
+    // Falling through to AWS from the local stack would fail later with a confusing credentials error.
+    if (isLocal(c.config)) throw new Error('No EventBridge on the local stack: its composition (bin/local/composition.ts) provides the in-process bus.');
+    return new EventBridgeClient({ region: c.config.AWS_REGION });
+  });
+}
+
+// ---- stores and services ------------------------------------------------------------------------
+
+// One factory per store, so a function's bundle holds the stores it uses and no other.
+
+export function identityStore(c: Composition): IdentityStore {
+  return c.once(identityStore, () => new IdentityStore(dynamoClient(c), c.config.TABLE_NAME));
+}
+
+export function productStore(c: Composition): ProductStore {
+  return c.once(productStore, () => new ProductStore(dynamoClient(c), c.config.TABLE_NAME));
+}
+
+export function requestStore(c: Composition): RequestStore {
+  return c.once(requestStore, () => new RequestStore(dynamoClient(c), c.config.TABLE_NAME));
+}
+
+export function catalogStore(c: Composition): CatalogStore {
+  return c.once(catalogStore, () => new CatalogStore(dynamoClient(c), c.config.TABLE_NAME));
+}
+
+export function productPackageStore(c: Composition): ProductPackageStore {
+  return c.once(productPackageStore, () => new ProductPackageStore(dynamoClient(c), c.config.TABLE_NAME));
+}
+
+export function policyStore(c: Composition): PolicyStore {
+  return c.once(policyStore, () => new PolicyStore(dynamoClient(c), c.config.TABLE_NAME));
+}
+
+/** The products a change record affects (the stream router's). */
+export function changeTargetResolver(c: Composition): ChangeTargetResolver {
+  return c.once(changeTargetResolver, () => new ChangeTargetResolver(dynamoClient(c), c.config.TABLE_NAME));
+}
+
+export function webhookStore(c: Composition): WebhookStore {
+  return c.once(webhookStore, () => new WebhookStore(dynamoClient(c), c.config.TABLE_NAME));
+}
+
+/**
+ * The API functions' authentication, throttling and public origin (shared/http/api-handler.ts): failed
+ * authentications per source address unless AUTH_FAILURES_PER_MINUTE is 0, per-key throttling unless
+ * RATE_LIMIT_PER_SECOND is 0.
+ */
+export function apiDependencies(c: Composition): ApiFunctionDeps {
+  return c.once(apiDependencies, () => {
+    const { config } = c;
+    const doc = dynamoClient(c);
+    const clock = () => Date.now();
+    const { RATE_LIMIT_PER_SECOND: perSecond, RATE_LIMIT_BURST: burst, AUTH_FAILURES_PER_MINUTE: perMinute } = config;
+    return {
+      authenticator: storeAuthenticator(identityStore(c)),
+      ...(perSecond === 0 ? {} : { rateLimiter: gcraRateLimiter(new RateLimitStore(doc, config.TABLE_NAME), { perSecond, burst }, clock) }),
+      ...(perMinute === 0
+        ? {}
+        : {
+            authFailureLimiter: gcraRateLimiter(
+              new RateLimitStore(doc, config.TABLE_NAME, AUTH_FAILURE_SPACE),
+              authFailureLimit(perMinute, config.AUTH_FAILURES_BURST),
+              clock,
+            ),
+          }),
+      ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
     };
-  }
-  return stores;
-}
-
-let deps: ApiFunctionDeps | undefined;
-
-export function apiDeps(): ApiFunctionDeps {
-  const { PUBLIC_BASE_URL: publicBaseUrl } = getConfig();
-  deps ??= {
-    authenticator: storeAuthenticator(getStores().identity),
-    ...keyRateLimiter(),
-    ...authFailureLimiter(),
-    ...(publicBaseUrl ? { publicBaseUrl } : {}),
-  };
-  return deps;
-}
-
-/** Failed authentications per source address, unless AUTH_FAILURES_PER_MINUTE is 0. */
-function authFailureLimiter(): Pick<ApiFunctionDeps, 'authFailureLimiter'> {
-  const { AUTH_FAILURES_PER_MINUTE: perMinute, AUTH_FAILURES_BURST: burst } = getAuthFailureConfig();
-  if (perMinute === 0) return {};
-  const config = getConfig();
-  const store = new RateLimitStore(getDocumentClient(config), config.TABLE_NAME, AUTH_FAILURE_SPACE);
-  return { authFailureLimiter: gcraRateLimiter(store, authFailureLimit(perMinute, burst), () => Date.now()) };
-}
-
-/** Per-key throttling, unless RATE_LIMIT_PER_SECOND is 0. */
-function keyRateLimiter(): Pick<ApiFunctionDeps, 'rateLimiter'> {
-  const { RATE_LIMIT_PER_SECOND: perSecond, RATE_LIMIT_BURST: burst } = getRateLimitConfig();
-  if (perSecond === 0) return {};
-  const config = getConfig();
-  const store = new RateLimitStore(getDocumentClient(config), config.TABLE_NAME);
-  return { rateLimiter: gcraRateLimiter(store, { perSecond, burst }, () => Date.now()) };
-}
-
-let productService: ProductService | undefined;
-
-export function getProductService(): ProductService {
-  const { identity, products } = getStores();
-  productService ??= new ProductService({ products, identity, now: () => new Date(), newUuid: randomUUID });
-  return productService;
-}
-
-let requestService: RequestService | undefined;
-
-export function getRequestService(): RequestService {
-  const { identity, requests } = getStores();
-  requestService ??= new RequestService({
-    requests,
-    identity,
-    products: getProductService(),
-    now: () => new Date(),
-    newUuid: randomUUID,
   });
-  return requestService;
 }
 
-let catalogService: CatalogService | undefined;
+const now = () => new Date();
 
-export function getCatalogService(): CatalogService {
-  const { catalog, productPackages } = getStores();
-  catalogService ??= new CatalogService({ catalog, productPackages, now: () => new Date(), newUuid: randomUUID });
-  return catalogService;
+export function productService(c: Composition): ProductService {
+  return c.once(productService, () => new ProductService({ products: productStore(c), identity: identityStore(c), now, newUuid: randomUUID }));
 }
 
-let productPackageService: ProductPackageService | undefined;
-
-export function getProductPackageService(): ProductPackageService {
-  const { catalog, productPackages } = getStores();
-  productPackageService ??= new ProductPackageService({
-    catalog,
-    productPackages,
-    products: getProductService(),
-    now: () => new Date(),
-    newUuid: randomUUID,
-  });
-  return productPackageService;
+export function requestService(c: Composition): RequestService {
+  return c.once(
+    requestService,
+    () => new RequestService({ requests: requestStore(c), identity: identityStore(c), products: productService(c), now, newUuid: randomUUID }),
+  );
 }
 
-let evaluationService: EvaluationService | undefined;
-
-export function getEvaluationService(): EvaluationService {
-  const { policy, catalog } = getStores();
-  evaluationService ??= new EvaluationService({
-    policy,
-    catalog,
-    now: () => new Date(),
-    newUuid: randomUUID,
-    baseUrl: eventBaseUrl(getConfig()),
-  });
-  return evaluationService;
+export function catalogService(c: Composition): CatalogService {
+  return c.once(
+    catalogService,
+    () => new CatalogService({ catalog: catalogStore(c), productPackages: productPackageStore(c), now, newUuid: randomUUID }),
+  );
 }
 
-let evaluationQueue: EvaluationQueue | undefined;
-
-export function getEvaluationQueue(): EvaluationQueue {
-  if (!evaluationQueue) {
-    const config = getConfig();
-    if (!config.EVALUATION_QUEUE_URL) throw new Error('EVALUATION_QUEUE_URL is not set');
-    evaluationQueue = new SqsEvaluationQueue(getSqsClient(config), config.EVALUATION_QUEUE_URL, config.EVALUATION_DELAY_SECONDS);
-  }
-  return evaluationQueue;
+export function productPackageService(c: Composition): ProductPackageService {
+  return c.once(
+    productPackageService,
+    () =>
+      new ProductPackageService({
+        catalog: catalogStore(c),
+        productPackages: productPackageStore(c),
+        products: productService(c),
+        now,
+        newUuid: randomUUID,
+      }),
+  );
 }
 
-let policyService: PolicyService | undefined;
-
-export function getPolicyService(): PolicyService {
-  const { policy } = getStores();
-  policyService ??= new PolicyService({
-    policy,
-    products: getProductService(),
-    evaluation: getEvaluationService(),
-    // The queue is resolved when first used, so a function without the queue still starts.
-    queue: { send: (requests) => getEvaluationQueue().send(requests) },
-    now: () => new Date(),
-  });
-  return policyService;
+export function evaluationService(c: Composition): EvaluationService {
+  return c.once(
+    evaluationService,
+    () => new EvaluationService({ policy: policyStore(c), catalog: catalogStore(c), now, newUuid: randomUUID, baseUrl: eventBaseUrl(c.config) }),
+  );
 }
 
-export function getChangeTargets(): ChangeTargetResolver {
-  return getStores().targets;
+export function evaluationQueue(c: Composition): EvaluationQueue {
+  return c.once(
+    evaluationQueue,
+    () => new SqsEvaluationQueue(sqsClient(c), requiredSetting(c.config.EVALUATION_QUEUE_URL, 'EVALUATION_QUEUE_URL'), c.config.EVALUATION_DELAY_SECONDS),
+  );
 }
 
-let deliveryQueue: SqsDeliveryQueue | undefined;
-
-export function getDeliveryQueue(): SqsDeliveryQueue {
-  if (!deliveryQueue) {
-    const config = getConfig();
-    if (!config.WEBHOOK_DELIVERIES_QUEUE_URL) throw new Error('WEBHOOK_DELIVERIES_QUEUE_URL is not set');
-    deliveryQueue = new SqsDeliveryQueue(getSqsClient(config), config.WEBHOOK_DELIVERIES_QUEUE_URL);
-  }
-  return deliveryQueue;
+export function policyService(c: Composition): PolicyService {
+  return c.once(
+    policyService,
+    () =>
+      new PolicyService({
+        policy: policyStore(c),
+        products: productService(c),
+        evaluation: evaluationService(c),
+        // The queue is made when first used, so a function without the queue still starts.
+        queue: { send: (requests) => evaluationQueue(c).send(requests) },
+        now,
+      }),
+  );
 }
 
-let webhookService: WebhookService | undefined;
+export function deliveryQueue(c: Composition): SqsDeliveryQueue {
+  return c.once(deliveryQueue, () => new SqsDeliveryQueue(sqsClient(c), requiredSetting(c.config.WEBHOOK_DELIVERIES_QUEUE_URL, 'WEBHOOK_DELIVERIES_QUEUE_URL')));
+}
 
-export function getWebhookService(): WebhookService {
-  if (!webhookService) {
-    const config = getConfig();
-    webhookService = new WebhookService({
-      store: new WebhookStore(getDocumentClient(config), config.TABLE_NAME),
-      queue: { send: (messages) => getDeliveryQueue().send(messages) },
+export function webhookService(c: Composition): WebhookService {
+  return c.once(webhookService, () => {
+    const { config } = c;
+    return new WebhookService({
+      store: webhookStore(c),
+      queue: { send: (messages) => deliveryQueue(c).send(messages) },
       schedule: {
         baseSeconds: config.WEBHOOK_RETRY_BASE_SECONDS,
         maxDelaySeconds: config.WEBHOOK_RETRY_MAX_DELAY_SECONDS,
@@ -203,13 +237,70 @@ export function getWebhookService(): WebhookService {
         disableAfterSeconds: config.WEBHOOK_DISABLE_AFTER_SECONDS,
       },
       allowPrivateTargets: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
-      now: () => new Date(),
+      now,
       random: Math.random,
     });
-  }
-  return webhookService;
+  });
 }
 
-export function getRequestStore(): RequestStore {
-  return getStores().requests;
+export function eventPublisher(c: Composition): EventPublisher {
+  return c.once(eventPublisher, () => new EventBridgePublisher(c.config.EVENT_BUS_NAME, eventBridgeClient(c)));
+}
+
+/** A setting only some functions need, checked when the part that needs it is made. */
+export function requiredSetting(value: string | undefined, name: string): string {
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+}
+
+// ---- every part at once -------------------------------------------------------------------------
+
+/** Every part, by the name a function's makeHandler takes it under. */
+export interface Dependencies {
+  readonly config: ServiceConfig;
+  readonly requestStore: RequestStore;
+  readonly changeTargetResolver: ChangeTargetResolver;
+  readonly api: ApiFunctionDeps;
+  readonly products: ProductService;
+  readonly requests: RequestService;
+  readonly catalog: CatalogService;
+  readonly productPackages: ProductPackageService;
+  readonly evaluation: EvaluationService;
+  readonly evaluationQueue: EvaluationQueue;
+  readonly policy: PolicyService;
+  readonly deliveryQueue: SqsDeliveryQueue;
+  readonly webhooks: WebhookService;
+  readonly publisher: EventPublisher;
+}
+
+/** The makers of every part of `c` (for the local stack, which makes every function). */
+export function dependencyFactories(c: Composition): { readonly [K in keyof Dependencies]: () => Dependencies[K] } {
+  return {
+    config: () => c.config,
+    requestStore: () => requestStore(c),
+    changeTargetResolver: () => changeTargetResolver(c),
+    api: () => apiDependencies(c),
+    products: () => productService(c),
+    requests: () => requestService(c),
+    catalog: () => catalogService(c),
+    productPackages: () => productPackageService(c),
+    evaluation: () => evaluationService(c),
+    evaluationQueue: () => evaluationQueue(c),
+    policy: () => policyService(c),
+    deliveryQueue: () => deliveryQueue(c),
+    webhooks: () => webhookService(c),
+    publisher: () => eventPublisher(c),
+  };
+}
+
+/**
+ * An object whose properties are made by their factories when first read: destructuring one
+ * (`({ api, products }) => ...`) makes just those parts.
+ */
+export function lazy<T extends object>(factories: { readonly [K in keyof T]: () => T[K] }): T {
+  const object = {} as T;
+  for (const key of Object.keys(factories) as (keyof T & string)[]) {
+    Object.defineProperty(object, key, { enumerable: true, get: factories[key] });
+  }
+  return object;
 }

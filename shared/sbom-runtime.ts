@@ -1,14 +1,14 @@
 /**
- * The wiring of the SBOM functions (imports, uploads, exports), apart from shared/runtime.ts: it brings
- * the SBOM readers (Ajv, the CycloneDX library), the S3 client and the writers, which no other function
- * needs in its bundle. Built once per cold start, from the same configuration and stores.
+ * The factories of the SBOM functions' parts (exports, uploads, imports), apart from shared/runtime.ts:
+ * they bring the SBOM writers, the readers (Ajv, the CycloneDX library) and the S3 client, which no
+ * other function needs in its bundle (and the export function needs no reader, nor S3). They make
+ * their parts in the same Composition as the others'.
  */
 import { randomUUID } from 'node:crypto';
-import { getDocumentClient } from './aws/clients.ts';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { S3SbomUploads, createS3Client, type SbomUploads } from './aws/sbom-uploads.ts';
-import { getConfig } from './config.ts';
 import { scancodeLibrary } from './reference/scancode-licensedb.ts';
-import { getProductService, getStores } from './runtime.ts';
+import { catalogStore, dynamoClient, policyStore, productService, requiredSetting, type Composition } from './runtime.ts';
 import { LicenseIndexes } from './services/license-indexes.ts';
 import { SbomExportService } from './services/sbom-export.ts';
 import { SbomImportService } from './services/sbom-import.ts';
@@ -17,48 +17,58 @@ import { SbomImportStore } from './store/sbom-import-store.ts';
 /** What an export names as its tool (package.json's name and version). */
 const SERVICE_TOOL = { name: 'compliance-service', version: '0.1.0' } as const;
 
-let sbomExportService: SbomExportService | undefined;
-
-export function getSbomExportService(): SbomExportService {
-  const { catalog, policy } = getStores();
-  sbomExportService ??= new SbomExportService({
-    products: getProductService(),
-    policy,
-    catalog,
-    licenseIndexes: new LicenseIndexes(catalog),
-    now: () => new Date(),
-    newUuid: randomUUID,
-    tool: SERVICE_TOOL,
-  });
-  return sbomExportService;
+export function s3Client(c: Composition): S3Client {
+  return c.once(s3Client, () => createS3Client({ region: c.config.AWS_REGION, endpoint: c.config.S3_ENDPOINT }));
 }
 
-let sbomUploads: SbomUploads | undefined;
-
-export function getSbomUploads(): SbomUploads {
-  if (!sbomUploads) {
-    const config = getConfig();
-    if (!config.SBOM_UPLOADS_BUCKET) throw new Error('SBOM_UPLOADS_BUCKET is not set');
-    sbomUploads = new S3SbomUploads(createS3Client({ region: config.AWS_REGION, endpoint: config.S3_ENDPOINT }), config.SBOM_UPLOADS_BUCKET);
-  }
-  return sbomUploads;
+export function sbomExportService(c: Composition): SbomExportService {
+  return c.once(
+    sbomExportService,
+    () =>
+      new SbomExportService({
+        products: productService(c),
+        policy: policyStore(c),
+        catalog: catalogStore(c),
+        licenseIndexes: new LicenseIndexes(catalogStore(c)),
+        now: () => new Date(),
+        newUuid: randomUUID,
+        tool: SERVICE_TOOL,
+      }),
+  );
 }
 
-let sbomImportService: SbomImportService | undefined;
+export function sbomUploads(c: Composition): SbomUploads {
+  return c.once(sbomUploads, () => new S3SbomUploads(s3Client(c), requiredSetting(c.config.SBOM_UPLOADS_BUCKET, 'SBOM_UPLOADS_BUCKET')));
+}
 
-export function getSbomImportService(): SbomImportService {
-  if (!sbomImportService) {
-    const config = getConfig();
-    const { catalog } = getStores();
-    sbomImportService = new SbomImportService({
-      store: new SbomImportStore(getDocumentClient(config), config.TABLE_NAME, catalog),
-      products: getProductService(),
-      library: scancodeLibrary,
-      // Resolved when first used: a function that only reads imports needs no bucket.
-      uploads: getSbomUploads,
-      now: () => new Date(),
-      newUuid: randomUUID,
-    });
-  }
-  return sbomImportService;
+export function sbomImportService(c: Composition): SbomImportService {
+  return c.once(
+    sbomImportService,
+    () =>
+      new SbomImportService({
+        store: new SbomImportStore(dynamoClient(c), c.config.TABLE_NAME, catalogStore(c)),
+        products: productService(c),
+        library: scancodeLibrary,
+        // Made when first used: a function that only reads imports needs no bucket.
+        uploads: () => sbomUploads(c),
+        now: () => new Date(),
+        newUuid: randomUUID,
+      }),
+  );
+}
+
+/** The SBOM parts, by the name a function's makeHandler takes them under. */
+export interface SbomDependencies {
+  readonly sbomExport: SbomExportService;
+  readonly sbomUploads: SbomUploads;
+  readonly sbomImports: SbomImportService;
+}
+
+/** The makers of every SBOM part of `c` (for the local stack). */
+export function sbomDependencyFactories(c: Composition): { readonly [K in keyof SbomDependencies]: () => SbomDependencies[K] } {
+  return {
+    sbomExport: () => sbomExportService(c),
+    sbomUploads: () => sbomUploads(c),
+    sbomImports: () => sbomImportService(c),
+  };
 }

@@ -16,8 +16,10 @@ if (!importUuid || !key || !size) {
 }
 
 // What the function's module loads at cold start is not the import's time: load it first.
-const { getSbomImportService } = await import('../../shared/sbom-runtime.ts');
-const service = getSbomImportService();
+const { sbomImportService } = await import('../../shared/sbom-runtime.ts');
+const { Composition } = await import('../../shared/runtime.ts');
+const { getConfig } = await import('../../shared/config.ts');
+const service = sbomImportService(new Composition(getConfig()));
 const started = performance.now();
 await service.runUpload(importUuid, key, Number(size), true);
 const durationMs = performance.now() - started;

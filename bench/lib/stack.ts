@@ -6,7 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalStack } from '../../bin/local/stack.ts';
+import { startLocalStack, type LocalStack } from '../../bin/local/stack.ts';
+import type { InProcessEventBus } from '../../bin/local/event-bus.ts';
 import { freePort } from '../../bin/local/ports.ts';
 import { readRunningStack } from '../../bin/local/stack-file.ts';
 
@@ -19,6 +20,9 @@ export interface BenchStack {
   readonly dynamodbEndpoint: string;
   readonly sqsEndpoint: string;
   readonly region: string;
+  /** The stack's event bus, on which a scenario may add rules of its own. */
+  readonly bus: InProcessEventBus;
+  readonly queues: LocalStack['queues'];
 }
 
 export interface FreshStackOptions {
@@ -28,21 +32,8 @@ export interface FreshStackOptions {
   readonly region?: string;
 }
 
-let started = false;
-
-/**
- * Runs `fn` against a freshly started local stack and stops it afterwards, whatever happens.
- *
- * Once per process: the functions cache their configuration and AWS clients at cold start, as on
- * Lambda, so a second stack in the same process would be served by handlers still bound to the first
- * one's DynamoDB Local. Run every scenario inside one call.
- */
+/** Runs `fn` against a freshly started local stack and stops it afterwards, whatever happens. */
 export async function withFreshStack<T>(fn: (stack: BenchStack) => Promise<T>, options: FreshStackOptions = {}): Promise<T> {
-  if (started) throw new Error('withFreshStack runs once per process (the handlers keep the first stack\'s clients)');
-  started = true;
-  // The per-key rate limit (429 above it) would throttle the load generator: the bench measures the
-  // service, not its limiter. Set before the stack starts, as the functions read it at cold start.
-  process.env.RATE_LIMIT_PER_SECOND = '0';
   const log = options.log ?? ((line: string) => console.error(line));
   const dataDir = mkdtempSync(join(tmpdir(), 'compliance-bench-'));
   const removeDir = () => rmSync(dataDir, { recursive: true, force: true });
@@ -56,6 +47,9 @@ export async function withFreshStack<T>(fn: (stack: BenchStack) => Promise<T>, o
       tableName: options.tableName ?? 'bench',
       region: options.region ?? 'us-east-1',
       log,
+      // As `npm start`, the functions' settings from the environment; but no per-key rate limit (429 above
+      // it), which would throttle the load generator: the bench measures the service, not its limiter.
+      settings: { ...process.env, RATE_LIMIT_PER_SECOND: 0 },
     });
   } catch (error) {
     removeDir();
@@ -82,6 +76,8 @@ export async function withFreshStack<T>(fn: (stack: BenchStack) => Promise<T>, o
       dynamodbEndpoint: running.dynamodbEndpoint,
       sqsEndpoint: running.sqsEndpoint,
       region: running.region,
+      bus: stack.bus,
+      queues: stack.queues,
     });
   } finally {
     process.removeListener('SIGINT', onSignal);

@@ -11,7 +11,6 @@
 import type { Scenario } from '../lib/scenario.ts';
 import type { BenchFigure } from '../lib/results.ts';
 import { measureHttp, type LoadResult } from '../lib/load.ts';
-import { installedPublisher } from '../../shared/events/publisher.ts';
 import { REQUEST_ADDED } from '../../shared/events/request-events.ts';
 import { InProcessEventBus } from '../../bin/local/event-bus.ts';
 import { pollUntil } from './policy-seed.ts';
@@ -25,8 +24,7 @@ const SINGLE_SECONDS = 3;
 let addedOnBus = 0;
 let ruleAdded = false;
 
-function countRequestEvents(): boolean {
-  const publisher = installedPublisher();
+function countRequestEvents(publisher: InProcessEventBus | undefined): boolean {
   if (!(publisher instanceof InProcessEventBus)) return false;
   if (!ruleAdded) {
     publisher.addRule({
@@ -63,7 +61,7 @@ export const apiLatency: Scenario = {
     const { http: get, floorBefore, floorAfter } = await productGetRun(context);
     const { templateUuid, viewerKey } = await apiSetup(context);
 
-    const counting = countRequestEvents();
+    const counting = countRequestEvents(context.bus);
     const before = addedOnBus;
     const post = await measureHttp({
       url: `${apiUrl}/api/v2/requests/`,

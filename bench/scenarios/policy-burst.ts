@@ -13,7 +13,6 @@ import { GetCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/l
 import type { Scenario } from '../lib/scenario.ts';
 import { benchDocumentClient, createUserWithKey, writeAll } from '../lib/seed.ts';
 import { keys } from '../../shared/keys.ts';
-import { installedPublisher } from '../../shared/events/publisher.ts';
 import { VIOLATION_DETECTED, VIOLATION_RESOLVED } from '../../shared/events/policy-events.ts';
 import { InProcessEventBus, type DeliveredEvent } from '../../bin/local/event-bus.ts';
 import { CATALOG_SPECS, catalogSeedItems } from '../../shared/store/catalog-store.ts';
@@ -64,7 +63,7 @@ async function outboxEvents(doc: DynamoDBDocumentClient, tableName: string, even
 
 export const policyBurst: Scenario = {
   name: 'policy burst',
-  async run({ apiUrl, tableName, dynamodbEndpoint, region, log }) {
+  async run({ apiUrl, tableName, dynamodbEndpoint, region, bus, log }) {
     const doc = benchDocumentClient({ dynamodbEndpoint, region });
     try {
       const apiKey = await createUserWithKey(doc, tableName, { username: 'bench-policy-burst-root', dataspace: DATASPACE, isSuperuser: true });
@@ -80,7 +79,7 @@ export const policyBurst: Scenario = {
       };
 
       // Every event the bus delivers for the product (the in-process bus of the stack in this process).
-      const publisher = installedPublisher();
+      const publisher = bus;
       const delivered: DeliveredEvent[] = [];
       if (publisher instanceof InProcessEventBus) {
         publisher.addRule({

@@ -24,7 +24,7 @@ import { pollUntil } from './policy-seed.ts';
 import { cyclonedxNpm, type NpmPackage } from '../../test/support/cyclonedx-npm.ts';
 import { keys } from '../../shared/keys.ts';
 import { createS3Client } from '../../shared/aws/sbom-uploads.ts';
-import { QUEUES, UPLOAD_BUCKET } from '../../shared/resources.ts';
+import { UPLOAD_BUCKET } from '../../shared/resources.ts';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { createSqsClient } from '../../shared/aws/clients.ts';
 import { CATALOG_SPECS, objectItem, uniqueItem } from '../../shared/store/catalog-store.ts';
@@ -112,7 +112,7 @@ async function drained(context: ScenarioContext, doc: DynamoDBDocumentClient, ke
       async () => {
         const { Attributes: a = {} } = await sqs.send(
           new GetQueueAttributesCommand({
-            QueueUrl: process.env[QUEUES.evaluation.urlEnvVar]!,
+            QueueUrl: context.queues.evaluation.url,
             AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
           }),
         );

@@ -35,17 +35,16 @@ import {
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import type { Scenario } from '../lib/scenario.ts';
+import type { BenchStack } from '../lib/stack.ts';
 import { benchDocumentClient, createUserWithKey } from '../lib/seed.ts';
 import { measureAsync, measureHttp, median, type LoadResult } from '../lib/load.ts';
 import { createSqsClient } from '../../shared/aws/clients.ts';
-import { QUEUES } from '../../shared/resources.ts';
 import { RequestStore } from '../../shared/store/request-store.ts';
 import { WebhookStore } from '../../shared/store/webhook-store.ts';
 import { WebhookService } from '../../shared/services/webhooks.ts';
 import { AWS_RETRY_SCHEDULE, type Subscription } from '../../shared/domain/webhooks.ts';
 import { deliver } from '../../shared/webhooks/sender.ts';
 import type { Envelope } from '../../shared/events/envelope.ts';
-import { installedPublisher } from '../../shared/events/publisher.ts';
 import { REQUEST_ADDED } from '../../shared/events/request-events.ts';
 import { InProcessEventBus } from '../../bin/local/event-bus.ts';
 import { pollUntil } from './policy-seed.ts';
@@ -160,9 +159,9 @@ async function queueDepth(sqs: SQSClient, queueUrl: string): Promise<number> {
 }
 
 /** The webhook queues of the stack in this process, or undefined when their URLs are unknown. */
-function webhookQueues(sqs: SQSClient) {
-  const eventsUrl = process.env[QUEUES.webhookEvents.urlEnvVar];
-  const deliveriesUrl = process.env[QUEUES.webhookDeliveries.urlEnvVar];
+function webhookQueues(sqs: SQSClient, queues: BenchStack['queues']) {
+  const eventsUrl = queues.webhookEvents.url;
+  const deliveriesUrl = queues.webhookDeliveries.url;
   if (!eventsUrl || !deliveriesUrl) return undefined;
   return {
     depths: async () => ({ events: await queueDepth(sqs, eventsUrl), deliveries: await queueDepth(sqs, deliveriesUrl) }),
@@ -264,7 +263,7 @@ async function attemptCosts(doc: DynamoDBDocumentClient, tableName: string, sqs:
 
 export const webhookFanOut: Scenario = {
   name: 'webhook fan-out',
-  async run({ apiUrl, tableName, dynamodbEndpoint, region, sqsEndpoint, log }) {
+  async run({ apiUrl, tableName, dynamodbEndpoint, region, sqsEndpoint, bus, queues: stackQueues, log }) {
     const doc = benchDocumentClient({ dynamodbEndpoint, region });
     const sqs = createSqsClient({ region, endpoint: sqsEndpoint });
     const receiver = new Receiver();
@@ -295,7 +294,7 @@ export const webhookFanOut: Scenario = {
 
       // When each measured event reached the bus (the outbox publisher's end of the pipeline).
       const onBus: number[] = [];
-      const publisher = installedPublisher();
+      const publisher = bus;
       if (publisher instanceof InProcessEventBus) {
         publisher.addRule({
           name: 'bench-webhook-fan-out',
@@ -321,7 +320,7 @@ export const webhookFanOut: Scenario = {
       ).catch((error: unknown) => {
         throw new Error(`${String(error)} (${receiver.count('warmup')} of ${WARMUP_EVENTS * SUBSCRIBERS} received)`);
       });
-      const queues = webhookQueues(sqs);
+      const queues = webhookQueues(sqs, stackQueues);
       if (queues) {
         let emptySince: number | undefined;
         await pollUntil(

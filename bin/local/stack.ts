@@ -16,19 +16,19 @@ import { startQueuePoller } from './queue-poller.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { InProcessEventBus } from './event-bus.ts';
 import { lambdaContext } from './lambda-context.ts';
-import { loadHandler } from './functions.ts';
+import { localFunctions, type LocalFunctions } from './functions.ts';
+import { localDependencies } from './composition.ts';
 import { freePort } from './ports.ts';
 import { readRunningStack, readStackFile, removeStackFile, writeStackFile } from './stack-file.ts';
 import { processRuns, readProcStat } from './process-guard.ts';
-import { createSqsClient } from '../../shared/aws/clients.ts';
+import { createDocumentClient, createDynamoClient, createSqsClient } from '../../shared/aws/clients.ts';
 import { EVENT_BUS, EVENT_RULES, EVENT_SOURCES, QUEUES, UPLOAD_BUCKET, type QueueDefinition, type QueueName } from '../../shared/resources.ts';
 import { CreateBucketCommand, PutBucketLifecycleConfigurationCommand } from '@aws-sdk/client-s3';
 import { UPLOAD_PREFIX, createS3Client } from '../../shared/aws/sbom-uploads.ts';
 import { startUploadNotifier } from './upload-events.ts';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
-import { setPublisher } from '../../shared/events/publisher.ts';
-import { publicOrigin } from '../../shared/config.ts';
+import { parseConfig, publicOrigin, type ConfigInput, type ServiceConfig } from '../../shared/config.ts';
 
 export interface LocalStackOptions {
   readonly port: number;
@@ -44,13 +44,30 @@ export interface LocalStackOptions {
   readonly publicBaseUrl?: string;
   /** Build the web console into DATA_DIR/console and serve it at `/` (npm start does; tests of the API need not). */
   readonly serveConsole?: boolean;
+  /**
+   * The functions' settings, by their shared/config.ts names (EVALUATION_DELAY_SECONDS, the WEBHOOK_*
+   * schedule, RATE_LIMIT_*, AUTH_FAILURES_*, ALLOW_PRIVATE_WEBHOOK_TARGETS...): `npm start` passes its
+   * environment. The stack's own resources (table, endpoints, queues, bucket, bus, public origin) override
+   * whatever this says of them.
+   */
+  readonly settings?: ConfigInput | NodeJS.ProcessEnv;
 }
 
 export interface LocalStack {
   readonly apiUrl: string;
   readonly bus: InProcessEventBus;
+  /** The configuration the stack's functions are made from (its queue URLs among others). */
+  readonly config: ServiceConfig;
+  readonly queues: Readonly<Record<QueueName, { readonly url: string; readonly arn: string }>>;
   stop(): Promise<void>;
 }
+
+/** Settings of the local stack that differ from AWS's defaults, unless the caller gives its own. */
+const LOCAL_DEFAULTS: ConfigInput = {
+  EVALUATION_DELAY_SECONDS: 1,
+  // Local receivers live on 127.0.0.1: allowed unless the caller says otherwise (never on AWS).
+  ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+};
 
 function functionName(name: string): FunctionName {
   if (!(name in FUNCTIONS)) throw new Error(`Event source names unknown function "${name}"`);
@@ -70,6 +87,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   if (options.publicBaseUrl !== undefined && publicBaseUrl === undefined) {
     throw new Error(`PUBLIC_BASE_URL must be an http(s) origin such as https://compliance.example.com, not "${options.publicBaseUrl}"`);
   }
+  // The settings are checked before anything starts; the stack's resources are added once they exist.
+  const settings = parseConfig({
+    ...LOCAL_DEFAULTS,
+    ...options.settings,
+    TABLE_NAME: options.tableName,
+    AWS_REGION: options.region,
+    PUBLIC_BASE_URL: undefined,
+  });
 
   const stoppers: (() => Promise<void>)[] = [];
   let stopping = false;
@@ -80,7 +105,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const stop = async () => {
     stopping = true;
     removeStackFile(dataDir);
-    setPublisher(undefined);
     for (const stopOne of stoppers.splice(0).reverse()) {
       await stopOne().catch((error: unknown) => options.log(`[local] error while stopping: ${String(error)}`));
     }
@@ -102,29 +126,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stoppers.push(async () => sqs.destroy());
     // The retry schedule of webhook deliveries is configurable locally, so tests run in seconds: the
     // deliveries queue's receive limit follows its number of attempts, as on AWS.
-    const maxAttempts = Number(process.env.WEBHOOK_MAX_ATTEMPTS ?? QUEUES.webhookDeliveries.maxReceiveCount);
     const queues = await ensureQueues(sqs, {
       ...QUEUES,
-      webhookDeliveries: { ...QUEUES.webhookDeliveries, maxReceiveCount: maxAttempts },
+      webhookDeliveries: { ...QUEUES.webhookDeliveries, maxReceiveCount: settings.WEBHOOK_MAX_ATTEMPTS },
     } as Record<QueueName, QueueDefinition>);
-
-    // The functions read their configuration from the environment, as on Lambda.
-    Object.assign(process.env, {
-      TABLE_NAME: options.tableName,
-      AWS_REGION: options.region,
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      SQS_ENDPOINT: sqsEndpoint,
-      EVENT_BUS_NAME: EVENT_BUS.localName,
-      EVALUATION_DELAY_SECONDS: process.env.EVALUATION_DELAY_SECONDS ?? '1',
-      // Local receivers live on 127.0.0.1: allowed unless the caller says otherwise (never on AWS).
-      ALLOW_PRIVATE_WEBHOOK_TARGETS: process.env.ALLOW_PRIVATE_WEBHOOK_TARGETS ?? 'true',
-      WEBHOOK_MAX_ATTEMPTS: String(maxAttempts),
-      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
-      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
-    });
-    for (const [name, definition] of Object.entries(QUEUES)) {
-      process.env[definition.urlEnvVar] = queues[name as QueueName].url;
-    }
+    const doc = createDocumentClient(createDynamoClient({ region: options.region, endpoint: dynamo.endpoint }));
+    stoppers.push(async () => doc.destroy());
 
     // The SBOM upload bucket, on the emulator's S3 API (the same endpoint), with the lifecycle it has on AWS.
     const s3 = createS3Client({ region: options.region, endpoint: sqsEndpoint });
@@ -138,7 +145,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         },
       }),
     );
-    Object.assign(process.env, { SBOM_UPLOADS_BUCKET: UPLOAD_BUCKET.localName, S3_ENDPOINT: sqsEndpoint });
     const uploads = startUploadNotifier({
       spy: sqsServer.spy,
       s3,
@@ -151,8 +157,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
     stoppers.push(() => uploads.stop());
 
-    const bus = new InProcessEventBus({ region: options.region });
-    setPublisher(bus);
+    const bus = new InProcessEventBus({ name: EVENT_BUS.localName, region: options.region });
     // The bus's rules, as EventBridge's SQS targets: the whole event as the message body.
     for (const rule of EVENT_RULES) {
       bus.addRule({
@@ -164,18 +169,38 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       });
     }
 
+    // The functions of this stack, made from its parts once the gateway listens (below): until then
+    // nothing can ask for one.
+    let functions: LocalFunctions | undefined;
+    const loadHandler = async (name: FunctionName) => {
+      if (!functions) throw new Error(`The local stack's functions are not made yet (${name})`);
+      return functions.handler(name);
+    };
     const gateway: HttpGateway = await startHttpGateway({
       host: options.host,
       port: options.port,
       invoke: async (name, event) =>
-        (await loadHandler(name))(event, lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000)),
+        (await loadHandler(name))(event, lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000, { region: options.region })),
       ...(consoleDir ? { consoleDir } : {}),
       onError: (error) => options.log(`[gateway] ${String(error)}`),
     });
     stoppers.push(() => gateway.stop());
+    // The configuration the functions are made from: the settings, and where the stack's resources are.
     // Answers and events build their links on the public origin: the gateway's own, now that it listens,
-    // unless one was given. Never the Host a client sends.
-    process.env.PUBLIC_BASE_URL = publicBaseUrl ?? gateway.url;
+    // unless one was given. Never the Host a client sends. (Set in the same turn as the gateway began to
+    // listen, so before it can take a request.)
+    const config: ServiceConfig = {
+      ...settings,
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      SQS_ENDPOINT: sqsEndpoint,
+      S3_ENDPOINT: sqsEndpoint,
+      SBOM_UPLOADS_BUCKET: UPLOAD_BUCKET.localName,
+      EVENT_BUS_NAME: EVENT_BUS.localName,
+      EVALUATION_QUEUE_URL: queues.evaluation.url,
+      WEBHOOK_DELIVERIES_QUEUE_URL: queues.webhookDeliveries.url,
+      PUBLIC_BASE_URL: publicBaseUrl ?? gateway.url,
+    };
+    functions = localFunctions(localDependencies(config, { dynamo: doc, sqs, s3, bus }));
 
     // The pollers stop together: each may be waiting out a receive, and one after the other adds up.
     const pollers: { stop(): Promise<void> }[] = [];
@@ -184,7 +209,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
     for (const source of EVENT_SOURCES) {
       const name = functionName(source.function);
-      const context = () => lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000);
+      const context = () => lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000, { region: options.region });
       if (source.kind === 'queue') {
         const queue = queues[source.queue];
         const poller = startQueuePoller({
@@ -234,7 +259,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       dynamodbPid: dynamo.pid,
       dynamodbStartTime: readProcStat(dynamo.pid)?.startTime,
     });
-    return { apiUrl: gateway.url, bus, stop };
+    return { apiUrl: gateway.url, bus, config, queues, stop };
   } catch (error) {
     await stop();
     throw error;

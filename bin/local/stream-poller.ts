@@ -9,30 +9,20 @@
  * it went to the on-failure destination. With `checkpointFile` the checkpoints survive a restart.
  * Shards are read one after another in one loop, parents before children; Lambda reads shards in
  * parallel, which changes interleaving across shards (partition keys), never the order within one.
+ *
+ * The parts, in ./stream/: shard discovery (shards.ts), iterator bookkeeping (iterators.ts) and the
+ * checkpoint file (checkpoints.ts), record shaping (records.ts), filter criteria (filters.ts), and
+ * invocation with retries, bisection and partial batch failures (batches.ts). This module is the loop.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import {
-  DescribeStreamCommand,
-  DynamoDBStreamsClient,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  type AttributeValue as StreamAttributeValue,
-  type GetShardIteratorInput,
-  type _Record as StreamRecord,
-} from '@aws-sdk/client-dynamodb-streams';
-import type {
-  AttributeValue,
-  Context,
-  DynamoDBBatchResponse,
-  DynamoDBRecord,
-  DynamoDBStreamEvent,
-} from 'aws-lambda';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { createDynamoClient } from '../../shared/aws/clients.ts';
-import { matchesEventPattern } from '../../shared/events/event-pattern.ts';
-import { lambdaContext } from './lambda-context.ts';
+import { ShardInvoker } from './stream/batches.ts';
+import { CheckpointFile } from './stream/checkpoints.ts';
+import { filterCriteria } from './stream/filters.ts';
+import { ShardReader } from './stream/iterators.ts';
+import { StreamShards, type ShardState } from './stream/shards.ts';
 
 export interface StreamPollerOptions {
   dynamodbEndpoint: string;
@@ -70,239 +60,75 @@ export interface StreamPoller {
   idle(): Promise<void>;
 }
 
-interface BufferedRecord {
-  readonly record: DynamoDBRecord;
-  readonly sequenceNumber: string;
-  /** Whether the filter criteria let it through; dropped records only move the checkpoint. */
-  readonly matches: boolean;
-}
+/** Callers of idle(), each waiting for a full idle round that began after its call. */
+class IdleWaiters {
+  private readonly waiters: { afterRound: number; resolve: () => void; reject: (error: unknown) => void }[] = [];
 
-interface ShardState {
-  readonly id: string;
-  readonly parentId: string | undefined;
-  /** Where to start when there is no checkpoint. */
-  readonly initialPosition: 'TRIM_HORIZON' | 'LATEST';
-  iterator: string | undefined;
-  /** The last sequence number done (handled, filtered out, or sent to onFailure). */
-  checkpoint: string | undefined;
-  /** The last sequence number read into the buffer. */
-  lastRead: string | undefined;
-  /** Read but not yet done, in stream order. */
-  buffer: BufferedRecord[];
-  /** The stream said the shard is closed and read to its end (or it left the stream). */
-  endReached: boolean;
-  /** Closed, read to the end, and every record done. */
-  finished: boolean;
-  /** The last read found nothing new. */
-  caughtUp: boolean;
-  /** The next read position was trimmed away: start again at the oldest record kept. */
-  trimmed: boolean;
-  /**
-   * Sizes of the batches a failure left to retry, the next one last. A failed batch is retried as
-   * itself (not topped up with newer records); bisection replaces it with its two halves.
-   */
-  pending: number[];
-  /** Failed attempts since the checkpoint last moved. */
-  failures: number;
-}
+  wait(afterRound: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => this.waiters.push({ afterRound, resolve, reject }));
+  }
 
-interface CheckpointFileContent {
-  streamArn: string;
-  shards: Record<string, { sequenceNumber?: string; finished?: boolean }>;
-}
+  /** Round `completedRound` ended idle. */
+  settle(completedRound: number): void {
+    for (let index = this.waiters.length - 1; index >= 0; index--) {
+      const waiter = this.waiters[index];
+      if (waiter && completedRound > waiter.afterRound) {
+        this.waiters.splice(index, 1);
+        waiter.resolve();
+      }
+    }
+  }
 
-interface IdleWaiter {
-  afterRound: number;
-  resolve: () => void;
-  reject: (error: unknown) => void;
+  rejectAll(error: unknown): void {
+    for (const waiter of this.waiters.splice(0)) waiter.reject(error);
+  }
 }
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
-/** New shards appear when DynamoDB rolls a shard over (every few hours on AWS). */
-const DESCRIBE_INTERVAL_MS = 10_000;
 const ERROR_BACKOFF_MS = 1_000;
-const GET_RECORDS_LIMIT = 1_000;
 
 export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
   const onError = options.onError ?? ((error: unknown) => console.error(`[stream-poller ${options.tableName}]`, error));
-  const functionName = options.functionName ?? `local-${options.tableName}-stream-consumer`;
-  const timeoutMs = (options.timeoutSeconds ?? 30) * 1000;
   const pollIntervalMs = options.pollIntervalMs ?? 250;
-  const patterns = options.filterPatterns ?? [];
+  const accepts = filterCriteria(options.filterPatterns ?? [], options.tableName);
 
   const dynamo = createDynamoClient({ region: options.region, endpoint: options.dynamodbEndpoint });
-  const streams = new DynamoDBStreamsClient({
-    region: options.region,
-    endpoint: options.dynamodbEndpoint,
-    credentials: LOCAL_CREDENTIALS,
-    maxAttempts: 3,
-  });
+  const streams = new DynamoDBStreamsClient({ region: options.region, endpoint: options.dynamodbEndpoint, credentials: LOCAL_CREDENTIALS, maxAttempts: 3 });
+  const checkpoints = new CheckpointFile(options.checkpointFile);
+  const stream = new StreamShards({ dynamo, streams, tableName: options.tableName, startingPosition: options.startingPosition }, checkpoints);
+  const reader = new ShardReader(streams, stream, { region: options.region, accepts, onError });
+  const persist = () => checkpoints.save(stream.streamArn, stream.shards.values());
+  const invoker = new ShardInvoker(
+    {
+      batchSize: options.batchSize,
+      maxRetryAttempts: options.maxRetryAttempts,
+      bisectBatchOnError: options.bisectBatchOnError,
+      handler: options.handler,
+      onFailure: options.onFailure,
+      onError,
+      functionName: options.functionName ?? `local-${options.tableName}-stream-consumer`,
+      timeoutMs: (options.timeoutSeconds ?? 30) * 1000,
+      region: options.region,
+    },
+    persist,
+  );
+  /** LATEST means "from now": a LATEST shard's position is taken as soon as the shard is found. */
+  const startLatest = async (shard: ShardState) => {
+    shard.iterator = await reader.iterator(shard);
+  };
 
   let stopped = false;
   let fatal: unknown;
-  let round = 0;
-  let streamArn: string | undefined;
-  let saved: CheckpointFileContent | undefined;
-  let describeNeeded = true;
-  let nextDescribeAt = 0;
-  const shards = new Map<string, ShardState>();
-  const idleWaiters: IdleWaiter[] = [];
+  let rounds = 0;
+  const idleWaiters = new IdleWaiters();
   const pauses = new AbortController();
-
-  // ---- shards ---------------------------------------------------------------------------------
-
-  async function describe(): Promise<void> {
-    describeNeeded = false;
-    nextDescribeAt = Date.now() + DESCRIBE_INTERVAL_MS;
-    const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: options.tableName }));
-    const arn = Table?.LatestStreamArn;
-    if (!arn || !Table?.StreamSpecification?.StreamEnabled) {
-      throw new Error(`Table ${options.tableName} has no enabled stream`);
-    }
-    let firstSight = false;
-    if (arn !== streamArn) {
-      // A new stream (first start, or the table was re-created): earlier shards mean nothing now.
-      shards.clear();
-      streamArn = arn;
-      firstSight = true;
-    }
-    const checkpoints = saved?.streamArn === arn ? saved.shards : undefined;
-    const described = new Set<string>();
-    let exclusiveStartShardId: string | undefined;
-    do {
-      const { StreamDescription } = await streams.send(
-        new DescribeStreamCommand({ StreamArn: arn, ExclusiveStartShardId: exclusiveStartShardId }),
-      );
-      for (const shard of StreamDescription?.Shards ?? []) {
-        if (!shard.ShardId) continue;
-        described.add(shard.ShardId);
-        if (shards.has(shard.ShardId)) continue;
-        const checkpoint = checkpoints?.[shard.ShardId];
-        // startingPosition is for the shards there when the mapping began; shards born later hold
-        // only newer records, so they are read from their start.
-        const knownSinceStart = checkpoints ? checkpoint !== undefined : firstSight;
-        const initialPosition = knownSinceStart ? options.startingPosition : 'TRIM_HORIZON';
-        const closed = shard.SequenceNumberRange?.EndingSequenceNumber !== undefined;
-        const state: ShardState = {
-          id: shard.ShardId,
-          parentId: shard.ParentShardId,
-          initialPosition,
-          iterator: undefined,
-          checkpoint: checkpoint?.sequenceNumber,
-          lastRead: checkpoint?.sequenceNumber,
-          buffer: [],
-          endReached: checkpoint?.finished === true,
-          // LATEST in a shard that can get no new record: nothing to read.
-          finished: checkpoint?.finished === true || (closed && initialPosition === 'LATEST' && !checkpoint?.sequenceNumber),
-          caughtUp: false,
-          trimmed: false,
-          pending: [],
-          failures: 0,
-        };
-        shards.set(state.id, state);
-        // LATEST means "from now": take the position now, even if the shard must wait for its parent.
-        if (!state.finished && state.lastRead === undefined && initialPosition === 'LATEST') {
-          state.iterator = await shardIterator(state);
-        }
-      }
-      exclusiveStartShardId = StreamDescription?.LastEvaluatedShardId;
-    } while (exclusiveStartShardId);
-    for (const shard of shards.values()) {
-      // Trimmed away after 24 hours: whatever was read of it is still handed over.
-      if (!described.has(shard.id)) shard.endReached = true;
-    }
-    if (firstSight) await persist();
-  }
-
-  function parentDone(shard: ShardState): boolean {
-    if (!shard.parentId) return true;
-    const parent = shards.get(shard.parentId);
-    return !parent || parent.finished;
-  }
-
-  async function shardIterator(shard: ShardState): Promise<string | undefined> {
-    const input: GetShardIteratorInput = { StreamArn: streamArn, ShardId: shard.id, ShardIteratorType: shard.initialPosition };
-    if (shard.trimmed) {
-      input.ShardIteratorType = 'TRIM_HORIZON';
-    } else if (shard.lastRead !== undefined) {
-      input.ShardIteratorType = 'AFTER_SEQUENCE_NUMBER';
-      input.SequenceNumber = shard.lastRead;
-    }
-    shard.trimmed = false;
-    try {
-      return (await streams.send(new GetShardIteratorCommand(input))).ShardIterator;
-    } catch (error) {
-      if (errorName(error) === 'TrimmedDataAccessException') {
-        shard.trimmed = true;
-        onError(new Error(`Shard ${shard.id}: records after ${shard.lastRead} were trimmed; reading from the oldest kept`));
-        return undefined;
-      }
-      if (errorName(error) === 'ResourceNotFoundException') describeNeeded = true;
-      throw error;
-    }
-  }
-
-  /** Reads the next page of a shard into its buffer; true when there was progress. */
-  async function read(shard: ShardState): Promise<boolean> {
-    shard.iterator ??= await shardIterator(shard);
-    if (!shard.iterator) return true;
-    let page;
-    try {
-      page = await streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: GET_RECORDS_LIMIT }));
-    } catch (error) {
-      const name = errorName(error);
-      if (name === 'ExpiredIteratorException') {
-        // Iterators live 15 minutes; take a new one after the last record read.
-        shard.iterator = undefined;
-        return true;
-      }
-      if (name === 'TrimmedDataAccessException') {
-        // DynamoDB Local also answers this for a LATEST iterator taken on an empty stream.
-        shard.iterator = undefined;
-        shard.trimmed = true;
-        return true;
-      }
-      if (name === 'ResourceNotFoundException') {
-        // DynamoDB Local says "Invalid ShardId in ShardIterator" when its shards were rebuilt.
-        shard.iterator = undefined;
-        describeNeeded = true;
-      }
-      throw error;
-    }
-    shard.iterator = page.NextShardIterator;
-    if (!page.NextShardIterator) {
-      shard.endReached = true;
-      describeNeeded = true;
-    }
-    let added = 0;
-    for (const raw of page.Records ?? []) {
-      const sequenceNumber = raw.dynamodb?.SequenceNumber;
-      if (!sequenceNumber) continue;
-      // After a re-acquired iterator (trim, expiry) never hand a record over twice.
-      if (shard.lastRead !== undefined && compareSequenceNumbers(sequenceNumber, shard.lastRead) <= 0) continue;
-      const record = lambdaRecord(raw, streamArn ?? '', options.region);
-      shard.buffer.push({ record, sequenceNumber, matches: passesFilters(record) });
-      shard.lastRead = sequenceNumber;
-      added++;
-    }
-    shard.caughtUp = added === 0;
-    return added > 0 || shard.endReached;
-  }
-
-  function passesFilters(record: DynamoDBRecord): boolean {
-    if (patterns.length === 0) return true;
-    const event = record as unknown as Record<string, unknown>;
-    return patterns.some((pattern) => matchesEventPattern(pattern, event));
-  }
-
-  // ---- batches --------------------------------------------------------------------------------
 
   /** One step for one shard: read if the buffer runs short, then one invocation. True when busy. */
   async function pollShard(shard: ShardState): Promise<boolean> {
     let busy = false;
-    if (!shard.endReached && shard.buffer.length < options.batchSize) busy = await read(shard);
+    if (!shard.endReached && shard.buffer.length < options.batchSize) busy = await reader.read(shard);
     if (shard.buffer.length > 0) {
-      await processBatch(shard);
+      await invoker.processBatch(shard);
       return true;
     }
     if (shard.endReached && !shard.finished) {
@@ -313,139 +139,25 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     return busy;
   }
 
-  async function processBatch(shard: ShardState): Promise<void> {
-    // Records the filters drop at the head are done without an invocation.
-    const dropped = shard.buffer.findIndex((entry) => entry.matches);
-    await markDone(shard, dropped === -1 ? shard.buffer.length : dropped);
-    if (shard.buffer.length === 0) return;
-
-    const limit = shard.pending.at(-1) ?? options.batchSize;
-    const batch: BufferedRecord[] = [];
-    const positions: number[] = [];
-    for (let index = 0; index < shard.buffer.length && batch.length < limit; index++) {
-      const entry = shard.buffer[index];
-      if (entry?.matches) {
-        batch.push(entry);
-        positions.push(index);
-      }
+  /** One pass over the shards that may be read (not finished, parent finished); true when any was busy. */
+  async function round(): Promise<boolean> {
+    if (stream.due()) await stream.describe(startLatest);
+    let busy = false;
+    for (const shard of stream.shards.values()) {
+      if (stopped) break;
+      if (shard.finished || !stream.parentDone(shard)) continue;
+      if (await pollShard(shard)) busy = true;
     }
-    const records = batch.map((entry) => entry.record);
-    const outcome = await invoke(records);
-    if (outcome.failedFrom === undefined) {
-      await markDone(shard, (positions.at(-1) ?? -1) + 1);
-      shard.pending.pop();
-      shard.failures = 0;
-      return;
-    }
-
-    const failedFrom = outcome.failedFrom;
-    // Lambda checkpoints up to the lowest failed record and retries from there. (Buffer entries
-    // before it, filtered ones included.)
-    const settled = failedFrom > 0 ? (positions[failedFrom] ?? 0) : 0;
-    if (settled > 0) {
-      await markDone(shard, settled);
-      shard.failures = 1;
-    } else {
-      shard.failures++;
-    }
-    const remaining = batch.length - failedFrom;
-    if (options.maxRetryAttempts >= 0 && shard.failures > options.maxRetryAttempts) {
-      const discarded = records.slice(failedFrom);
-      if (options.onFailure) {
-        await options.onFailure(discarded, outcome.error);
-      } else {
-        onError(new Error(`Discarded ${discarded.length} stream record(s) of shard ${shard.id} after ${shard.failures - 1} retries`));
-      }
-      await markDone(shard, (positions.at(-1) ?? -1) + 1 - settled);
-      shard.pending.pop();
-      shard.failures = 0;
-      return;
-    }
-    if (shard.pending.length === 0) shard.pending.push(remaining);
-    else shard.pending[shard.pending.length - 1] = remaining;
-    if (outcome.invocationFailed && options.bisectBatchOnError && remaining > 1) {
-      const firstHalf = Math.ceil(remaining / 2);
-      shard.pending.pop();
-      shard.pending.push(remaining - firstHalf, firstHalf);
-    }
+    return busy;
   }
-
-  async function invoke(records: DynamoDBRecord[]): Promise<{ failedFrom?: number; invocationFailed?: boolean; error?: unknown }> {
-    let response: unknown;
-    try {
-      response = await options.handler({ Records: records }, lambdaContext(functionName, timeoutMs, { region: options.region }));
-    } catch (error) {
-      return { failedFrom: 0, invocationFailed: true, error };
-    }
-    return firstFailure(response, records);
-  }
-
-  /** Takes the first `count` records of the buffer as done and moves the checkpoint past them. */
-  async function markDone(shard: ShardState, count: number): Promise<void> {
-    if (count <= 0) return;
-    const last = shard.buffer[count - 1];
-    shard.buffer.splice(0, count);
-    if (last) {
-      shard.checkpoint = last.sequenceNumber;
-      await persist();
-    }
-  }
-
-  // ---- checkpoints ----------------------------------------------------------------------------
-
-  async function loadCheckpoints(): Promise<CheckpointFileContent | undefined> {
-    if (!options.checkpointFile) return undefined;
-    let text: string;
-    try {
-      text = await readFile(options.checkpointFile, 'utf8');
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT') return undefined;
-      throw error;
-    }
-    const content = JSON.parse(text) as Partial<CheckpointFileContent>;
-    if (typeof content.streamArn !== 'string' || typeof content.shards !== 'object' || content.shards === null) {
-      throw new Error(`${options.checkpointFile} is not a stream checkpoint file`);
-    }
-    return { streamArn: content.streamArn, shards: content.shards };
-  }
-
-  async function persist(): Promise<void> {
-    const file = options.checkpointFile;
-    if (!file || !streamArn) return;
-    const content: CheckpointFileContent = { streamArn, shards: {} };
-    for (const shard of shards.values()) {
-      content.shards[shard.id] = {
-        ...(shard.checkpoint !== undefined ? { sequenceNumber: shard.checkpoint } : {}),
-        ...(shard.finished ? { finished: true } : {}),
-      };
-    }
-    saved = content;
-    await mkdir(dirname(file), { recursive: true });
-    // Write and rename, so a crash never leaves half a file.
-    const temporary = `${file}.${process.pid}.tmp`;
-    await writeFile(temporary, `${JSON.stringify(content, null, 2)}\n`);
-    await rename(temporary, file);
-  }
-
-  // ---- the loop -------------------------------------------------------------------------------
 
   function isIdle(): boolean {
-    if (!streamArn) return false;
-    for (const shard of shards.values()) {
-      if (shard.finished || !parentDone(shard)) continue;
+    if (!stream.streamArn) return false;
+    for (const shard of stream.shards.values()) {
+      if (shard.finished || !stream.parentDone(shard)) continue;
       if (shard.buffer.length > 0 || !shard.caughtUp || !shard.iterator) return false;
     }
     return true;
-  }
-
-  function settleIdleWaiters(completedRound: number): void {
-    for (let index = idleWaiters.length - 1; index >= 0; index--) {
-      const waiter = idleWaiters[index];
-      if (waiter && completedRound > waiter.afterRound) {
-        idleWaiters.splice(index, 1);
-        waiter.resolve();
-      }
-    }
   }
 
   async function pause(ms: number): Promise<void> {
@@ -458,31 +170,26 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
 
   const loop = (async () => {
     try {
-      saved = await loadCheckpoints();
+      await checkpoints.load();
     } catch (error) {
       // Starting over from startingPosition would replay or skip records: refuse instead.
       fatal = error;
       onError(error);
-      for (const waiter of idleWaiters.splice(0)) waiter.reject(error);
+      idleWaiters.rejectAll(error);
       return;
     }
     while (!stopped) {
-      round++;
+      rounds++;
       let busy = false;
       let failed = false;
       try {
-        if (describeNeeded || Date.now() >= nextDescribeAt) await describe();
-        for (const shard of shards.values()) {
-          if (stopped) break;
-          if (shard.finished || !parentDone(shard)) continue;
-          if (await pollShard(shard)) busy = true;
-        }
+        busy = await round();
       } catch (error) {
         failed = true;
         onError(error);
       }
       if (stopped) break;
-      if (!busy && !failed && isIdle()) settleIdleWaiters(round);
+      if (!busy && !failed && isIdle()) idleWaiters.settle(rounds);
       if (failed) await pause(ERROR_BACKOFF_MS);
       else if (!busy) await pause(pollIntervalMs);
     }
@@ -495,100 +202,12 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
       await loop;
       dynamo.destroy();
       streams.destroy();
-      for (const waiter of idleWaiters.splice(0)) waiter.reject(new Error('The stream poller was stopped'));
+      idleWaiters.rejectAll(new Error('The stream poller was stopped'));
     },
     idle() {
       if (fatal !== undefined) return Promise.reject(fatal);
       if (stopped) return Promise.reject(new Error('The stream poller is stopped'));
-      return new Promise<void>((resolve, reject) => idleWaiters.push({ afterRound: round, resolve, reject }));
+      return idleWaiters.wait(rounds);
     },
   };
-}
-
-/**
- * Lambda's reading of a partial batch response: nothing, null or an empty list is success; otherwise
- * the lowest failed record is where the retry starts. An identifier that is missing, empty or not
- * a sequence number of the batch makes the whole batch a failure.
- */
-function firstFailure(response: unknown, records: DynamoDBRecord[]): { failedFrom?: number; invocationFailed?: boolean; error?: unknown } {
-  if (response === undefined || response === null || typeof response !== 'object') return {};
-  const failures = (response as { batchItemFailures?: unknown }).batchItemFailures;
-  if (failures === undefined || failures === null) return {};
-  const invalid = { failedFrom: 0, invocationFailed: true, error: new Error(`Invalid batch response: ${JSON.stringify(response)}`) };
-  if (!Array.isArray(failures)) return invalid;
-  if (failures.length === 0) return {};
-  let lowest = Number.POSITIVE_INFINITY;
-  for (const failure of failures as unknown[]) {
-    const id = typeof failure === 'object' && failure !== null ? (failure as { itemIdentifier?: unknown }).itemIdentifier : undefined;
-    const index = typeof id === 'string' && id !== '' ? records.findIndex((record) => record.dynamodb?.SequenceNumber === id) : -1;
-    if (index === -1) return invalid;
-    lowest = Math.min(lowest, index);
-  }
-  return {
-    failedFrom: lowest,
-    error: new Error(`The function reported ${failures.length} failed record(s) from ${records[lowest]?.dynamodb?.SequenceNumber}`),
-  };
-}
-
-/** A stream record as Lambda delivers it: epoch seconds, binary values base64-encoded. */
-function lambdaRecord(raw: StreamRecord, eventSourceARN: string, region: string): DynamoDBRecord {
-  const stream = raw.dynamodb ?? {};
-  const record: DynamoDBRecord = {
-    eventID: raw.eventID,
-    eventName: raw.eventName,
-    eventVersion: raw.eventVersion ?? '1.1',
-    eventSource: raw.eventSource ?? 'aws:dynamodb',
-    awsRegion: region,
-    dynamodb: {
-      ...(stream.ApproximateCreationDateTime ? { ApproximateCreationDateTime: stream.ApproximateCreationDateTime.getTime() / 1000 } : {}),
-      ...(stream.Keys ? { Keys: lambdaImage(stream.Keys) } : {}),
-      ...(stream.NewImage ? { NewImage: lambdaImage(stream.NewImage) } : {}),
-      ...(stream.OldImage ? { OldImage: lambdaImage(stream.OldImage) } : {}),
-      SequenceNumber: stream.SequenceNumber,
-      SizeBytes: stream.SizeBytes,
-      StreamViewType: stream.StreamViewType,
-    },
-    eventSourceARN,
-  };
-  // TTL deletions carry the service principal that removed the item.
-  if (raw.userIdentity) record.userIdentity = { type: raw.userIdentity.Type, principalId: raw.userIdentity.PrincipalId };
-  return record;
-}
-
-function lambdaImage(image: Record<string, StreamAttributeValue>): Record<string, AttributeValue> {
-  return Object.fromEntries(Object.entries(image).map(([name, value]) => [name, lambdaAttributeValue(value)]));
-}
-
-function lambdaAttributeValue(value: StreamAttributeValue): AttributeValue {
-  if (value.B !== undefined) return { B: base64(value.B) };
-  if (value.BS !== undefined) return { BS: value.BS.map(base64) };
-  if (value.L !== undefined) return { L: value.L.map(lambdaAttributeValue) };
-  if (value.M !== undefined) return { M: lambdaImage(value.M) };
-  if (value.S !== undefined) return { S: value.S };
-  if (value.N !== undefined) return { N: value.N };
-  if (value.BOOL !== undefined) return { BOOL: value.BOOL };
-  if (value.NULL !== undefined) return { NULL: value.NULL };
-  if (value.SS !== undefined) return { SS: value.SS };
-  if (value.NS !== undefined) return { NS: value.NS };
-  // The Streams client deserialises an empty map ({"M": {}}) to an object with no member at all.
-  if (Object.keys(value).length === 0) return { M: {} };
-  throw new Error(`Unknown attribute value type in stream record: ${JSON.stringify(value)}`);
-}
-
-function base64(bytes: Uint8Array): string {
-  return Buffer.from(bytes).toString('base64');
-}
-
-/** Sequence numbers are decimal strings of up to 40 digits. */
-function compareSequenceNumbers(a: string, b: string): number {
-  const difference = BigInt(a) - BigInt(b);
-  return difference < 0n ? -1 : difference > 0n ? 1 : 0;
-}
-
-function errorName(error: unknown): string | undefined {
-  return error instanceof Error ? error.name : undefined;
-}
-
-function errorCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null ? (error as { code?: string }).code : undefined;
 }

@@ -1,11 +1,11 @@
 /**
- * AWS SDK clients, one of each per process. On the local stack the endpoints point at DynamoDB Local
- * and the SQS emulator, with static dummy credentials so the SDK never looks for real ones.
+ * AWS SDK clients, made by the compositions (shared/runtime.ts, bin/local/composition.ts). On the local
+ * stack the endpoints point at DynamoDB Local and the SQS emulator, with static dummy credentials so the
+ * SDK never looks for real ones.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { ServiceConfig } from '../config.ts';
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
@@ -64,16 +64,6 @@ export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentCl
   });
 }
 
-let documentClient: DynamoDBDocumentClient | undefined;
-let sqsClient: SQSClient | undefined;
-
-export function getDocumentClient(config: ServiceConfig): DynamoDBDocumentClient {
-  documentClient ??= createDocumentClient(
-    createDynamoClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
-  );
-  return documentClient;
-}
-
 export function createSqsClient({ region, endpoint }: DynamoEndpoint): SQSClient {
   return new SQSClient(
     endpoint
@@ -81,9 +71,4 @@ export function createSqsClient({ region, endpoint }: DynamoEndpoint): SQSClient
         { region, endpoint, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false }
       : { region },
   );
-}
-
-export function getSqsClient(config: ServiceConfig): SQSClient {
-  sqsClient ??= createSqsClient({ region: config.AWS_REGION, endpoint: config.SQS_ENDPOINT });
-  return sqsClient;
 }

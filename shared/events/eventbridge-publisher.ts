@@ -3,18 +3,19 @@
  * PutEvents, and treats any entry EventBridge refuses as a failure of the whole publish.
  */
 import {
-  EventBridgeClient,
   PutEventsCommand,
   type PutEventsCommandOutput,
   type PutEventsRequestEntry,
 } from '@aws-sdk/client-eventbridge';
-import { isLocal, type ServiceConfig } from '../config.ts';
-import { installedPublisher, type BusEvent, type EventPublisher } from './publisher.ts';
+import type { BusEvent, EventPublisher } from './publisher.ts';
 
 /** PutEvents accepts at most 10 entries per call. */
 const MAX_ENTRIES_PER_CALL = 10;
 
-/** The one method of the SDK client the publisher uses, so tests can hand it a fake. */
+/**
+ * The one method of the SDK client the publisher uses: EventBridge's client on AWS, the in-process bus
+ * on the local stack (bin/local/event-bus.ts), a fake in tests.
+ */
 export interface PutEventsClient {
   send(command: PutEventsCommand): Promise<PutEventsCommandOutput>;
 }
@@ -112,27 +113,4 @@ function failedEntries(chunk: readonly BusEvent[], start: number, output: PutEve
 
 function errorName(error: unknown): string {
   return error instanceof Error ? error.name : 'UnknownError';
-}
-
-const publishers = new Map<string, EventBridgePublisher>();
-
-/**
- * The publisher for this process: the installed one on the local stack and in tests, else the
- * EventBridge adapter for config.EVENT_BUS_NAME (one per bus and region). Call it when publishing
- * rather than at module load, so a publisher installed later is seen.
- */
-export function getEventPublisher(config: ServiceConfig): EventPublisher {
-  const installed = installedPublisher();
-  if (installed) return installed;
-  if (isLocal(config)) {
-    // Falling through to AWS from the local stack would fail later with a confusing credentials error.
-    throw new Error('No event publisher installed on the local stack: call setPublisher() with the in-process bus first.');
-  }
-  const key = `${config.AWS_REGION}/${config.EVENT_BUS_NAME}`;
-  let publisher = publishers.get(key);
-  if (!publisher) {
-    publisher = new EventBridgePublisher(config.EVENT_BUS_NAME, new EventBridgeClient({ region: config.AWS_REGION }));
-    publishers.set(key, publisher);
-  }
-  return publisher;
 }

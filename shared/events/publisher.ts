@@ -1,7 +1,7 @@
 /**
- * The event publisher: the one door through which the service puts events on its bus.
- * On AWS it is EventBridge (eventbridge-publisher.ts); on the local stack the in-process bus
- * (bin/local/event-bus.ts) implements the same interface, and the runner installs it with setPublisher().
+ * The event publisher: the one door through which the service puts events on its bus. Its one adapter
+ * is EventBridge's (eventbridge-publisher.ts), on AWS and on the local stack, whose in-process bus
+ * answers PutEvents; each function gets it from its composition (shared/runtime.ts).
  */
 
 /** One event as it goes onto the bus: the fields of an EventBridge PutEvents entry. */
@@ -20,15 +20,4 @@ export interface BusEvent {
 export interface EventPublisher {
   /** Publishes every event or throws: a partial failure is an error for the caller to retry. */
   publish(events: readonly BusEvent[]): Promise<void>;
-}
-
-let installed: EventPublisher | undefined;
-
-/** Used by the local runner (and tests) to put the in-process bus behind the interface. */
-export function setPublisher(publisher: EventPublisher | undefined): void {
-  installed = publisher;
-}
-
-export function installedPublisher(): EventPublisher | undefined {
-  return installed;
 }

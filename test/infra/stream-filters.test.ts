@@ -5,7 +5,7 @@
  * matcher the local stream poller uses).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { matchesEventPattern, validateEventPattern } from '../../shared/events/event-pattern.ts';
+import { matchesEventPattern, validateEventPattern } from '../../bin/local/event-pattern.ts';
 import { keys } from '../../shared/keys.ts';
 import { EVENT_SOURCES, LIMITER_SORT_KEYS, withoutLimiterItems, type EventSourceDefinition } from '../../shared/resources.ts';
 import { logicalId, synthesize, type Synthesized } from './helpers.ts';

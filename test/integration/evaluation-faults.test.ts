@@ -27,8 +27,9 @@ import { InProcessEventBus } from '../../bin/local/event-bus.ts';
 import { loadHandler } from '../../bin/local/functions.ts';
 import { lambdaContext } from '../../bin/local/lambda-context.ts';
 import { createSqsClient } from '../../shared/aws/clients.ts';
-import { setPublisher, type BusEvent, type EventPublisher } from '../../shared/events/publisher.ts';
-import { EVENT_SOURCES } from '../../shared/resources.ts';
+import { EventBridgePublisher, type PutEventsClient } from '../../shared/events/eventbridge-publisher.ts';
+import { parseConfig } from '../../shared/config.ts';
+import { EVENT_BUS, EVENT_SOURCES } from '../../shared/resources.ts';
 
 let env: Awaited<ReturnType<typeof useTestTable>>;
 let policy: PolicyStore;
@@ -152,16 +153,23 @@ describe('evaluation faults', () => {
     // Later the stream delivers the outbox item to the publisher, whose first publish fails.
     const bus = new InProcessEventBus({ region: 'us-east-1' });
     let attempts = 0;
-    const flaky: EventPublisher = {
-      publish: async (events: readonly BusEvent[]) => {
+    // EventBridge, throttling the first PutEvents: the bus behind it answers the others.
+    const flaky: PutEventsClient = {
+      send: async (command) => {
         attempts++;
-        if (attempts === 1) throw new Error('EventBridge throttled');
-        await bus.publish(events);
+        if (attempts === 1) throw Object.assign(new Error('EventBridge throttled'), { name: 'ThrottlingException' });
+        return bus.send(command);
       },
     };
-    setPublisher(flaky);
     const source = EVENT_SOURCES.find((s) => s.kind === 'table-stream' && s.function === 'outbox-publisher')!;
-    const publisher = await loadHandler('outbox-publisher');
+    // The outbox publisher made with the service's publisher on the flaky EventBridge. (Imported now, as
+    // loadHandler imports the others: its logger reads the log level useTestTable set.)
+    const { makeHandler: makeOutboxPublisher } = await import('../../functions/outbox-publisher.ts');
+    const publisher = makeOutboxPublisher({
+      config: parseConfig(process.env),
+      requestStore: env.requests,
+      publisher: new EventBridgePublisher(EVENT_BUS.localName, flaky),
+    });
     const poller = startStreamPoller({
       dynamodbEndpoint: inject('dynamodbEndpoint'),
       region: 'us-east-1',
@@ -184,7 +192,6 @@ describe('evaluation faults', () => {
       expect(attempts).toBeGreaterThanOrEqual(2);
     } finally {
       await poller.stop();
-      setPublisher(undefined);
     }
   });
 

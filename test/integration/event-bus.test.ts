@@ -1,14 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { PutEventsCommand, PutEventsCommandOutput } from '@aws-sdk/client-eventbridge';
+import { describe, expect, it, vi } from 'vitest';
+import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { PutEventsCommandOutput } from '@aws-sdk/client-eventbridge';
 import { InProcessEventBus, type DeliveredEvent } from '../../bin/local/event-bus.ts';
-import type { ServiceConfig } from '../../shared/config.ts';
-import {
-  EventBridgePublisher,
-  EventPublishError,
-  getEventPublisher,
-  type PutEventsClient,
-} from '../../shared/events/eventbridge-publisher.ts';
-import { setPublisher, type BusEvent } from '../../shared/events/publisher.ts';
+import { localDependencies } from '../../bin/local/composition.ts';
+import { parseConfig, type ServiceConfig } from '../../shared/config.ts';
+import { EventBridgePublisher, EventPublishError, type PutEventsClient } from '../../shared/events/eventbridge-publisher.ts';
+import type { BusEvent } from '../../shared/events/publisher.ts';
+import { Composition, eventPublisher } from '../../shared/runtime.ts';
+import { EVENT_BUS } from '../../shared/resources.ts';
 
 const aBusEvent = (overrides: Partial<BusEvent> = {}): BusEvent => ({
   source: 'compliance-service',
@@ -16,6 +18,22 @@ const aBusEvent = (overrides: Partial<BusEvent> = {}): BusEvent => ({
   detail: { productId: 'p1', ruleId: 'r1' },
   ...overrides,
 });
+
+/** Publishing as the service does: its one publisher, EventBridge's, on the bus (named as the service's). */
+const publish = (bus: InProcessEventBus, events: readonly BusEvent[]) => new EventBridgePublisher(EVENT_BUS.localName, bus).publish(events);
+
+/** One PutEvents call of `events`, with the entries the publisher makes. */
+const putEvents = (events: readonly BusEvent[], eventBusName: string = EVENT_BUS.localName) =>
+  new PutEventsCommand({
+    Entries: events.map((event) => ({
+      EventBusName: eventBusName,
+      Source: event.source,
+      DetailType: event.detailType,
+      Detail: JSON.stringify(event.detail),
+      Time: event.time,
+      Resources: event.resources ? [...event.resources] : undefined,
+    })),
+  });
 
 /** A target that records what it receives. */
 function recorder(): { target: (event: DeliveredEvent) => Promise<void>; received: DeliveredEvent[] } {
@@ -31,7 +49,7 @@ describe('InProcessEventBus', () => {
     bus.addRule({ name: 'policy', pattern: { 'detail-type': [{ prefix: 'policy.' }] }, target: policy.target });
     bus.addRule({ name: 'product', pattern: { 'detail-type': [{ prefix: 'product.' }] }, target: product.target });
 
-    await bus.publish([
+    await publish(bus, [
       aBusEvent({ detailType: 'policy.violation_detected' }),
       aBusEvent({ detailType: 'product.created', detail: { productId: 'p2' } }),
       aBusEvent({ detailType: 'policy.violation_resolved' }),
@@ -49,7 +67,7 @@ describe('InProcessEventBus', () => {
     const critical = recorder();
     bus.addRule({ name: 'critical', pattern: { detail: { severity: ['critical'] } }, target: critical.target });
 
-    await bus.publish([aBusEvent({ detail: { severity: 'low' } }), aBusEvent({ detail: { severity: 'critical' } })]);
+    await publish(bus, [aBusEvent({ detail: { severity: 'low' } }), aBusEvent({ detail: { severity: 'critical' } })]);
 
     expect(critical.received.map((event) => event.detail['severity'])).toEqual(['critical']);
   });
@@ -59,7 +77,7 @@ describe('InProcessEventBus', () => {
     const all = recorder();
     bus.addRule({ name: 'all', pattern: { source: ['compliance-service'] }, target: all.target });
 
-    await bus.publish([
+    await publish(bus, [
       aBusEvent({ time: new Date('2026-01-01T00:00:00.789Z'), resources: ['arn:aws:product/p1'] }),
       aBusEvent(),
     ]);
@@ -97,7 +115,7 @@ describe('InProcessEventBus', () => {
       target: async (event) => void seen.push(event.detail),
     });
 
-    await bus.publish([aBusEvent({ detail: { productId: 'p1', at: new Date('2026-02-03T04:05:06.000Z'), gone: undefined } })]);
+    await publish(bus, [aBusEvent({ detail: { productId: 'p1', at: new Date('2026-02-03T04:05:06.000Z'), gone: undefined } })]);
 
     expect(seen).toEqual([{ productId: 'p1', at: '2026-02-03T04:05:06.000Z' }]);
     expect(bus.recentEvents()[0]?.detail['productId']).toBe('p1');
@@ -116,7 +134,7 @@ describe('InProcessEventBus', () => {
     });
     bus.addRule({ name: 'healthy', pattern: { source: ['compliance-service'] }, target: healthy.target });
 
-    const published = bus.publish([aBusEvent(), aBusEvent({ detailType: 'policy.violation_resolved' })]);
+    const published = bus.send(putEvents([aBusEvent(), aBusEvent({ detailType: 'policy.violation_resolved' })]));
 
     await expect(published).rejects.toBeInstanceOf(AggregateError);
     const error = (await published.catch((caught: unknown) => caught)) as AggregateError;
@@ -141,7 +159,7 @@ describe('InProcessEventBus', () => {
     });
     bus.addRule({ name: 'healthy', pattern: { source: ['compliance-service'] }, target: healthy.target });
 
-    await expect(bus.publish([aBusEvent()])).rejects.toBeInstanceOf(AggregateError);
+    await expect(bus.send(putEvents([aBusEvent()]))).rejects.toBeInstanceOf(AggregateError);
     expect(healthy.received).toHaveLength(1);
   });
 
@@ -150,7 +168,7 @@ describe('InProcessEventBus', () => {
     const other = recorder();
     bus.addRule({ name: 'other', pattern: { source: ['other-service'] }, target: other.target });
 
-    await bus.publish([aBusEvent()]);
+    await publish(bus, [aBusEvent()]);
 
     expect(other.received).toEqual([]);
     expect(bus.recentEvents().map((event) => event.source)).toEqual(['compliance-service']);
@@ -172,14 +190,61 @@ describe('InProcessEventBus', () => {
 
   it('keeps only the most recent events', async () => {
     const bus = new InProcessEventBus({ recentEventLimit: 3 });
-    await bus.publish([1, 2, 3, 4, 5].map((n) => aBusEvent({ detail: { n } })));
+    await publish(bus, [1, 2, 3, 4, 5].map((n) => aBusEvent({ detail: { n } })));
 
     expect(bus.recentEvents().map((event) => event.detail['n'])).toEqual([3, 4, 5]);
   });
 
+  it('answers PutEvents with an EventId per entry: the id of the event it delivered', async () => {
+    const bus = new InProcessEventBus();
+    const all = recorder();
+    bus.addRule({ name: 'all', pattern: { source: ['compliance-service'] }, target: all.target });
+
+    const output = await bus.send(putEvents([aBusEvent(), aBusEvent()]));
+
+    expect(output.FailedEntryCount).toBe(0);
+    expect(output.Entries?.map((entry) => entry.EventId)).toEqual(all.received.map((event) => event.id));
+  });
+
+  it('answers each entry EventBridge would refuse with its error code and message, in order, and delivers the others', async () => {
+    const bus = new InProcessEventBus();
+    const all = recorder();
+    bus.addRule({ name: 'all', pattern: { source: ['compliance-service'] }, target: all.target });
+    const [good, malformed, noSource, otherBus, viaArn] = putEvents([aBusEvent(), aBusEvent(), aBusEvent(), aBusEvent(), aBusEvent()]).input.Entries!;
+    const command = new PutEventsCommand({
+      Entries: [
+        good!,
+        { ...malformed, Detail: '{"not": json' },
+        { ...noSource, Source: undefined },
+        { ...otherBus, EventBusName: 'default' },
+        { ...viaArn, EventBusName: `arn:aws:events:us-east-1:000000000000:event-bus/${EVENT_BUS.localName}` },
+      ],
+    });
+
+    const output = await bus.send(command);
+
+    expect(output.FailedEntryCount).toBe(3);
+    expect(output.Entries?.map((entry) => entry.ErrorCode ?? 'ok')).toEqual(['ok', 'MalformedDetail', 'InvalidArgument', 'InvalidArgument', 'ok']);
+    expect(output.Entries?.[3]?.ErrorMessage).toContain('"default"');
+    expect(all.received).toHaveLength(2);
+  });
+
+  it('refuses a call of more than 10 entries, or of more than 256 KB, as EventBridge does, and delivers nothing', async () => {
+    const bus = new InProcessEventBus();
+    const all = recorder();
+    bus.addRule({ name: 'all', pattern: { source: ['compliance-service'] }, target: all.target });
+
+    await expect(bus.send(putEvents(Array.from({ length: 11 }, () => aBusEvent())))).rejects.toMatchObject({ name: 'ValidationException' });
+    const large = aBusEvent({ detail: { text: 'x'.repeat(130 * 1024) } });
+    await expect(bus.send(putEvents([large, large]))).rejects.toMatchObject({ name: 'ValidationException' });
+    await bus.send(putEvents([large]));
+
+    expect(all.received).toHaveLength(1);
+  });
+
   it('keeps 1,000 events by default', async () => {
     const bus = new InProcessEventBus();
-    await bus.publish(Array.from({ length: 1_005 }, (_, n) => aBusEvent({ detail: { n } })));
+    await publish(bus, Array.from({ length: 1_005 }, (_, n) => aBusEvent({ detail: { n } })));
 
     const recent = bus.recentEvents();
     expect(recent).toHaveLength(1_000);
@@ -285,49 +350,101 @@ describe('EventBridgePublisher', () => {
   });
 });
 
-describe('getEventPublisher', () => {
-  const awsConfig: ServiceConfig = {
-    TABLE_NAME: 'test-table',
-    AWS_REGION: 'us-east-1',
-    EVENT_BUS_NAME: 'compliance-events',
-    EVALUATION_DELAY_SECONDS: 2,
-    PUBLIC_BASE_URL: 'https://api.example.com',
-    ALLOW_PRIVATE_WEBHOOK_TARGETS: false,
-    WEBHOOK_RETRY_BASE_SECONDS: 60,
-    WEBHOOK_RETRY_MAX_DELAY_SECONDS: 14400,
-    WEBHOOK_MAX_ATTEMPTS: 14,
-    WEBHOOK_DISABLE_AFTER_SECONDS: 86400,
-    LOG_LEVEL: 'INFO',
-  };
-
-  afterEach(() => setPublisher(undefined));
-
-  it('returns the installed bus', () => {
+describe('EventBridgePublisher on the local bus', () => {
+  it('puts events on the bus in calls of 10, delivered in order', async () => {
     const bus = new InProcessEventBus();
-    setPublisher(bus);
-    expect(getEventPublisher(awsConfig)).toBe(bus);
-    expect(getEventPublisher({ ...awsConfig, DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' })).toBe(bus);
+    const all = recorder();
+    bus.addRule({ name: 'all', pattern: { source: ['compliance-service'] }, target: all.target });
+    const send = vi.spyOn(bus, 'send');
+
+    await publish(bus, Array.from({ length: 23 }, (_, n) => aBusEvent({ detail: { n } })));
+
+    expect(send.mock.calls.map(([command]) => command.input.Entries?.length)).toEqual([10, 10, 3]);
+    expect(all.received.map((event) => event.detail['n'])).toEqual(Array.from({ length: 23 }, (_, n) => n));
+  });
+
+  it('reports the events of a call that failed, still sends the other calls, and the retry puts the failed ones on the bus', async () => {
+    const bus = new InProcessEventBus();
+    const seen: number[] = [];
+    let failOnce = true;
+    bus.addRule({
+      name: 'flaky',
+      pattern: { source: ['compliance-service'] },
+      target: async (event) => {
+        const n = event.detail['n'] as number;
+        if (n === 3 && failOnce) {
+          failOnce = false;
+          throw new Error('queue unavailable');
+        }
+        seen.push(n);
+      },
+    });
+    const events = Array.from({ length: 12 }, (_, n) => aBusEvent({ detail: { n } }));
+
+    const error = await publish(bus, events).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(EventPublishError);
+    expect((error as EventPublishError).failures.map((failure) => failure.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect((error as Error).cause).toBeInstanceOf(AggregateError);
+    expect(seen).toContain(11);
+    // The caller's retry: every event again (targets are idempotent), and now all of them arrive.
+    await publish(bus, events);
+    expect(new Set(seen)).toEqual(new Set(events.map((_, n) => n)));
+  });
+
+  it('reports the entries the bus refuses with their error codes', async () => {
+    const bus = new InProcessEventBus();
+
+    const error = await new EventBridgePublisher('no-such-bus', bus).publish([aBusEvent(), aBusEvent()]).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(EventPublishError);
+    expect((error as EventPublishError).failures.map((failure) => [failure.index, failure.errorCode])).toEqual([
+      [0, 'InvalidArgument'],
+      [1, 'InvalidArgument'],
+    ]);
+    expect(bus.recentEvents()).toEqual([]);
+  });
+});
+
+describe('the publisher of a composition', () => {
+  const awsConfig: ServiceConfig = parseConfig({ TABLE_NAME: 'test-table', AWS_REGION: 'us-east-1', PUBLIC_BASE_URL: 'https://api.example.com' });
+  const localConfig: ServiceConfig = { ...awsConfig, DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' };
+  /** The local composition on stand-ins nobody calls: only its publisher is read. */
+  const onLocalStack = (bus: InProcessEventBus) =>
+    localDependencies(localConfig, { dynamo: unused<DynamoDBDocumentClient>(), sqs: unused<SQSClient>(), s3: unused<S3Client>(), bus });
+
+  it('is the EventBridge publisher on the local stack too', () => {
+    expect(onLocalStack(new InProcessEventBus()).publisher).toBeInstanceOf(EventBridgePublisher);
   });
 
   it('routes an event published through it to the bus rules', async () => {
     const bus = new InProcessEventBus();
     const received = recorder();
     bus.addRule({ name: 'all', pattern: { source: ['compliance-service'] }, target: received.target });
-    setPublisher(bus);
 
-    await getEventPublisher(awsConfig).publish([aBusEvent()]);
+    await onLocalStack(bus).publisher.publish([aBusEvent()]);
 
     expect(received.received).toHaveLength(1);
   });
 
-  it('falls back to one EventBridge publisher per bus when none is installed', () => {
-    const first = getEventPublisher(awsConfig);
+  it('is one EventBridge publisher per Lambda composition, for its bus', () => {
+    const composition = new Composition(awsConfig);
+    const first = eventPublisher(composition);
     expect(first).toBeInstanceOf(EventBridgePublisher);
-    expect(getEventPublisher(awsConfig)).toBe(first);
-    expect(getEventPublisher({ ...awsConfig, EVENT_BUS_NAME: 'other-bus' })).not.toBe(first);
+    expect(eventPublisher(composition)).toBe(first);
+    expect(eventPublisher(new Composition({ ...awsConfig, EVENT_BUS_NAME: 'other-bus' }))).not.toBe(first);
   });
 
   it('refuses to fall back to AWS on the local stack', () => {
-    expect(() => getEventPublisher({ ...awsConfig, DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' })).toThrow(/setPublisher/);
+    expect(() => eventPublisher(new Composition(localConfig))).toThrow(/in-process bus/);
   });
 });
+
+/** A client the code under test must not call. */
+function unused<T extends object>(): T {
+  return new Proxy({} as T, {
+    get: (_, name) => {
+      throw new Error(`unexpected use of ${String(name)}`);
+    },
+  });
+}

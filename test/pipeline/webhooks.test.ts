@@ -47,8 +47,7 @@ let receiverUrl: string;
 const { call, ok } = teamApi(() => stack.apiUrl, () => team.keys);
 
 beforeAll(async () => {
-  Object.assign(process.env, { WEBHOOK_RETRY_BASE_SECONDS: '1', WEBHOOK_RETRY_MAX_DELAY_SECONDS: '2', WEBHOOK_MAX_ATTEMPTS: '3' });
-  stack = await startTestStack();
+  stack = await startTestStack({ settings: { WEBHOOK_RETRY_BASE_SECONDS: 1, WEBHOOK_RETRY_MAX_DELAY_SECONDS: 2, WEBHOOK_MAX_ATTEMPTS: 3 } });
   team = await aTeam(stack.env, { acme: { users: { root: { superuser: true }, alice: {} } } });
   await load(stack.env, { request_templates: [{ name: 'Review', dataspace: 'acme', content_type: 'product' }] });
   const port = await freePort();
@@ -58,7 +57,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await receiver?.stop();
   await stack?.stop();
-  for (const name of ['WEBHOOK_RETRY_BASE_SECONDS', 'WEBHOOK_RETRY_MAX_DELAY_SECONDS', 'WEBHOOK_MAX_ATTEMPTS']) delete process.env[name];
 });
 
 describe('subscriptions', () => {

@@ -16,10 +16,12 @@ import { CatalogStore } from '../../shared/store/catalog-store.ts';
 import { ProductPackageStore } from '../../shared/store/product-package-store.ts';
 import { PolicyStore } from '../../shared/store/policy-store.ts';
 import { openApiChecker } from './openapi-check.ts';
+import type { ConfigInput } from '../../shared/config.ts';
 
-export async function startTestStack({ evaluationDelaySeconds = 0 } = {}) {
+/** `settings`: the functions' settings beyond the evaluation delay (shared/config.ts names). */
+export async function startTestStack({ evaluationDelaySeconds = 0, settings = {} }: { evaluationDelaySeconds?: number; settings?: ConfigInput } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-pipeline-'));
-  process.env.EVALUATION_DELAY_SECONDS = String(evaluationDelaySeconds);
+  // The logger is the process's own (shared/logger.ts), configured by the environment.
   process.env.POWERTOOLS_LOG_LEVEL = 'CRITICAL';
   const stack = await startLocalStack({
     port: 0,
@@ -28,6 +30,7 @@ export async function startTestStack({ evaluationDelaySeconds = 0 } = {}) {
     tableName: `pipeline-${randomUUID().slice(0, 8)}`,
     region: 'us-east-1',
     log: () => undefined,
+    settings: { EVALUATION_DELAY_SECONDS: evaluationDelaySeconds, ...settings },
   });
   const running = readRunningStack(dataDir)!;
   const doc = createDocumentClient(createDynamoClient({ region: running.region, endpoint: running.dynamodbEndpoint }));

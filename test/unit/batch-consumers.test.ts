@@ -1,50 +1,60 @@
 /**
- * The six queue and stream consumers through their real handlers, with their services faked at the
- * wiring (shared/runtime.ts, shared/sbom-runtime.ts): which records each reports failed, what it
- * still handles after a failure, and that it logs each failure once.
+ * The six queue and stream consumers through their real handlers, made (makeHandler) from faked
+ * parts: which records each reports failed, what it still handles after a failure, and that it logs
+ * each failure once.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
 
-const fakes = vi.hoisted(() => {
-  // Read by getConfig() when outbox-publisher loads; the faked wiring never reaches a table.
-  process.env.TABLE_NAME ??= 'unit-batch-consumers';
+vi.hoisted(() => {
+  // Before the logger (shared/logger.ts) is made, when the functions' modules load.
   process.env.POWERTOOLS_LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'CRITICAL';
-  return {
-    evaluate: vi.fn(),
-    products: vi.fn(),
-    enqueue: vi.fn(),
-    fanOut: vi.fn(),
-    attempt: vi.fn(),
-    retryAfter: vi.fn(),
-    getWithComments: vi.fn(),
-    runUpload: vi.fn(),
-  };
 });
 
-vi.mock('../../shared/runtime.ts', () => ({
-  getEvaluationService: () => ({ evaluate: fakes.evaluate }),
-  getChangeTargets: () => ({ products: fakes.products }),
-  getEvaluationQueue: () => ({ send: fakes.enqueue }),
-  getWebhookService: () => ({ fanOut: fakes.fanOut, attempt: fakes.attempt }),
-  getDeliveryQueue: () => ({ retryAfter: fakes.retryAfter }),
-  getRequestStore: () => ({ getWithComments: fakes.getWithComments }),
-}));
-vi.mock('../../shared/sbom-runtime.ts', () => ({
-  getSbomImportService: () => ({ runUpload: fakes.runUpload }),
-}));
-
-import { handler as evaluator } from '../../functions/evaluator.ts';
-import { handler as webhookFanout } from '../../functions/webhook-fanout.ts';
-import { handler as webhookDelivery } from '../../functions/webhook-delivery.ts';
-import { handler as sbomImport } from '../../functions/sbom-import.ts';
-import { handler as streamRouter } from '../../functions/stream-router.ts';
-import { handler as outboxPublisher } from '../../functions/outbox-publisher.ts';
-import { RetryLaterError } from '../../shared/services/webhooks.ts';
-import { setPublisher, type BusEvent } from '../../shared/events/publisher.ts';
+import { makeHandler as makeEvaluator } from '../../functions/evaluator.ts';
+import { makeHandler as makeWebhookFanout } from '../../functions/webhook-fanout.ts';
+import { makeHandler as makeWebhookDelivery } from '../../functions/webhook-delivery.ts';
+import { makeHandler as makeSbomImport } from '../../functions/sbom-import.ts';
+import { makeHandler as makeStreamRouter } from '../../functions/stream-router.ts';
+import { makeHandler as makeOutboxPublisher } from '../../functions/outbox-publisher.ts';
+import { RetryLaterError, type WebhookService } from '../../shared/services/webhooks.ts';
+import type { EvaluationService } from '../../shared/services/evaluation.ts';
+import type { SbomImportService } from '../../shared/services/sbom-import.ts';
+import type { ChangeTargetResolver } from '../../shared/store/change-targets.ts';
+import type { RequestStore } from '../../shared/store/request-store.ts';
+import type { BusEvent, EventPublisher } from '../../shared/events/publisher.ts';
+import { parseConfig } from '../../shared/config.ts';
 import { logger } from '../../shared/logger.ts';
 import { lambdaContext } from '../../bin/local/lambda-context.ts';
+
+const fakes = {
+  evaluate: vi.fn(),
+  products: vi.fn(),
+  enqueue: vi.fn(),
+  fanOut: vi.fn(),
+  attempt: vi.fn(),
+  retryAfter: vi.fn(),
+  getWithComments: vi.fn(),
+  runUpload: vi.fn(),
+};
+/** What each test puts on the bus (outbox-publisher). */
+let publisher: EventPublisher = { publish: async () => undefined };
+
+/** A part of which the consumer calls only the methods given. */
+const fakeOf = <T,>(methods: Partial<T>) => methods as T;
+
+// Each function made from faked parts, as the local stack makes it from real ones.
+const evaluator = makeEvaluator({ evaluation: fakeOf<EvaluationService>({ evaluate: fakes.evaluate }) });
+const webhookFanout = makeWebhookFanout({ webhooks: fakeOf<WebhookService>({ fanOut: fakes.fanOut }) });
+const webhookDelivery = makeWebhookDelivery({ webhooks: fakeOf<WebhookService>({ attempt: fakes.attempt }), deliveryQueue: { retryAfter: fakes.retryAfter } });
+const sbomImport = makeSbomImport({ sbomImports: fakeOf<SbomImportService>({ runUpload: fakes.runUpload }) });
+const streamRouter = makeStreamRouter({ changeTargetResolver: fakeOf<ChangeTargetResolver>({ products: fakes.products }), evaluationQueue: { send: fakes.enqueue } });
+const outboxPublisher = makeOutboxPublisher({
+  config: parseConfig({ TABLE_NAME: 'unit-batch-consumers' }),
+  requestStore: fakeOf<RequestStore>({ getWithComments: fakes.getWithComments }),
+  publisher: { publish: (events) => publisher.publish(events) },
+});
 
 const context = lambdaContext('batch-consumers-test', 30_000);
 
@@ -85,7 +95,7 @@ beforeEach(() => {
 
 afterEach(() => {
   errors.mockRestore();
-  setPublisher(undefined);
+  publisher = { publish: async () => undefined };
 });
 
 describe('evaluator (SQS)', () => {
@@ -222,13 +232,13 @@ describe('outbox-publisher (DynamoDB stream)', () => {
   it('stops at the first event it cannot publish and reports it and every later record; the retry publishes the rest in order', async () => {
     const published: string[] = [];
     let down = true;
-    setPublisher({
+    publisher = {
       publish: async (events: readonly BusEvent[]) => {
         const id = String(events[0]!.detail.id);
         if (id === 'e2' && down) throw new Error('EventBridge throttled');
         published.push(id);
       },
-    });
+    };
     const batch = aStreamBatch(anOutboxInsert('100', 'e1'), anOutboxInsert('200', 'e2'), anOutboxInsert('300', 'e3'));
     expect(await outboxPublisher(batch, context)).toEqual(ids('200', '300'));
     expect(published).toEqual(['e1']);
@@ -241,11 +251,11 @@ describe('outbox-publisher (DynamoDB stream)', () => {
   });
 
   it('reports the whole batch when its first event fails, rather than throwing', async () => {
-    setPublisher({
+    publisher = {
       publish: async () => {
         throw new Error('EventBridge down');
       },
-    });
+    };
     expect(await outboxPublisher(aStreamBatch(anOutboxInsert('100', 'e1'), anOutboxInsert('200', 'e2')), context)).toEqual(ids('100', '200'));
     expect(errors).toHaveBeenCalledTimes(1);
   });
