@@ -1,8 +1,9 @@
 /**
  * EventBridge event-pattern matching (the syntax Lambda filter criteria share), as much of it as the
  * local stack needs: the bus's rules (shared/resources.ts EVENT_RULES) and the stream mappings' filter
- * criteria (EVENT_SOURCES) name exact values in nested fields; `prefix` and `anything-but` with a
- * prefix serve filters on key prefixes. validateEventPattern refuses any other operator, so a pattern
+ * criteria (EVENT_SOURCES) name exact values in nested fields; `prefix`, and `anything-but` with a
+ * prefix or with values (the stream mappings leave out the rate limiters' items by their sort key),
+ * serve filters on keys. validateEventPattern refuses any other operator, so a pattern
  * the local stack cannot evaluate fails at start rather than never matching. Semantics follow the
  * EventBridge user guide and AWS's Event Ruler.
  */
@@ -57,6 +58,9 @@ function matchesValue(matcher: unknown, leaf: unknown): boolean {
   const [operator, operand] = singleEntry(matcher) ?? [];
   if (operator === 'prefix') return typeof leaf === 'string' && typeof operand === 'string' && leaf.startsWith(operand);
   if (operator === 'anything-but') {
+    // Values: any leaf but these (a value of another type is another value).
+    if (typeof operand === 'string') return leaf !== operand;
+    if (Array.isArray(operand)) return !operand.includes(leaf);
     const prefix = isPlainObject(operand) ? operand['prefix'] : undefined;
     // EventBridge compares values in their JSON form, where a number, boolean or null never starts
     // with a quoted string: those match.
@@ -113,10 +117,13 @@ function validateMatcher(matcher: unknown, path: string, problems: string[]): vo
   const at = `"${path}.${operator}"`;
   if (operator === 'prefix') {
     if (typeof operand !== 'string') problems.push(`${at} must be a string.`);
+  } else if (operator === 'anything-but' && (typeof operand === 'string' || Array.isArray(operand))) {
+    const values = typeof operand === 'string' ? [operand] : operand;
+    if (values.length === 0 || !values.every((value) => typeof value === 'string')) problems.push(`${at} must be a string or a non-empty list of strings here (bin/local/event-pattern.ts).`);
   } else if (operator === 'anything-but') {
     const inner = isPlainObject(operand) ? singleEntry(operand) : undefined;
     if (inner && inner[0] !== 'prefix') problems.push(`${at} does not support "${inner[0]}" here: only { "prefix": string } (bin/local/event-pattern.ts).`);
-    else if (typeof inner?.[1] !== 'string' || inner[1] === '') problems.push(`${at} must be { "prefix": a non-empty string } here (bin/local/event-pattern.ts).`);
+    else if (typeof inner?.[1] !== 'string' || inner[1] === '') problems.push(`${at} must be strings or { "prefix": a non-empty string } here (bin/local/event-pattern.ts).`);
   } else if (EVENTBRIDGE_OPERATORS.has(operator)) {
     problems.push(`"${path}" uses "${operator}", which the local stack does not implement (bin/local/event-pattern.ts).`);
   } else {

@@ -49,6 +49,12 @@ const operatorCases: MatchCase[] = [
   field('anything-but prefix, excluded', [{ 'anything-but': { prefix: 'us-' } }], 'us-east-1', false),
   field('anything-but prefix holds for a non-string', [{ 'anything-but': { prefix: 'us-' } }], 7, true),
   field('anything-but needs the field', [{ 'anything-but': { prefix: 'init' } }], undefined, false),
+  field('anything-but values', [{ 'anything-but': ['RATE', 'AUTHFAIL'] }], 'PRODUCT', true),
+  field('anything-but values, excluded', [{ 'anything-but': ['RATE', 'AUTHFAIL'] }], 'AUTHFAIL', false),
+  field('anything-but values are whole values, not prefixes', [{ 'anything-but': ['RATE'] }], 'RATE#x', true),
+  field('anything-but one value', [{ 'anything-but': 'RATE' }], 'RATE', false),
+  field('anything-but values hold for another type', [{ 'anything-but': ['7'] }], 7, true),
+  field('anything-but values need the field', [{ 'anything-but': ['RATE'] }], undefined, false),
 
 ];
 
@@ -258,7 +264,7 @@ describe('validateEventPattern', () => {
   it.each([
     ['a valid pattern', { source: ['a'], detail: { n: [1, 2] } }],
     ['every operator', {
-      a: [{ prefix: 'x' }, { 'anything-but': { prefix: 'p' } }],
+      a: [{ prefix: 'x' }, { 'anything-but': { prefix: 'p' } }, { 'anything-but': ['q', 'r'] }, { 'anything-but': 's' }],
       c: [null, true, 0, 'x'],
     }],
   ])('accepts %s', (_name, pattern) => {
@@ -277,8 +283,9 @@ describe('validateEventPattern', () => {
     ['a non-string prefix', { source: [{ prefix: 1 }] }, '"source[0].prefix" must be a string'],
     ['anything-but, unsupported nested operator', { a: [{ 'anything-but': { numeric: ['>', 1] } }] }, 'does not support "numeric"'],
     ['an operator the local stack leaves out', { a: [{ numeric: ['>', 1] }] }, 'does not implement'],
-    ['anything-but, another form than a prefix', { a: [{ 'anything-but': ['a', 'b'] }] }, 'must be { "prefix"'],
-    ['anything-but, an empty prefix', { a: [{ 'anything-but': { prefix: '' } }] }, 'must be { "prefix"'],
+    ['anything-but, values that are not strings', { a: [{ 'anything-but': ['a', 1] }] }, 'a non-empty list of strings'],
+    ['anything-but, no values', { a: [{ 'anything-but': [] }] }, 'a non-empty list of strings'],
+    ['anything-but, an empty prefix', { a: [{ 'anything-but': { prefix: '' } }] }, 'or { "prefix"'],
   ])('rejects %s', (_name, pattern, problem) => {
     const problems = validateEventPattern(pattern);
     expect(problems).toHaveLength(1);
