@@ -2,6 +2,13 @@ import { defineConfig } from 'vitest/config';
 
 /** Pure tests: no emulator, no server (`npm run test:unit`). */
 const UNIT = ['test/unit/**/*.test.ts'];
+/**
+ * Tests that start whole stacks as processes (`npm start`: a Java DynamoDB Local each, a Chromium): they
+ * run after the others, so that their processes' start-up does not compete with the in-process tests
+ * for the machine's cores.
+ */
+const PROCESSES = ['test/e2e/**/*.test.ts', 'test/browser/**/*.test.ts', 'test/faults/local-stack-kill.test.ts'];
+const GLOBAL_SETUP = ['test/support/global-setup.ts'];
 
 export default defineConfig({
   test: {
@@ -13,11 +20,9 @@ export default defineConfig({
     sequence: { shuffle: { files: true, tests: false } },
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT } },
-      {
-        extends: true,
-        // Everything else runs against the real local stand-ins, started once for the run.
-        test: { name: 'stack', include: ['test/**/*.test.ts'], exclude: UNIT, globalSetup: ['test/support/global-setup.ts'] },
-      },
+      // Everything else runs against the real local stand-ins, started once for the run.
+      { extends: true, test: { name: 'stack', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...PROCESSES], globalSetup: GLOBAL_SETUP } },
+      { extends: true, test: { name: 'processes', include: PROCESSES, globalSetup: GLOBAL_SETUP, sequence: { groupOrder: 1, shuffle: { files: true, tests: false } } } },
     ],
   },
 });
