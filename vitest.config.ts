@@ -22,7 +22,7 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: UNIT } },
       // Everything else runs against the real local stand-ins, started once for the run.
       { extends: true, test: { name: 'stack', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...PROCESSES], globalSetup: GLOBAL_SETUP } },
-      { extends: true, test: { name: 'processes', include: PROCESSES, globalSetup: GLOBAL_SETUP, sequence: { groupOrder: 1, shuffle: { files: true, tests: false } } } },
+      { extends: true, test: { name: 'processes', include: PROCESSES, globalSetup: GLOBAL_SETUP, sequence: { groupOrder: 1 } } },
     ],
   },
 });
