@@ -9,7 +9,7 @@
  *   a concluded expression, WITH, an unknown license, a dataspace license without an SPDX key;
  * - importing the same document again changes nothing.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { useHttpTeam } from '../support/http-team.ts';
 import { openApiChecker } from '../support/openapi-check.ts';
 import { tableItems } from '../support/snapshot.ts';
@@ -20,6 +20,10 @@ import { cyclonedxNpm } from '../support/cyclonedx-npm.ts';
 /** The dataspaces the round trips land in: a fresh catalog each, so the packages are made from the exported document. */
 const TARGETS = { '1.4': 'rt14', '1.5': 'rt15', '1.6': 'rt16', spdx: 'rtspdx' } as const;
 type Target = keyof typeof TARGETS;
+
+// Each test imports a real SBOM's worth of components (150-350) on DynamoDB Local: a few seconds alone,
+// past 30 s while the rest of the suite runs beside it. The bound is for a hang, not a speed target.
+vi.setConfig({ testTimeout: 120_000 });
 
 const http = useHttpTeam({
   acme: { users: { root: { superuser: true } } },
