@@ -16,12 +16,7 @@ const GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 /** Lambda's limit on a synchronous invocation's response. */
 const LAMBDA_MAX_RESPONSE_BYTES = 6 * 1024 * 1024;
 
-/**
- * Makes a function ready (its module loaded and composed: a cold start's init) and answers a way to
- * invoke it. As on AWS, the init does not count against the function's timeout: the gateway's clock,
- * and the context's, start at the invocation.
- */
-export type Invoke = (name: FunctionName) => Promise<(event: APIGatewayProxyEventV2) => Promise<unknown>>;
+export type Invoke = (name: FunctionName, event: APIGatewayProxyEventV2) => Promise<unknown>;
 
 export interface HttpGateway {
   readonly url: string;
@@ -137,8 +132,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, url: RequestTar
   const timeoutMs = FUNCTIONS[functionName].timeoutSeconds * 1000;
   let result: unknown;
   try {
-    const run = await invoke(functionName);
-    result = await withTimeout(run(event), timeoutMs);
+    result = await withTimeout(invoke(functionName, event), timeoutMs);
   } catch (error) {
     // API Gateway answers a function error or timeout this way; the details are only in the logs.
     console.error(`[gateway] ${functionName} failed on ${method} ${url.pathname}:`, error);

@@ -179,10 +179,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const gateway: HttpGateway = await startHttpGateway({
       host: options.host,
       port: options.port,
-      invoke: async (name) => {
-        const handler = await loadHandler(name);
-        return (event) => handler(event, lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000, { region: options.region }));
-      },
+      invoke: async (name, event) =>
+        (await loadHandler(name))(event, lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000, { region: options.region })),
       ...(consoleDir ? { consoleDir } : {}),
       onError: (error) => options.log(`[gateway] ${String(error)}`),
     });

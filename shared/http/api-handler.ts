@@ -15,7 +15,6 @@ import {
   AuthenticationError,
   NotFoundError,
   ParseError,
-  ServiceUnavailableError,
   ThrottledError,
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
@@ -366,14 +365,17 @@ export function apiFunction(deps: ApiFunctionDeps, handlers: RouteHandlers) {
       throw new Error(`Handler for ${operationId}, which is not in the route table`);
     }
   }
-  const stack = middy<Event, Result, Error, ApiContext>()
+  // A handler still running a second before the function's timeout is cut short by middy and answers
+  // the error table's busy (503 with Retry-After): a reply in the API's format, not the gateway's bare
+  // timeout. (Middy's own margin, 5 ms, is less than one event-loop turn of a loaded machine.)
+  const stack = middy<Event, Result, Error, ApiContext>({ timeoutEarlyInMillis: TIMEOUT_MARGIN_MS })
     // First, so that its after and onError run last: on the answer the error mapper made.
     .use(headAsGet())
     .use(errorMapper())
     .use(checkRequestLine())
     .use(authenticate(deps.authenticator, deps.authFailureLimiter));
   if (deps.rateLimiter) stack.use(throttle(deps.rateLimiter));
-  const handler = stack
+  return stack
     .use(prepareRequest(deps.publicBaseUrl))
     .handler(async (event, context) => {
       const route = routeByKey(event.routeKey);
@@ -384,34 +386,6 @@ export function apiFunction(deps: ApiFunctionDeps, handlers: RouteHandlers) {
       const etag = etagOf(result.body);
       return jsonResult(result.statusCode, result.body, etag === undefined ? result.headers : { ETag: etag, ...result.headers });
     });
-  return answerBusyBeforeTimeout(handler);
-}
-
-/**
- * A request still unanswered a second before the function's timeout answers the error table's busy
- * (503 with Retry-After), logged with where it was: a reply in the API's format, not the gateway's bare
- * timeout. It covers the whole stack, authentication included (middy's own early timeout covers only
- * the handler, and with a margin of 5 ms, less than one event-loop turn of a loaded machine).
- */
-function answerBusyBeforeTimeout(handler: (event: Event, context: Context) => Promise<Result>) {
-  return async (event: Event, context: Context): Promise<Result> => {
-    const remaining = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
-    if (remaining === undefined) return handler(event, context);
-    let timer: NodeJS.Timeout | undefined;
-    const busy = new Promise<Result>((resolve) => {
-      timer = setTimeout(() => {
-        logger.warn('Busy: answered 503 before the function timed out', { routeKey: event.routeKey, requestId: event.requestContext?.requestId });
-        const mapped = errorResponse(new ServiceUnavailableError(1));
-        const result = jsonResult(mapped.statusCode, mapped.body, mapped.headers);
-        resolve(event.requestContext?.http?.method?.toUpperCase() === 'HEAD' ? { ...result, body: '' } : result);
-      }, Math.max(0, remaining - TIMEOUT_MARGIN_MS));
-    });
-    try {
-      return await Promise.race([handler(event, context), busy]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
 }
 
 export type { Route };

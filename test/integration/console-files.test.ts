@@ -25,7 +25,7 @@ beforeAll(async () => {
     host: '127.0.0.1',
     port: 0,
     consoleDir,
-    invoke: async (name) => async (event) => {
+    invoke: async (name, event) => {
       invoked.push(`${name} ${event.rawPath}`);
       return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{"api":true}' };
     },
@@ -87,7 +87,7 @@ describe('the console files on the local gateway', () => {
     mkdirSync(dir);
     writeFileSync(join(dir, 'big.js'), 'x'.repeat(2_000_000));
     const errors: unknown[] = [];
-    const own = await startHttpGateway({ host: '127.0.0.1', port: 0, consoleDir: dir, invoke: async () => async () => ({}), onError: (error) => errors.push(error) });
+    const own = await startHttpGateway({ host: '127.0.0.1', port: 0, consoleDir: dir, invoke: async () => ({}), onError: (error) => errors.push(error) });
     await new Promise<void>((done) => {
       const req = request({ host: '127.0.0.1', port: own.port, path: '/big.js' }, (res) => {
         res.once('data', () => {

@@ -17,7 +17,7 @@ beforeAll(async () => {
   gateway = await startHttpGateway({
     host: '127.0.0.1',
     port: 0,
-    invoke: async () => async (event) => {
+    invoke: async (_name, event) => {
       lastEvent = event;
       return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' };
     },

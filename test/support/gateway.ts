@@ -13,10 +13,7 @@ export async function startTestGateway() {
   const gateway = await startHttpGateway({
     host: '127.0.0.1',
     port: 0,
-    invoke: async (name) => {
-      const handler = await loadHandler(name);
-      return (event) => handler(event, lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000));
-    },
+    invoke: async (name, event) => (await loadHandler(name))(event, lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000)),
   });
   // As the local stack does: links are built on the gateway's own address unless the test configured
   // one (before the first call, when the functions read their configuration).
