@@ -58,7 +58,7 @@ function matchesValue(matcher: unknown, leaf: unknown): boolean {
   const [operator, operand] = singleEntry(matcher) ?? [];
   if (operator === 'prefix') return typeof leaf === 'string' && typeof operand === 'string' && leaf.startsWith(operand);
   if (operator === 'anything-but') {
-    // Values: any leaf but these (a value of another type is another value).
+    // Values: every leaf but these (a value of another type is another value).
     if (typeof operand === 'string') return leaf !== operand;
     if (Array.isArray(operand)) return !operand.includes(leaf);
     const prefix = isPlainObject(operand) ? operand['prefix'] : undefined;

@@ -22,21 +22,8 @@ export interface DynamoEndpoint {
 export const DYNAMODB_REQUEST_TIMEOUT_MS = 2_500;
 const DYNAMODB_HTTP = { requestHandler: { requestTimeout: DYNAMODB_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true, connectionTimeout: 1_000 }, maxAttempts: 3 };
 
-/**
- * The same for a local stand-in (an endpoint is set: DynamoDB Local). It is one Java process sharing the
- * machine's cores with everything else, and on a loaded 2-core machine a call DynamoDB answers in
- * milliseconds takes it seconds (a 100-item transaction was seen past 2.5 s three times in a row while
- * the test suite ran): those are waits, not hangs. A hang still ends in the busy 503, a second before
- * the function's timeout (shared/http/api-handler.ts).
- */
-export const LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS = 8_000;
-const LOCAL_DYNAMODB_HTTP = {
-  requestHandler: { requestTimeout: LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true, connectionTimeout: 2_000 },
-  maxAttempts: 3,
-};
-
 export function createDynamoClient({ region, endpoint }: DynamoEndpoint): DynamoDBClient {
-  return new DynamoDBClient(endpoint ? { region, endpoint, credentials: LOCAL_CREDENTIALS, ...LOCAL_DYNAMODB_HTTP } : { region, ...DYNAMODB_HTTP });
+  return new DynamoDBClient(endpoint ? { region, endpoint, credentials: LOCAL_CREDENTIALS, ...DYNAMODB_HTTP } : { region, ...DYNAMODB_HTTP });
 }
 
 /**
