@@ -41,6 +41,12 @@ export async function startDynamoDbLocal({ port, dataDir }: DynamoDbLocalOptions
   const args = [
     '-Xms64m',
     '-Xmx512m',
+    // The client compiler only, and the serial collector: DynamoDB Local then starts on half the CPU
+    // (3.7 CPU-s instead of 7.1) and does the same work on about a third less (measured on 2 cores
+    // with 3,750 batch-written items, 300 transactions and 300 queries), because the optimizing
+    // compiler's and parallel collector's threads never pay for themselves in a local emulator.
+    '-XX:TieredStopAtLevel=1',
+    '-XX:+UseSerialGC',
     `-Djava.library.path=${join(jars, 'DynamoDBLocal_lib')}`,
     '-jar',
     join(jars, 'DynamoDBLocal.jar'),

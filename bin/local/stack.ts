@@ -51,6 +51,12 @@ export interface LocalStackOptions {
    * whatever this says of them.
    */
   readonly settings?: ConfigInput | NodeJS.ProcessEnv;
+  /**
+   * A DynamoDB Local already running, to make the stack's table in instead of starting one under
+   * DATA_DIR (tests share one for their whole run: a Java start costs seconds of CPU). The stack
+   * neither starts nor stops it.
+   */
+  readonly dynamodbEndpoint?: string;
 }
 
 export interface LocalStack {
@@ -113,7 +119,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   try {
     const consoleDir = options.serveConsole ? join(dataDir, 'console') : undefined;
     const [dynamo, sqsServer] = await Promise.all([
-      freePort().then((port): Promise<DynamoDbLocal> => startDynamoDbLocal({ port, dataDir: join(dataDir, 'dynamodb') })),
+      options.dynamodbEndpoint !== undefined
+        ? { endpoint: options.dynamodbEndpoint, pid: undefined, stop: async () => undefined }
+        : freePort().then((port): Promise<DynamoDbLocal> => startDynamoDbLocal({ port, dataDir: join(dataDir, 'dynamodb') })),
       // Its S3 API holds the SBOM uploads; its spy reports each upload (./upload-events.ts).
       startFauxqs({ port: 0, logger: false, dataDir: join(dataDir, 'sqs'), messageSpies: { bufferSize: 2_000 } }),
       ...(consoleDir ? [buildConsole(consoleDir)] : []),
@@ -256,8 +264,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       tableName: options.tableName,
       region: options.region,
       startTime: readProcStat(process.pid)?.startTime,
-      dynamodbPid: dynamo.pid,
-      dynamodbStartTime: readProcStat(dynamo.pid)?.startTime,
+      // Only a DynamoDB Local of its own, which a later start may stop should this stack be killed.
+      ...(dynamo.pid !== undefined ? { dynamodbPid: dynamo.pid, dynamodbStartTime: readProcStat(dynamo.pid)?.startTime } : {}),
     });
     return { apiUrl: gateway.url, bus, config, queues, stop };
   } catch (error) {

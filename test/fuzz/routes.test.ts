@@ -17,11 +17,11 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import * as fc from 'fast-check';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { useTestTable } from '../support/environment.ts';
 import { startTestGateway } from '../support/gateway.ts';
 import { aTeam, load, type Team } from '../support/factories.ts';
-import { tableItems } from '../support/snapshot.ts';
+import { watchTable, type TableChange, type TableWatch } from '../support/table-changes.ts';
 import { ROUTES, matchRoute, type Route } from '../../shared/routes/index.ts';
 import { ensureQueues } from '../../bin/local/queues.ts';
 import { createSqsClient } from '../../shared/aws/clients.ts';
@@ -36,6 +36,8 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20_250_808);
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 let env: Awaited<ReturnType<typeof useTestTable>>;
+/** The table's stream from the end of the seeding on: what each request wrote. */
+let watch: TableWatch;
 let api: Awaited<ReturnType<typeof startTestGateway>>;
 let team: Team;
 let sqs: ReturnType<typeof createSqsClient>;
@@ -61,28 +63,9 @@ let sent = 0;
 const logged: unknown[][] = [];
 const consoleErrors: unknown[][] = [];
 
-/** The table's digest: item count and a hash of the sorted items. */
-interface Digest {
-  readonly text: string;
-  readonly items: Record<string, unknown>[];
-}
-
-async function digest(): Promise<Digest> {
-  const items = await tableItems(env);
-  const json = JSON.stringify(items);
-  return { text: `${items.length} items, sha256 ${createHash('sha256').update(json).digest('hex').slice(0, 16)}`, items };
-}
-
-function tableDiff(before: Digest, after: Digest): string {
-  const key = (item: Record<string, unknown>) => `${String(item.PK)} | ${String(item.SK)}`;
-  const old = new Map(before.items.map((item) => [key(item), JSON.stringify(item)]));
-  const now = new Map(after.items.map((item) => [key(item), JSON.stringify(item)]));
-  const lines: string[] = [];
-  for (const [k, v] of now) if (!old.has(k)) lines.push(`  added ${k}: ${clip(v, 300)}`);
-  for (const k of old.keys()) if (!now.has(k)) lines.push(`  removed ${k}`);
-  for (const [k, v] of now) if (old.has(k) && old.get(k) !== v) lines.push(`  changed ${k}: ${clip(old.get(k)!, 200)} -> ${clip(v, 300)}`);
-  return lines.join('\n');
-}
+/** The writes a request made, one line each, for the report. */
+const describeChanges = (changes: readonly TableChange[]) =>
+  changes.map((change) => `  ${change.event} ${change.key}: ${clip(JSON.stringify(change.after ?? change.before ?? null), 300)}`).join('\n');
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text);
 
@@ -216,9 +199,11 @@ beforeAll(async () => {
   await send('POST', `/api/v2/products/${product.uuid}/permissions/`, team.keys.root, { user: 'alice', permissions: ['view_product'] });
   const own = await send('POST', '/api/v2/products/', team.keys.alice, { name: 'Alice product' });
   remember('products', 'acme', own, 'Alice product');
+  watch = await watchTable(env);
 }, 120_000);
 
 afterAll(async () => {
+  watch?.stop();
   await api?.stop();
   sqs?.destroy();
   vi.restoreAllMocks();
@@ -404,8 +389,6 @@ async function fuzzRoute(route: Route, seed: number): Promise<Violation[]> {
   const violations: Violation[] = [];
   const write = WRITE_METHODS.has(route.method);
   const prototypeBefore = prototypeNames();
-  let current = write ? await digest() : undefined;
-  let stale = false;
 
   const run = async (c: Case) => {
     const path = route.path.replace(/\{([^}]+)\}/g, (_, name: string) => c.segments[name]!.encoded) + (c.query.text ? `?${c.query.text}` : '');
@@ -414,10 +397,8 @@ async function fuzzRoute(route: Route, seed: number): Promise<Violation[]> {
     const headers: Record<string, string> = {};
     if (c.caller.authorization !== undefined) headers.authorization = c.caller.authorization;
     if (c.body?.contentType !== undefined) headers['content-type'] = c.body.contentType;
-    if (write && stale) {
-      current = await digest();
-      stale = false;
-    }
+    // What the writes before this one made is not this request's doing.
+    if (write) await watch.changes();
     const sentText = `${path}\n${c.body?.text ?? ''}`.toLowerCase();
     for (const other of seeds) if (sentText.includes(`/${other.uuid}/`)) echoed.add(other.uuid);
     const loggedBefore = logged.length;
@@ -451,9 +432,8 @@ async function fuzzRoute(route: Route, seed: number): Promise<Violation[]> {
       // Whether the failed request wrote anything, for whoever fixes it.
       let written = '';
       if (write) {
-        const after = await digest();
-        written = after.text === current!.text ? '\n(the table is unchanged)' : `\n(the table changed: ${current!.text} -> ${after.text})\n${tableDiff(current!, after)}`;
-        current = after;
+        const changes = await watch.changes();
+        written = changes.length === 0 ? '\n(the table is unchanged)' : `\n(the request wrote ${changes.length} items)\n${describeChanges(changes)}`;
       }
       fail('every answer is a 2xx or a 4xx', `${stacks()}${written}`);
     }
@@ -485,13 +465,8 @@ async function fuzzRoute(route: Route, seed: number): Promise<Violation[]> {
     }
     if (write) {
       if (status >= 400 && status < 500) {
-        const after = await digest();
-        if (after.text !== current!.text) {
-          fail('a refused write changes nothing', `table ${current!.text} -> ${after.text}\n${tableDiff(current!, after)}`);
-          current = after;
-        }
-      } else {
-        stale = true;
+        const changes = await watch.changes();
+        if (changes.length > 0) fail('a refused write changes nothing', `the request wrote ${changes.length} items\n${describeChanges(changes)}`);
       }
     }
     if (prototypeNames() !== prototypeBefore || ({} as Record<string, unknown>).polluted !== undefined) {

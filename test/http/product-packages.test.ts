@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useHttpTeam } from '../support/http-team.ts';
+import { tableItems } from '../support/snapshot.ts';
 
 const http = useHttpTeam({
   acme: { users: { root: { superuser: true }, alice: {}, viewer: {}, stranger: {} } },
@@ -96,7 +97,7 @@ describe('product packages', () => {
     expect((await call('alice', 'DELETE', `/api/v2/products/${product.uuid}/`)).status).toBe(204);
     expect((await call('root', 'GET', `/api/v2/product_packages/${pp.uuid}/`)).status).toBe(404);
     expect((await call('root', 'GET', `/api/v2/vulnerability_analyses/${analysis.json.uuid}/`)).status).toBe(404);
-    const items = JSON.parse(await snapshot()) as { PK: string }[];
+    const items = (await tableItems(http.env)) as { PK: string }[];
     expect(items.filter((item) => item.PK.includes(product.uuid) || item.PK.includes(pp.uuid) || item.PK.includes(analysis.json.uuid))).toEqual([]);
   });
 });

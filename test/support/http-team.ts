@@ -7,7 +7,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { useTestTable } from './environment.ts';
 import { aTeam, type Team } from './factories.ts';
 import { startTestGateway } from './gateway.ts';
-import { tableSnapshot } from './snapshot.ts';
+import { watchTable, type TableChange, type TableWatch } from './table-changes.ts';
 
 export type TeamSpec = Parameters<typeof aTeam>[1];
 
@@ -15,6 +15,9 @@ export function useHttpTeam(spec: TeamSpec) {
   let env: Awaited<ReturnType<typeof useTestTable>> | undefined;
   let api: Awaited<ReturnType<typeof startTestGateway>> | undefined;
   let team: Team | undefined;
+  let watch: TableWatch | undefined;
+  /** Every write to the table since the team was made, as the table's stream tells them. */
+  const written: TableChange[] = [];
   const ready = <T>(value: T | undefined): T => {
     if (value === undefined) throw new Error('useHttpTeam: used before its beforeAll ran');
     return value;
@@ -24,8 +27,10 @@ export function useHttpTeam(spec: TeamSpec) {
     env = await useTestTable();
     api = await startTestGateway();
     team = await aTeam(env, spec);
+    watch = await watchTable(env);
   });
   afterAll(async () => {
+    watch?.stop();
     await api?.stop();
   });
 
@@ -42,7 +47,16 @@ export function useHttpTeam(spec: TeamSpec) {
     /** A call as `username` (no Authorization header when undefined), with a JSON body when one is given. */
     call: (username: string | undefined, method: string, path: string, body?: unknown) =>
       ready(api).call(method, path, { ...(username !== undefined ? { token: ready(team).keys[username] } : {}), ...(body !== undefined ? { body } : {}) }),
-    /** The table's digest, to show that a refused write changed nothing. */
-    snapshot: () => tableSnapshot(ready(env)),
+    /**
+     * Where the table is, to show that a refused write changed nothing: two snapshots are equal when
+     * nothing was written between them (read from the table's stream, not a Scan of every item).
+     */
+    snapshot: async () => {
+      written.push(...(await ready(watch).changes()));
+      const last = written.at(-1);
+      return `${written.length} writes since the set-up${last ? `, the last ${last.event} ${last.key}: ${JSON.stringify(last.after ?? last.before)}` : ''}`;
+    },
+    /** The writes since the last call (or the set-up), in stream order. */
+    changes: () => ready(watch).changes().then((changes) => (written.push(...changes), changes)),
   };
 }

@@ -1,12 +1,13 @@
 /**
- * The whole local stack for pipeline tests: its own DynamoDB Local, SQS emulator, pollers, event bus
- * and gateway (bin/local/stack.ts), as `npm start` runs it, in this test process. Stop it after.
+ * The whole local stack for pipeline tests: its own table in the run's DynamoDB Local (global-setup.ts),
+ * its own SQS emulator, pollers, event bus and gateway (bin/local/stack.ts), as `npm start` runs them,
+ * in this test process. Stop it after.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
 import { startLocalStack } from '../../bin/local/stack.ts';
 import { readRunningStack } from '../../bin/local/stack-file.ts';
 import { createDocumentClient, createDynamoClient } from '../../shared/aws/clients.ts';
@@ -31,6 +32,7 @@ export async function startTestStack({ evaluationDelaySeconds = 0, settings = {}
     region: 'us-east-1',
     log: () => undefined,
     settings: { EVALUATION_DELAY_SECONDS: evaluationDelaySeconds, ...settings },
+    dynamodbEndpoint: inject('dynamodbEndpoint'),
   });
   const running = readRunningStack(dataDir)!;
   const doc = createDocumentClient(createDynamoClient({ region: running.region, endpoint: running.dynamodbEndpoint }));
