@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, i
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { useTestTable } from '../support/environment.ts';
+import { useTestTable, dynamodbEndpoint } from '../support/environment.ts';
 import { startTestGateway } from '../support/gateway.ts';
 import { aTeam, load, type Team } from '../support/factories.ts';
 import { tableItems, tableSnapshot } from '../support/snapshot.ts';
@@ -52,7 +52,7 @@ beforeAll(async () => {
   env = await useTestTable();
   // The functions read DYNAMODB_ENDPOINT once, when the gateway first loads them: they talk to the
   // proxy; the test's own client (env.doc) keeps talking to DynamoDB Local directly.
-  proxy = await startFaultProxy(inject('dynamodbEndpoint'));
+  proxy = await startFaultProxy(dynamodbEndpoint());
   process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
   process.env.ALLOW_PRIVATE_WEBHOOK_TARGETS = 'true';
   // No per-key throttling: these tests count every DynamoDB call a request makes.

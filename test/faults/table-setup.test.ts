@@ -4,21 +4,22 @@
  * preexisting table"), and two set-ups creating the same table at once. In every case "the table
  * exists" means ensureTable resolves with the table ACTIVE, with its indexes, stream and TTL.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../../bin/local/table-setup.ts';
 import { createDynamoControlClient } from '../../shared/aws/clients.ts';
 import { TABLE } from '../../shared/table.ts';
 import { startFaultProxy, type FaultProxy } from './dynamodb-fault-proxy.ts';
+import { dynamodbEndpoint } from '../support/environment.ts';
 
 let proxy: FaultProxy;
 let direct: DynamoDBClient;
 const created: string[] = [];
 
 beforeAll(async () => {
-  proxy = await startFaultProxy(inject('dynamodbEndpoint'));
-  direct = createDynamoControlClient({ region: 'us-east-1', endpoint: inject('dynamodbEndpoint') });
+  proxy = await startFaultProxy(dynamodbEndpoint());
+  direct = createDynamoControlClient({ region: 'us-east-1', endpoint: dynamodbEndpoint() });
 });
 
 afterAll(async () => {
@@ -57,7 +58,7 @@ describe('ensureTable', () => {
 
   it('lets two set-ups create the same table at once: both resolve with it ACTIVE', async () => {
     const tableName = newTableName();
-    const endpoint = { region: 'us-east-1', endpoint: inject('dynamodbEndpoint') };
+    const endpoint = { region: 'us-east-1', endpoint: dynamodbEndpoint() };
     const tables = await Promise.all([ensureTable(endpoint, tableName), ensureTable(endpoint, tableName), ensureTable(endpoint, tableName)]);
     expect(tables.map((table) => table.TableStatus)).toEqual(['ACTIVE', 'ACTIVE', 'ACTIVE']);
     await expectReady(tableName);
@@ -65,7 +66,7 @@ describe('ensureTable', () => {
 
   it('brings an existing table up to date and is idempotent', async () => {
     const tableName = newTableName();
-    const endpoint = { region: 'us-east-1', endpoint: inject('dynamodbEndpoint') };
+    const endpoint = { region: 'us-east-1', endpoint: dynamodbEndpoint() };
     await ensureTable(endpoint, tableName);
     const again = await ensureTable(endpoint, tableName);
     expect(again.TableStatus).toBe('ACTIVE');

@@ -3,13 +3,14 @@
  * maps to exactly the right products: the API makes the change, the stream poller reads DynamoDB
  * Local's stream, and changeTargets + the resolver name the products.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { useHttpTeam } from '../support/http-team.ts';
 import { startStreamPoller, type StreamPoller } from '../../bin/local/stream-poller.ts';
 import { changeTargets } from '../../shared/domain/change-records.ts';
 import { ChangeTargetResolver, changeRecordOf } from '../../shared/store/change-targets.ts';
+import { dynamodbEndpoint } from '../support/environment.ts';
 
 const http = useHttpTeam({ acme: { users: { root: { superuser: true }, alice: {} } }, beta: { users: { mallory: { superuser: true } } } });
 let poller: StreamPoller;
@@ -57,7 +58,7 @@ let pkg: { uuid: string };
 beforeAll(async () => {
   resolver = new ChangeTargetResolver(http.env.doc, http.env.tableName);
   poller = startStreamPoller({
-    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    dynamodbEndpoint: dynamodbEndpoint(),
     region: 'us-east-1',
     tableName: http.env.tableName,
     startingPosition: 'TRIM_HORIZON',

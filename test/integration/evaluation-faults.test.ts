@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
-import { useTestTable } from '../support/environment.ts';
+import { useTestTable, dynamodbEndpoint } from '../support/environment.ts';
 import { aTeam } from '../support/factories.ts';
 import { PolicyStore, type ProductData } from '../../shared/store/policy-store.ts';
 import { CatalogStore } from '../../shared/store/catalog-store.ts';
@@ -171,7 +171,7 @@ describe('evaluation faults', () => {
       publisher: new EventBridgePublisher(EVENT_BUS.localName, flaky),
     });
     const poller = startStreamPoller({
-      dynamodbEndpoint: inject('dynamodbEndpoint'),
+      dynamodbEndpoint: dynamodbEndpoint(),
       region: 'us-east-1',
       tableName: env.tableName,
       startingPosition: 'TRIM_HORIZON',

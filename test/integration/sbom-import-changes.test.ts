@@ -4,7 +4,7 @@
  * importing product (its record finishing), and one of each other product holding a package it
  * changed; an import that writes nothing asks for none.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { useHttpTeam } from '../support/http-team.ts';
@@ -12,6 +12,7 @@ import { startStreamPoller, type StreamPoller } from '../../bin/local/stream-pol
 import { changeTargets } from '../../shared/domain/change-records.ts';
 import { ChangeTargetResolver, changeRecordOf } from '../../shared/store/change-targets.ts';
 import { cyclonedxNpm, type NpmPackage } from '../support/cyclonedx-npm.ts';
+import { dynamodbEndpoint } from '../support/environment.ts';
 
 const http = useHttpTeam({ acme: { users: { root: { superuser: true }, alice: {} } } });
 let poller: StreamPoller;
@@ -61,7 +62,7 @@ const libs = (count: number, prefix: string): NpmPackage[] =>
 beforeAll(async () => {
   resolver = new ChangeTargetResolver(http.env.doc, http.env.tableName);
   poller = startStreamPoller({
-    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    dynamodbEndpoint: dynamodbEndpoint(),
     region: 'us-east-1',
     tableName: http.env.tableName,
     startingPosition: 'TRIM_HORIZON',

@@ -6,13 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '../../bin/local/table-setup.ts';
 import { startStreamPoller, type StreamPoller } from '../../bin/local/stream-poller.ts';
 import { createDocumentClient, createDynamoClient } from '../../shared/aws/clients.ts';
 import { keys } from '../../shared/keys.ts';
 import { EVENT_SOURCES, withoutLimiterItems, type EventSourceDefinition } from '../../shared/resources.ts';
 import { AUTH_FAILURE_SPACE, KEY_RATE_SPACE, RateLimitStore, type GcraStep } from '../../shared/store/rate-limit-store.ts';
+import { dynamodbEndpoint } from '../support/environment.ts';
 
 const REGION = 'eu-west-1';
 type StreamSource = Extract<EventSourceDefinition, { kind: 'table-stream' }>;
@@ -28,7 +29,7 @@ async function consume(name: string, filterPatterns: readonly Record<string, unk
   const handed: string[] = [];
   seen.set(name, handed);
   const poller: StreamPoller = startStreamPoller({
-    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    dynamodbEndpoint: dynamodbEndpoint(),
     region: REGION,
     tableName,
     startingPosition: 'TRIM_HORIZON',
@@ -53,7 +54,7 @@ const step = (now: number): GcraStep => ({ now, interval: 200, allowAt: now + 4_
 const isLimiterKey = (pk: string) => pk.startsWith('RATE#') || pk.startsWith('AUTHFAIL#');
 
 beforeAll(async () => {
-  const endpoint = inject('dynamodbEndpoint');
+  const endpoint = dynamodbEndpoint();
   tableName = `stream-filters-${randomUUID().slice(0, 8)}`;
   await ensureTable({ region: REGION, endpoint }, tableName);
   dynamo = createDynamoClient({ region: REGION, endpoint });

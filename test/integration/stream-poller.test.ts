@@ -15,10 +15,11 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '../../bin/local/table-setup.ts';
 import { startStreamPoller, type StreamPoller, type StreamPollerOptions } from '../../bin/local/stream-poller.ts';
 import { createDynamoClient } from '../../shared/aws/clients.ts';
+import { dynamodbEndpoint } from '../support/environment.ts';
 
 const REGION = 'eu-west-1';
 const suffix = randomUUID().slice(0, 8);
@@ -99,7 +100,7 @@ async function waitFor(condition: () => boolean, timeoutMs = 30_000): Promise<vo
 }
 
 beforeAll(async () => {
-  endpoint = inject('dynamodbEndpoint');
+  endpoint = dynamodbEndpoint();
   dynamo = createDynamoClient({ region: REGION, endpoint });
   workDir = await mkdtemp(join(tmpdir(), 'stream-poller-test-'));
 });
@@ -393,11 +394,11 @@ describe('startStreamPoller', () => {
 describe('attribute values the Streams client decodes oddly', () => {
   it('delivers an empty map as { M: {} } and an empty list as { L: [] }', async () => {
     const tableName = `odd-${randomUUID().slice(0, 8)}`;
-    const client = createDynamoClient({ region: 'us-east-1', endpoint: inject('dynamodbEndpoint') });
-    await ensureTable({ region: 'us-east-1', endpoint: inject('dynamodbEndpoint') }, tableName);
+    const client = createDynamoClient({ region: 'us-east-1', endpoint: dynamodbEndpoint() });
+    await ensureTable({ region: 'us-east-1', endpoint: dynamodbEndpoint() }, tableName);
     const records: DynamoDBRecord[] = [];
     const poller = startStreamPoller({
-      dynamodbEndpoint: inject('dynamodbEndpoint'),
+      dynamodbEndpoint: dynamodbEndpoint(),
       region: 'us-east-1',
       tableName,
       startingPosition: 'TRIM_HORIZON',

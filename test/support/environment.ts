@@ -12,9 +12,16 @@ import { CatalogStore } from '../../shared/store/catalog-store.ts';
 import { ProductPackageStore } from '../../shared/store/product-package-store.ts';
 import { PolicyStore } from '../../shared/store/policy-store.ts';
 
+/** This worker's DynamoDB Local (global-setup.ts starts one per worker). */
+export function dynamodbEndpoint(): string {
+  const endpoints = inject('dynamodbEndpoints');
+  const worker = Number(process.env.VITEST_POOL_ID ?? 1);
+  return endpoints[(worker - 1) % endpoints.length]!;
+}
+
 export async function useTestTable() {
   const tableName = `test-${randomUUID().slice(0, 8)}`;
-  const endpoint = inject('dynamodbEndpoint');
+  const endpoint = dynamodbEndpoint();
   Object.assign(process.env, {
     TABLE_NAME: tableName,
     AWS_REGION: 'us-east-1',

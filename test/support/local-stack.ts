@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { expect, inject } from 'vitest';
+import { expect } from 'vitest';
 import { startLocalStack } from '../../bin/local/stack.ts';
 import { readRunningStack } from '../../bin/local/stack-file.ts';
 import { createDocumentClient, createDynamoClient } from '../../shared/aws/clients.ts';
@@ -18,6 +18,7 @@ import { ProductPackageStore } from '../../shared/store/product-package-store.ts
 import { PolicyStore } from '../../shared/store/policy-store.ts';
 import { openApiChecker } from './openapi-check.ts';
 import type { ConfigInput } from '../../shared/config.ts';
+import { dynamodbEndpoint } from './environment.ts';
 
 /** `settings`: the functions' settings beyond the evaluation delay (shared/config.ts names). */
 export async function startTestStack({ evaluationDelaySeconds = 0, settings = {} }: { evaluationDelaySeconds?: number; settings?: ConfigInput } = {}) {
@@ -32,7 +33,7 @@ export async function startTestStack({ evaluationDelaySeconds = 0, settings = {}
     region: 'us-east-1',
     log: () => undefined,
     settings: { EVALUATION_DELAY_SECONDS: evaluationDelaySeconds, ...settings },
-    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    dynamodbEndpoint: dynamodbEndpoint(),
   });
   const running = readRunningStack(dataDir)!;
   const doc = createDocumentClient(createDynamoClient({ region: running.region, endpoint: running.dynamodbEndpoint }));
