@@ -136,9 +136,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, url: RequestTar
   } catch (error) {
     // API Gateway answers a function error or timeout this way; the details are only in the logs.
     console.error(`[gateway] ${functionName} failed on ${method} ${url.pathname}:`, error);
-    writeJson(res, error instanceof FunctionTimeoutError ? 503 : 500, {
-      detail: error instanceof FunctionTimeoutError ? UNAVAILABLE : SERVER_ERROR,
-    });
+    if (error instanceof FunctionTimeoutError) {
+      // The busy answer the API documents (the functions give their own a second before this).
+      writeJson(res, 503, { detail: UNAVAILABLE }, { 'retry-after': '1' });
+    } else {
+      writeJson(res, 500, { detail: SERVER_ERROR });
+    }
     return;
   }
   if (Buffer.byteLength(JSON.stringify(result ?? null)) > LAMBDA_MAX_RESPONSE_BYTES) {
@@ -281,9 +284,9 @@ function writeResult(res: ServerResponse, result: unknown, head = false): void {
   res.end(body);
 }
 
-function writeJson(res: ServerResponse, statusCode: number, body: unknown): void {
+function writeJson(res: ServerResponse, statusCode: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(statusCode, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+  res.writeHead(statusCode, { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
   res.end(text);
 }
 

@@ -1,5 +1,5 @@
 /**
- * fast-check generators for the route fuzz test (routes.test.ts): bodies derived from each route's
+ * fast-check generators for the route fuzz test (route-fuzz.ts): bodies derived from each route's
  * zod body schema (through its JSON Schema), hostile JSON values, malformed JSON text, path segments
  * and query strings. Nothing here knows a route by name: everything comes from the route table.
  */
