@@ -51,6 +51,8 @@ export async function startDynamoDbLocal({ port, dataDir }: DynamoDbLocalOptions
     '-jar',
     join(jars, 'DynamoDBLocal.jar'),
     '-sharedDb',
+    // DynamoDB Local reports usage to AWS by default: not from a developer's machine, nor from tests.
+    '-disableTelemetry',
     '-port',
     String(port),
   ];
