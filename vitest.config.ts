@@ -19,7 +19,9 @@ export default defineConfig({
     hookTimeout: 120_000,
     sequence: { shuffle: { files: true, tests: false } },
     projects: [
-      { extends: true, test: { name: 'unit', include: UNIT } },
+      // Pure tests share their workers' module graph (no isolation): `npm run test:unit` in 18 s instead
+      // of 28 s, most of the difference being each file importing the same modules again.
+      { extends: true, test: { name: 'unit', include: UNIT, isolate: false } },
       // Everything else runs against the real local stand-ins, started once for the run.
       { extends: true, test: { name: 'stack', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...PROCESSES], globalSetup: GLOBAL_SETUP } },
       { extends: true, test: { name: 'processes', include: PROCESSES, globalSetup: GLOBAL_SETUP, sequence: { groupOrder: 1 } } },
