@@ -5,7 +5,7 @@
  * many components it has, none when it changed nothing, one for another product holding a package it
  * changed.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { eventually, startTestStack, teamApi } from '../support/local-stack.ts';
@@ -65,6 +65,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
+
+// Each test runs imports through the whole pipeline (S3 event, queue, import function, evaluation) with
+// quiet periods to show that nothing more happens: 20-25 s alone, past 30 s beside the rest of the
+// suite. The bound is for a hang, not a speed target.
+vi.setConfig({ testTimeout: 120_000 });
 
 describe('an uploaded SBOM', () => {
   it('is imported by the import function, evaluated once, and its object removed', async () => {
