@@ -8,7 +8,7 @@ import { EvaluationRequestSchema, type EvaluationRequest } from '../shared/aws/e
 import { evaluationService, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
 import type { EvaluationService } from '../shared/services/evaluation.ts';
 import { processQueueBatch } from '../shared/aws/partial-batch.ts';
-import { logger } from '../shared/logger.ts';
+import { logger } from '../shared/observability/logger.ts';
 
 /** A message that is no evaluation request: failing it sends it to the dead-letter queue after a few receives. */
 class MalformedRequestError extends Error {

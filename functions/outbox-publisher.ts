@@ -18,7 +18,7 @@ import { commentView, requestView } from '../shared/services/requests.ts';
 import type { RequestStore } from '../shared/store/request-store.ts';
 import { isoWithOffset } from '../shared/domain/time.ts';
 import { processStreamBatch } from '../shared/aws/partial-batch.ts';
-import { logger } from '../shared/logger.ts';
+import { logger } from '../shared/observability/logger.ts';
 
 type OutboxDependencies = Pick<Dependencies, 'config' | 'requestStore' | 'publisher'>;
 

@@ -11,7 +11,7 @@ import type { SbomImportService } from '../shared/services/sbom-import.ts';
 import { importOfKey } from '../shared/aws/sbom-uploads.ts';
 import { QUEUES } from '../shared/resources.ts';
 import { processQueueBatch } from '../shared/aws/partial-batch.ts';
-import { logger } from '../shared/logger.ts';
+import { logger } from '../shared/observability/logger.ts';
 
 interface S3EventRecord {
   readonly eventName?: string;

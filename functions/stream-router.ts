@@ -10,7 +10,7 @@ import { changeRecordOf } from '../shared/store/change-targets.ts';
 import { changeTargetResolver, evaluationQueue, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
 import { isoWithOffset } from '../shared/domain/time.ts';
 import { processStreamBatch } from '../shared/aws/partial-batch.ts';
-import { logger } from '../shared/logger.ts';
+import { logger } from '../shared/observability/logger.ts';
 
 type RouterDependencies = Pick<Dependencies, 'changeTargetResolver' | 'evaluationQueue'>;
 

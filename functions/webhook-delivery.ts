@@ -8,7 +8,7 @@ import { DeliveryMessageSchema } from '../shared/aws/delivery-queue.ts';
 import { RetryLaterError } from '../shared/services/webhooks.ts';
 import { deliveryQueue, lambdaHandler, webhookService, type Dependencies } from '../shared/runtime.ts';
 import { processQueueBatch } from '../shared/aws/partial-batch.ts';
-import { logger } from '../shared/logger.ts';
+import { logger } from '../shared/observability/logger.ts';
 
 type DeliveryDependencies = Pick<Dependencies, 'webhooks'> & { readonly deliveryQueue: Pick<Dependencies['deliveryQueue'], 'retryAfter'> };
 

@@ -8,7 +8,7 @@ import { lambdaHandler, webhookService, type Dependencies } from '../shared/runt
 import type { Envelope } from '../shared/events/envelope.ts';
 import type { WebhookService } from '../shared/services/webhooks.ts';
 import { processQueueBatch } from '../shared/aws/partial-batch.ts';
-import { logger } from '../shared/logger.ts';
+import { logger } from '../shared/observability/logger.ts';
 
 export const makeHandler =
   ({ webhooks }: Pick<Dependencies, 'webhooks'>) =>

@@ -24,7 +24,7 @@ import { ROUTES, isAmbiguousPath, routeByKey, type OperationId, type PathParamet
 import { jsonProblem } from '../schemas/json-input.ts';
 import { errorResponse } from './error-table.ts';
 import { PARSE_OPTIONS, fieldErrorsFromZod } from './validation.ts';
-import { logger } from '../logger.ts';
+import { logger } from '../observability/logger.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { parseApiKey } from '../auth/api-key.ts';

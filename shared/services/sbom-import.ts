@@ -34,7 +34,7 @@ import { canonicalPurl } from './catalog.ts';
 import { isoWithOffset } from '../domain/time.ts';
 import { productUrl, type ProductService } from './products.ts';
 import { tooLarge, type ImportOptions, type SbomRequest } from '../http/sbom-request.ts';
-import { logger } from '../logger.ts';
+import { logger } from '../observability/logger.ts';
 
 export interface SbomImportDeps {
   readonly store: SbomImportStore;

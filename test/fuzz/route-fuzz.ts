@@ -25,7 +25,7 @@ import { watchTable, type TableChange, type TableWatch } from '../support/table-
 import { ROUTES, matchRoute, type Route } from '../../shared/routes/index.ts';
 import { ensureQueues } from '../../bin/local/queues.ts';
 import { createSqsClient } from '../../shared/aws/clients.ts';
-import { logger } from '../../shared/logger.ts';
+import { logger } from '../../shared/observability/logger.ts';
 import { WebhookStore } from '../../shared/store/webhook-store.ts';
 import { isoWithOffset } from '../../shared/domain/time.ts';
 import { bodyCases, junkSegment, knownSegment, queryCases, sweepBodies, sweepQueries, type BodyCase, type Segment } from './arbitraries.ts';

@@ -8,7 +8,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
 
 vi.hoisted(() => {
-  // Before the logger (shared/logger.ts) is made, when the functions' modules load.
+  // Before the logger (shared/observability/logger.ts) is made, when the functions' modules load.
   process.env.POWERTOOLS_LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'CRITICAL';
 });
 
@@ -25,7 +25,7 @@ import type { ChangeTargetResolver } from '../../shared/store/change-targets.ts'
 import type { RequestStore } from '../../shared/store/request-store.ts';
 import type { BusEvent, EventPublisher } from '../../shared/events/publisher.ts';
 import { parseConfig } from '../../shared/config.ts';
-import { logger } from '../../shared/logger.ts';
+import { logger } from '../../shared/observability/logger.ts';
 import { lambdaContext } from '../../bin/local/lambda-context.ts';
 
 const fakes = {
