@@ -18,10 +18,14 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     sequence: { shuffle: { files: true, tests: false } },
+    // The functions' logs and EMF metric lines would bury the test output: the logger only speaks when
+    // TEST_LOG_LEVEL asks, and the metrics are off but where a test reads them (the unit project's
+    // observability test, and test/e2e/correlation.test.ts, which turns them on for its npm start).
+    env: { POWERTOOLS_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'CRITICAL', POWERTOOLS_METRICS_DISABLED: 'true' },
     projects: [
       // Pure tests share their workers' module graph (no isolation): `npm run test:unit` in 18 s instead
       // of 28 s, most of the difference being each file importing the same modules again.
-      { extends: true, test: { name: 'unit', include: UNIT, isolate: false } },
+      { extends: true, test: { name: 'unit', include: UNIT, isolate: false, env: { POWERTOOLS_METRICS_DISABLED: 'false' } } },
       // Everything else runs against the real local stand-ins, started once for the run.
       { extends: true, test: { name: 'stack', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...PROCESSES], globalSetup: GLOBAL_SETUP } },
       { extends: true, test: { name: 'processes', include: PROCESSES, globalSetup: GLOBAL_SETUP, sequence: { groupOrder: 1 } } },

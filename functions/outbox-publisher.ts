@@ -7,77 +7,80 @@
  * reported (partial batch failure), and Lambda retries from it, so events keep the stream's order.
  */
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { EVENT_SOURCE, type Envelope } from '../shared/events/envelope.ts';
+import { EVENT_SOURCE, correlated, type Envelope } from '../shared/events/envelope.ts';
 import { REQUEST_ADDED, REQUEST_COMMENT_ADDED, REQUEST_UPDATED, requestEvent } from '../shared/events/request-events.ts';
 import { stableUuid } from '../shared/domain/identifiers.ts';
 import { eventBaseUrl } from '../shared/config.ts';
 import { eventPublisher, lambdaHandler, requestStore, type Dependencies } from '../shared/runtime.ts';
 import { commentView, requestView } from '../shared/services/requests.ts';
-import type { RequestStore } from '../shared/store/request-store.ts';
-import { isoWithOffset } from '../shared/domain/time.ts';
+import { RequestStore } from '../shared/store/request-store.ts';
+import { imageItem, type StreamImage } from '../shared/store/dynamo.ts';
 import { processStreamBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/observability/logger.ts';
+import { instrumented, withCorrelation } from '../shared/observability/invocation.ts';
+import { streamCorrelationId } from '../shared/observability/correlation.ts';
+import { countMetric } from '../shared/observability/metrics.ts';
 
 type OutboxDependencies = Pick<Dependencies, 'config' | 'requestStore' | 'publisher'>;
 
 export const makeHandler =
   (deps: OutboxDependencies) =>
-  (event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> =>
-    publish(deps, event, context);
+    instrumented((event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> => publish(deps, event, context));
 
 export const handler = lambdaHandler((c) => makeHandler({ config: c.config, requestStore: requestStore(c), publisher: eventPublisher(c) }));
 
-/** The event a stream record stands for, or undefined when it stands for none. */
+/**
+ * The event a stream record stands for, or undefined when it stands for none. A request's event shows
+ * the request as the record's new image holds it (the change itself, not whatever the request became
+ * since), with the comments made up to that change.
+ */
 async function eventOf(record: DynamoDBRecord, requests: RequestStore, baseUrl: string): Promise<Envelope | undefined> {
-  if (!record.dynamodb?.NewImage) return undefined;
-  const item = unmarshall(record.dynamodb.NewImage as Record<string, AttributeValue>);
+  const image = record.dynamodb?.NewImage as StreamImage | undefined;
+  if (!image) return undefined;
   // Derived from the stream record: the same record always makes the same event id.
   const id = stableUuid(`${record.eventSourceARN}|${record.eventID}`);
-  const at = isoWithOffset(new Date((record.dynamodb.ApproximateCreationDateTime ?? Date.now() / 1000) * 1000));
-  switch (item.entity) {
-    case 'OutboxEvent':
-      return record.eventName === 'INSERT' ? (item.envelope as Envelope) : undefined;
-    case 'Request': {
-      const found = await requests.getWithComments(String(item.uuid));
-      if (!found) return undefined;
-      const type = record.eventName === 'INSERT' ? REQUEST_ADDED : REQUEST_UPDATED;
-      return requestEvent(type, id, String(item.lastModifiedDate ?? at), String(item.dataspace), {
-        request: requestView(found.request, found.comments, baseUrl),
-      });
-    }
-    case 'RequestComment': {
-      if (record.eventName !== 'INSERT') return undefined;
-      const found = await requests.getWithComments(String(item.requestUuid));
-      if (!found) return undefined;
-      const comment = found.comments.find((c) => c.uuid === item.uuid) ?? {
-        uuid: String(item.uuid),
-        username: String(item.username),
-        text: String(item.text),
-        createdDate: String(item.createdDate),
-      };
-      return requestEvent(REQUEST_COMMENT_ADDED, id, comment.createdDate, found.request.dataspace, {
-        request: requestView(found.request, found.comments, baseUrl),
-        comment: commentView(comment),
-      });
-    }
-    default:
-      return undefined;
+  const request = RequestStore.requestFromImage(image);
+  if (request) {
+    const inserted = record.eventName === 'INSERT';
+    const comments = inserted ? [] : await requests.commentsUntil(request.uuid, request.lastModifiedDate);
+    return requestEvent(inserted ? REQUEST_ADDED : REQUEST_UPDATED, id, request.lastModifiedDate, request.dataspace, {
+      request: requestView(request, comments, baseUrl),
+    });
   }
+  const added = RequestStore.commentFromImage(image);
+  if (added) {
+    if (record.eventName !== 'INSERT') return undefined;
+    // The request itself is another item: read as it is now, with the comments up to this one.
+    const found = await requests.getWithComments(added.requestUuid);
+    if (!found) return undefined;
+    const comments = found.comments.filter((comment) => comment.createdDate <= added.comment.createdDate);
+    return requestEvent(REQUEST_COMMENT_ADDED, id, added.comment.createdDate, found.request.dataspace, {
+      request: requestView(found.request, comments, baseUrl),
+      comment: commentView(added.comment),
+    });
+  }
+  const outbox = imageItem(image, 'OutboxEvent');
+  return outbox && record.eventName === 'INSERT' ? (outbox.envelope as Envelope) : undefined;
 }
 
 async function publish(deps: OutboxDependencies, event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
   const { publisher } = deps;
   const baseUrl = eventBaseUrl(deps.config);
-  return processStreamBatch(event, context, async (record: DynamoDBRecord) => {
-    try {
-      const envelope = await eventOf(record, deps.requestStore, baseUrl);
-      if (!envelope) return;
-      await publisher.publish([{ source: EVENT_SOURCE, detailType: envelope.type, detail: { ...envelope }, time: new Date(envelope.timestamp) }]);
-    } catch (error) {
-      logger.error('Could not publish an event', { eventID: record.eventID, error: error as Error });
-      throw error;
-    }
-  });
+  // Each record under the correlation id its item carries: the API request's that wrote a request or
+  // comment, the evaluation's (its request's) that wrote an outbox event. The event carries it on.
+  return processStreamBatch(event, context, (record: DynamoDBRecord) =>
+    withCorrelation(streamCorrelationId(record), async (correlationId) => {
+      try {
+        const found = await eventOf(record, deps.requestStore, baseUrl);
+        if (!found) return;
+        const envelope = found.correlation_id === undefined ? correlated(found, correlationId) : found;
+        await publisher.publish([{ source: EVENT_SOURCE, detailType: envelope.type, detail: { ...envelope }, time: new Date(envelope.timestamp) }]);
+        countMetric('EventsPublished', 1);
+        logger.info('Event published', { id: envelope.id, type: envelope.type, dataspace: envelope.dataspace });
+      } catch (error) {
+        logger.error('Could not publish an event', { eventID: record.eventID, error: error as Error });
+        throw error;
+      }
+    }),
+  );
 }

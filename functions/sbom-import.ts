@@ -12,6 +12,7 @@ import { importOfKey } from '../shared/aws/sbom-uploads.ts';
 import { QUEUES } from '../shared/resources.ts';
 import { processQueueBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/observability/logger.ts';
+import { instrumented, withCorrelation } from '../shared/observability/invocation.ts';
 
 interface S3EventRecord {
   readonly eventName?: string;
@@ -20,32 +21,36 @@ interface S3EventRecord {
 
 export const makeHandler =
   ({ sbomImports }: Pick<SbomDependencies, 'sbomImports'>) =>
-  (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> =>
-    importUploads(sbomImports, event, context);
+    instrumented((event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => importUploads(sbomImports, event, context));
 
 export const handler = lambdaHandler((c) => makeHandler({ sbomImports: sbomImportService(c) }));
 
 async function importUploads(imports: SbomImportService, event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
-  return processQueueBatch(event, context, async (message: SQSRecord) => {
-    const lastAttempt = Number(message.attributes.ApproximateReceiveCount ?? 1) >= QUEUES.sbomUploads.maxReceiveCount;
-    try {
-      const records = (safeJson(message.body) as { Records?: S3EventRecord[] } | undefined)?.Records ?? [];
-      for (const record of records) {
-        if (!record.eventName?.startsWith('ObjectCreated:')) continue;
-        // S3 event keys are URL-encoded, spaces as '+'.
-        const key = decodeURIComponent((record.s3?.object?.key ?? '').replace(/\+/g, ' '));
-        const importUuid = importOfKey(key);
-        if (!importUuid) {
-          logger.warn('Object outside uploads/ ignored', { key });
-          continue;
-        }
-        await imports.runUpload(importUuid, key, record.s3?.object?.size ?? 0, lastAttempt);
+  // S3's notification carries no correlation id: each message starts its own. The import's record keeps
+  // the id of the API request that made it, and the evaluation its finishing asks for carries that one.
+  return processQueueBatch('sbomUploads', event, context, (message: SQSRecord) => withCorrelation(undefined, () => importMessage(imports, message)));
+}
+
+async function importMessage(imports: SbomImportService, message: SQSRecord): Promise<void> {
+  const lastAttempt = Number(message.attributes.ApproximateReceiveCount ?? 1) >= QUEUES.sbomUploads.maxReceiveCount;
+  try {
+    const records = (safeJson(message.body) as { Records?: S3EventRecord[] } | undefined)?.Records ?? [];
+    for (const record of records) {
+      if (!record.eventName?.startsWith('ObjectCreated:')) continue;
+      // S3 event keys are URL-encoded, spaces as '+'.
+      const key = decodeURIComponent((record.s3?.object?.key ?? '').replace(/\+/g, ' '));
+      const importUuid = importOfKey(key);
+      if (!importUuid) {
+        logger.warn('Object outside uploads/ ignored', { key });
+        continue;
       }
-    } catch (error) {
-      logger.error('Import of an upload failed', { messageId: message.messageId, lastAttempt, error: error as Error });
-      throw error;
+      await imports.runUpload(importUuid, key, record.s3?.object?.size ?? 0, lastAttempt);
+      logger.info('Upload imported', { importUuid, key });
     }
-  });
+  } catch (error) {
+    logger.error('Import of an upload failed', { messageId: message.messageId, lastAttempt, error: error as Error });
+    throw error;
+  }
 }
 
 function safeJson(text: string): unknown {

@@ -9,31 +9,59 @@ import { RetryLaterError } from '../shared/services/webhooks.ts';
 import { deliveryQueue, lambdaHandler, webhookService, type Dependencies } from '../shared/runtime.ts';
 import { processQueueBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/observability/logger.ts';
+import { instrumented, withCorrelation } from '../shared/observability/invocation.ts';
+import { carriedCorrelationId } from '../shared/observability/correlation.ts';
+import { countMetric, type DeliveryOutcome } from '../shared/observability/metrics.ts';
 
 type DeliveryDependencies = Pick<Dependencies, 'webhooks'> & { readonly deliveryQueue: Pick<Dependencies['deliveryQueue'], 'retryAfter'> };
 
 export const makeHandler =
   (deps: DeliveryDependencies) =>
-  (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> =>
-    deliver(deps, event, context);
+    instrumented((event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => deliver(deps, event, context));
 
 export const handler = lambdaHandler((c) => makeHandler({ webhooks: webhookService(c), deliveryQueue: deliveryQueue(c) }));
 
 async function deliver(deps: DeliveryDependencies, event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
   const { webhooks } = deps;
-  return processQueueBatch(event, context, async (record: SQSRecord) => {
-    try {
-      const message = DeliveryMessageSchema.parse(JSON.parse(record.body));
-      await webhooks.attempt(message, Number(record.attributes.ApproximateReceiveCount ?? 1));
-    } catch (error) {
-      if (error instanceof RetryLaterError) {
-        await deps.deliveryQueue
-          .retryAfter(record.receiptHandle, error.delaySeconds)
-          .catch((cause: unknown) => logger.warn('Could not set the retry delay', { error: cause as Error }));
-      } else {
-        logger.error('Webhook delivery failed', { messageId: record.messageId, error: error as Error });
+  return processQueueBatch('webhookDeliveries', event, context, async (record: SQSRecord) => {
+    const parsed = DeliveryMessageSchema.safeParse(safeJson(record.body));
+    await withCorrelation(carriedCorrelationId(parsed.data?.correlationId), async () => {
+      if (!parsed.success) {
+        logger.error('Malformed delivery message', { messageId: record.messageId });
+        throw new Error(`Message ${record.messageId} is not a webhook delivery`);
       }
-      throw error;
-    }
+      const message = parsed.data;
+      const attempted = { webhook: message.webhookUuid, delivery: message.deliveryId };
+      try {
+        const result = await webhooks.attempt(message, Number(record.attributes.ApproximateReceiveCount ?? 1));
+        if (result.outcome === 'skipped') return;
+        countAttempt(result.outcome, result.attempt);
+        logger.info(result.outcome === 'delivered' ? 'Webhook delivered' : 'Webhook failed: subscription switched off', { ...attempted, attempt: result.attempt });
+      } catch (error) {
+        if (error instanceof RetryLaterError) {
+          countAttempt('failed', error.attempt);
+          logger.warn('Webhook delivery failed: will retry', { ...attempted, attempt: error.attempt, retryInSeconds: error.delaySeconds });
+          await deps.deliveryQueue
+            .retryAfter(record.receiptHandle, error.delaySeconds)
+            .catch((cause: unknown) => logger.warn('Could not set the retry delay', { error: cause as Error }));
+        } else {
+          logger.error('Webhook delivery failed', { ...attempted, messageId: record.messageId, error: error as Error });
+        }
+        throw error;
+      }
+    });
   });
+}
+
+function countAttempt(outcome: DeliveryOutcome, attempt: number): void {
+  countMetric('WebhookDeliveries', 1, outcome);
+  if (attempt > 1) countMetric('WebhookDeliveryRetries', 1);
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

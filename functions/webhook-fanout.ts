@@ -9,23 +9,35 @@ import type { Envelope } from '../shared/events/envelope.ts';
 import type { WebhookService } from '../shared/services/webhooks.ts';
 import { processQueueBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/observability/logger.ts';
+import { instrumented, withCorrelation } from '../shared/observability/invocation.ts';
+import { carriedCorrelationId } from '../shared/observability/correlation.ts';
 
 export const makeHandler =
   ({ webhooks }: Pick<Dependencies, 'webhooks'>) =>
-  (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> =>
-    fanOut(webhooks, event, context);
+    instrumented((event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => fanOut(webhooks, event, context));
 
 export const handler = lambdaHandler((c) => makeHandler({ webhooks: webhookService(c) }));
 
 async function fanOut(webhooks: WebhookService, event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
-  return processQueueBatch(event, context, async (record: SQSRecord) => {
-    try {
-      const envelope = (JSON.parse(record.body) as { detail: Envelope }).detail;
-      if (typeof envelope?.id !== 'string' || typeof envelope.type !== 'string') throw new Error('Not an event of the service');
-      await webhooks.fanOut(envelope);
-    } catch (error) {
-      logger.error('Could not fan out an event', { messageId: record.messageId, error: error as Error });
-      throw error;
-    }
+  return processQueueBatch('webhookEvents', event, context, async (record: SQSRecord) => {
+    const envelope = (safeJson(record.body) as { detail?: Partial<Envelope> } | undefined)?.detail;
+    await withCorrelation(carriedCorrelationId(envelope?.correlation_id), async () => {
+      try {
+        if (typeof envelope?.id !== 'string' || typeof envelope.type !== 'string') throw new Error('Not an event of the service');
+        const deliveries = await webhooks.fanOut(envelope as Envelope);
+        logger.info('Event fanned out', { id: envelope.id, type: envelope.type, deliveries });
+      } catch (error) {
+        logger.error('Could not fan out an event', { messageId: record.messageId, error: error as Error });
+        throw error;
+      }
+    });
   });
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -168,6 +168,7 @@ export class ComplianceStack extends Stack {
       queues: this.allQueues,
       alarms: this.alarms.alarms,
       rateAlarms,
+      serviceName: SERVICE_NAME,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.url, description: 'Base URL of the HTTP API' });

@@ -127,6 +127,8 @@ export const keys = {
     PK: `REQUEST#${requestUuid}`,
     SK: `COMMENT#${createdDate}#${uuid}`,
   }),
+  /** The sort-key range of a request's comments made at or before `until` (an event's view of the request). */
+  commentsUntil: (requestUuid: string, until: string) => ({ PK: `REQUEST#${requestUuid}`, from: 'COMMENT#', to: `COMMENT#${until}#\uffff` }),
   /** The index of each ordering of the request list. */
   requestOrderingIndex: {
     title: 'GSI2',

@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { tracedClient } from './observability/tracer.ts';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createDynamoClient, createSqsClient } from './aws/clients.ts';
@@ -88,7 +89,7 @@ export function eventBridgeClient(c: Composition): PutEventsClient {
   return c.once(eventBridgeClient, () => {
     // Falling through to AWS from the local stack would fail later with a confusing credentials error.
     if (isLocal(c.config)) throw new Error('No EventBridge on the local stack: its composition (bin/local/composition.ts) provides the in-process bus.');
-    return new EventBridgeClient({ region: c.config.AWS_REGION });
+    return tracedClient(new EventBridgeClient({ region: c.config.AWS_REGION }));
   });
 }
 

@@ -247,7 +247,7 @@ async function attemptCosts(doc: DynamoDBDocumentClient, tableName: string, sqs:
       before = performance.now();
       const outcome = await service.attempt({ webhookUuid: subscription.uuid, deliveryId }, 1);
       const attemptMs = performance.now() - before;
-      if (outcome !== 'delivered') throw new Error(`scratch attempt: ${outcome}`);
+      if (outcome.outcome !== 'delivered') throw new Error(`scratch attempt: ${outcome.outcome}`);
       // The first two are warm-up.
       if (i >= 2) {
         sqsTimes.push(sqsMs);

@@ -128,10 +128,9 @@ export class ServiceAlarms extends Construct {
   }
 
   /**
-   * The webhook delivery failure rate (WEBHOOK_FAILURE_ALARM), from the deliveries queue. The delivery
-   * function records a failed attempt only in the table (an Attempt item, outcome "failed") and puts the
-   * message back with a backoff without logging it (functions/webhook-delivery.ts), so no log metric filter
-   * can count failures; the queue counts every attempt instead. Each attempt is one receive of its message
+   * The webhook delivery failure rate (WEBHOOK_FAILURE_ALARM), from the deliveries queue rather than the
+   * delivery function's own WebhookDeliveries metric (the dashboard graphs that): the queue counts every
+   * attempt even when the function dies before it can publish its metrics. Each attempt is one receive of its message
    * (batch size 1), and only an attempt that finished (delivered, or nothing left to do) deletes it: a
    * failed one changes its visibility and stays. So failed = received − deleted.
    */

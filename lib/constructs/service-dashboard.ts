@@ -1,6 +1,7 @@
 /**
  * The service's one CloudWatch dashboard: the API (requests, 4xx, 5xx, p99 latency), every function
- * (errors, throttles, p99 duration), every queue (depth and age of the oldest message), and the state of
+ * (errors, throttles, p99 duration), every queue (depth and age of the oldest message), the pipeline's own
+ * metrics (evaluations, violations, events, deliveries by outcome, dead-lettered messages), and the state of
  * every alarm, so an operator paged by one alarm sees the rest of the service next to it.
  */
 import { Duration } from 'aws-cdk-lib';
@@ -9,6 +10,8 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { METRICS_NAMESPACE, type DeliveryOutcome, type MetricName } from '../../shared/observability/metrics.ts';
+import { QUEUES } from '../../shared/resources.ts';
 
 export interface ServiceDashboardProps {
   readonly dashboardName: string;
@@ -20,7 +23,11 @@ export interface ServiceDashboardProps {
   readonly alarms: readonly cloudwatch.IAlarm[];
   /** Alarms on a rate (a math expression) worth a graph with their threshold: the API 5xx rate, the webhook failure rate. */
   readonly rateAlarms?: readonly cloudwatch.IAlarm[];
+  /** The `service` dimension of the functions' own metrics (POWERTOOLS_SERVICE_NAME). */
+  readonly serviceName: string;
 }
+
+const DELIVERY_OUTCOMES: readonly DeliveryOutcome[] = ['delivered', 'failed', 'disabled'];
 
 const PERIOD = Duration.minutes(5);
 const P99 = cloudwatch.Stats.p(99);
@@ -67,6 +74,33 @@ export class ServiceDashboard extends Construct {
         'Age of oldest message (s)',
         queues.map(([label, queue]) => queue.metricApproximateAgeOfOldestMessage({ statistic: cloudwatch.Stats.MAXIMUM, label })),
         12,
+      ),
+    );
+    // The functions' own metrics (EMF, shared/observability/metrics.ts): the work of the pipeline.
+    const own = (name: MetricName, label: string, dimensions: Record<string, string> = {}) =>
+      new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: name,
+        dimensionsMap: { service: props.serviceName, ...dimensions },
+        statistic: cloudwatch.Stats.SUM,
+        label,
+      });
+    this.dashboard.addWidgets(
+      graph(
+        'Evaluations and violations',
+        [own('Evaluations', 'Products evaluated'), own('ViolationsDetected', 'Violations detected'), own('ViolationsResolved', 'Violations resolved')],
+        6,
+      ),
+      graph('Events published', [own('EventsPublished', 'Events')], 6),
+      graph(
+        'Webhook delivery attempts',
+        [...DELIVERY_OUTCOMES.map((outcome) => own('WebhookDeliveries', outcome, { Outcome: outcome })), own('WebhookDeliveryRetries', 'retries')],
+        6,
+      ),
+      graph(
+        'Dead-lettered messages',
+        Object.keys(QUEUES).map((queue) => own('DeadLettered', queue, { Queue: queue })),
+        6,
       ),
     );
     const rateAlarms = props.rateAlarms ?? [];

@@ -6,6 +6,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { stampingWrites } from '../observability/correlation.ts';
+import { tracedClient } from '../observability/tracer.ts';
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
@@ -23,7 +25,7 @@ export const DYNAMODB_REQUEST_TIMEOUT_MS = 2_500;
 const DYNAMODB_HTTP = { requestHandler: { requestTimeout: DYNAMODB_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true, connectionTimeout: 1_000 }, maxAttempts: 3 };
 
 export function createDynamoClient({ region, endpoint }: DynamoEndpoint): DynamoDBClient {
-  return new DynamoDBClient(endpoint ? { region, endpoint, credentials: LOCAL_CREDENTIALS, ...DYNAMODB_HTTP } : { region, ...DYNAMODB_HTTP });
+  return tracedClient(new DynamoDBClient(endpoint ? { region, endpoint, credentials: LOCAL_CREDENTIALS, ...DYNAMODB_HTTP } : { region, ...DYNAMODB_HTTP }));
 }
 
 /**
@@ -44,18 +46,23 @@ export function createDynamoControlClient({ region, endpoint }: DynamoEndpoint):
   );
 }
 
+/** The document client every store uses; the puts and updates of an API request carry its correlation id. */
 export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-    unmarshallOptions: { wrapNumbers: false },
-  });
+  return stampingWrites(
+    DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+      unmarshallOptions: { wrapNumbers: false },
+    }),
+  );
 }
 
 export function createSqsClient({ region, endpoint }: DynamoEndpoint): SQSClient {
-  return new SQSClient(
-    endpoint
-      ? // The emulator's queue URLs name a host of their own; send every call to the endpoint instead.
-        { region, endpoint, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false }
-      : { region },
+  return tracedClient(
+    new SQSClient(
+      endpoint
+        ? // The emulator's queue URLs name a host of their own; send every call to the endpoint instead.
+          { region, endpoint, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false }
+        : { region },
+    ),
   );
 }

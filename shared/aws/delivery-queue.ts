@@ -3,7 +3,7 @@ import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient
 import * as z from 'zod';
 import type { DeliveryMessage, DeliveryQueue } from '../services/webhooks.ts';
 
-export const DeliveryMessageSchema = z.object({ webhookUuid: z.string(), deliveryId: z.string(), force: z.boolean().optional() });
+export const DeliveryMessageSchema = z.object({ webhookUuid: z.string(), deliveryId: z.string(), force: z.boolean().optional(), correlationId: z.string().optional() });
 
 export class SqsDeliveryQueue implements DeliveryQueue {
   constructor(

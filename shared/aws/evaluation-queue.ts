@@ -11,6 +11,8 @@ export const EvaluationRequestSchema = z.object({
   product: z.string(),
   /** When the change was seen: an evaluation that started reading later already covers it. */
   requestedAt: z.string(),
+  /** The correlation id of the change's path (shared/observability/correlation.ts). */
+  correlationId: z.string().optional(),
 });
 export type EvaluationRequest = z.infer<typeof EvaluationRequestSchema>;
 

@@ -5,6 +5,8 @@
  * handle; this module logs nothing.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { QUEUES, type QueueName } from '../resources.ts';
+import { countMetric } from '../observability/metrics.ts';
 import type {
   Context,
   DynamoDBBatchResponse,
@@ -42,18 +44,30 @@ const options = (context: Context | undefined) => ({
 });
 
 /**
- * An SQS batch (standard queues: none of the service's queues is FIFO): each message is handled on
- * its own, and exactly the messages whose handler threw are reported.
+ * An SQS batch of `queue` (standard queues: none of the service's queues is FIFO): each message is
+ * handled on its own, and exactly the messages whose handler threw are reported. A message that fails
+ * its last receive (the queue's maxReceiveCount) moves to the dead-letter queue: it is counted in the
+ * DeadLettered metric, since SQS's own NumberOfMessagesSent does not count messages a redrive policy moves.
  */
 export async function processQueueBatch(
+  queue: QueueName,
   event: SQSEvent,
   context: Context | undefined,
   handle: (record: SQSRecord) => Promise<void>,
 ): Promise<SQSBatchResponse> {
+  const lastReceive = QUEUES[queue].maxReceiveCount;
+  const counted = async (record: SQSRecord): Promise<void> => {
+    try {
+      await handle(record);
+    } catch (error) {
+      if (Number(record.attributes?.ApproximateReceiveCount ?? 1) >= lastReceive) countMetric('DeadLettered', 1, queue);
+      throw error;
+    }
+  };
   // A processor per invocation: outside Lambda (the local runner, tests) Powertools keeps a processor's
   // state on the instance, which two calls of one handler at the same time would share.
   const processor = new BatchProcessor(EventType.SQS);
-  const response = await processPartialResponse(event, handle, processor, options(context));
+  const response = await processPartialResponse(event, counted, processor, options(context));
   return { batchItemFailures: [...response.batchItemFailures] };
 }
 

@@ -13,6 +13,10 @@ export const EnvelopeSchema = <T extends z.ZodType>(type: string, data: T) =>
     version: z.literal(1).describe('Version of the data schema of this type'),
     timestamp: z.iso.datetime({ offset: true }),
     dataspace: z.string(),
+    correlation_id: z
+      .string()
+      .optional()
+      .describe('The X-Correlation-Id of the API request whose change led to this event (its request id when it gave none): the id its logs carry'),
     data,
   });
 
@@ -22,10 +26,16 @@ export interface Envelope<T = Record<string, unknown>> {
   readonly version: 1;
   readonly timestamp: string;
   readonly dataspace: string;
+  readonly correlation_id?: string;
   readonly data: T;
 }
 
 /** The envelope of an event of `type` (data version 1) that happened `at` in `dataspace`. */
 export function envelope<T>(type: string, id: string, at: string, dataspace: string, data: T): Envelope<T> {
   return { id, type, version: 1, timestamp: at, dataspace, data };
+}
+
+/** The envelope with the correlation id of the path that led to it, when there is one. */
+export function correlated<T>(event: Envelope<T>, correlationId: string | undefined): Envelope<T> {
+  return correlationId === undefined ? event : { ...event, correlation_id: correlationId };
 }

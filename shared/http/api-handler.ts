@@ -7,6 +7,7 @@
  *   error through the error table (last).
  * A function serves one or more routes of shared/routes.ts and dispatches on the event's routeKey.
  */
+import { randomUUID } from 'node:crypto';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
@@ -25,6 +26,8 @@ import { jsonProblem } from '../schemas/json-input.ts';
 import { errorResponse } from './error-table.ts';
 import { PARSE_OPTIONS, fieldErrorsFromZod } from './validation.ts';
 import { logger } from '../observability/logger.ts';
+import { instrumented, withCorrelation, withWriteStamps } from '../observability/invocation.ts';
+import { CORRELATION_HEADER, INVALID_CORRELATION_ID, requestCorrelationId } from '../observability/correlation.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { parseApiKey } from '../auth/api-key.ts';
@@ -284,7 +287,8 @@ export function isValidHost(host: string): boolean {
 
 /**
  * Refuses, before authentication, what no route can answer: a malformed Host header (400, as Django
- * answers DisallowedHost; on AWS the event still carries the client's Host) and a path whose dot
+ * answers DisallowedHost; on AWS the event still carries the client's Host), a malformed
+ * X-Correlation-Id (400: it would be written into every log line of the request's path), and a path whose dot
  * segments or encoded slashes would name another route once resolved (404, whatever API Gateway matched).
  */
 function checkRequestLine(): MiddlewareObj<Event, Result, Error, ApiContext> {
@@ -293,6 +297,7 @@ function checkRequestLine(): MiddlewareObj<Event, Result, Error, ApiContext> {
     before: async (request) => {
       const host = request.event.headers.host;
       if (host !== undefined && !isValidHost(host)) throw new ParseError('Invalid Host header.');
+      if (!requestCorrelationId(request.event.headers, '').valid) throw new ParseError(INVALID_CORRELATION_ID);
       if (isAmbiguousPath(request.event.rawPath ?? '')) throw new NotFoundError();
     },
   };
@@ -375,17 +380,34 @@ export function apiFunction(deps: ApiFunctionDeps, handlers: RouteHandlers) {
     .use(checkRequestLine())
     .use(authenticate(deps.authenticator, deps.authFailureLimiter));
   if (deps.rateLimiter) stack.use(throttle(deps.rateLimiter));
-  return stack
-    .use(prepareRequest(deps.publicBaseUrl))
-    .handler(async (event, context) => {
-      const route = routeByKey(event.routeKey);
-      const handler = route && dispatch[route.operationId];
-      if (!handler || !context.apiRequest) throw new Error(`No handler for ${event.routeKey}`);
-      const result = await handler(context.apiRequest);
-      // A single object's answer carries its entity tag (shared/domain/etag.ts).
-      const etag = etagOf(result.body);
-      return jsonResult(result.statusCode, result.body, etag === undefined ? result.headers : { ETag: etag, ...result.headers });
+  const handle = stack.use(prepareRequest(deps.publicBaseUrl)).handler(async (event, context) => {
+    const route = routeByKey(event.routeKey);
+    const handler = route && dispatch[route.operationId];
+    if (!handler || !context.apiRequest) throw new Error(`No handler for ${event.routeKey}`);
+    // The route's own writes carry the request's correlation id into the table's stream (not the
+    // authentication's and throttle's bookkeeping before it).
+    const apiRequest = context.apiRequest;
+    const result = await withWriteStamps(() => handler(apiRequest));
+    // A single object's answer carries its entity tag (shared/domain/etag.ts).
+    const etag = etagOf(result.body);
+    return jsonResult(result.statusCode, result.body, etag === undefined ? result.headers : { ETag: etag, ...result.headers });
+  });
+  // Every request runs under its correlation id, which every answer (errors too) gives back, and
+  // ends in one log line: the access log of the service's own view.
+  return instrumented(async (event: Event, context?: Context): Promise<Result> => {
+    const started = performance.now();
+    const correlation = requestCorrelationId(event.headers, event.requestContext?.requestId ?? randomUUID());
+    return withCorrelation(correlation.id, async () => {
+      const result = await handle(event, context as Context);
+      logger.info('Answered', {
+        method: event.requestContext?.http?.method,
+        routeKey: event.routeKey,
+        status: result.statusCode,
+        durationMs: Math.round(performance.now() - started),
+      });
+      return { ...result, headers: { ...result.headers, [CORRELATION_HEADER]: correlation.id } };
     });
+  });
 }
 
 export type { Route };

@@ -14,7 +14,7 @@ import { isTransactionConflict, retryOnConflict } from '../store/dynamo.ts';
 import type { CatalogStore } from '../store/catalog-store.ts';
 import { ProductGoneError, StaleEvaluationError, type PolicyStore, type ProductData } from '../store/policy-store.ts';
 import { violationDetected, violationResolved, type ProductOfEvent } from '../events/policy-events.ts';
-import type { Envelope } from '../events/envelope.ts';
+import { correlated, type Envelope } from '../events/envelope.ts';
 import { isoWithOffset } from '../domain/time.ts';
 import { productUrl } from './products.ts';
 
@@ -27,6 +27,15 @@ export interface EvaluationDeps {
   readonly baseUrl: string;
   /** Where license categories come from when a dataspace license has none; the shipped library by default. */
   readonly library?: ReferenceLibrary;
+}
+
+export interface EvaluateOptions {
+  /** When the change was seen: an evaluation that already started reading after it makes this one unnecessary. */
+  readonly requestedAt?: string | undefined;
+  /** The base of the events' links; the service's own by default. */
+  readonly baseUrl?: string | undefined;
+  /** The correlation id of the path that asked for the evaluation: its events carry it. */
+  readonly correlationId?: string | undefined;
 }
 
 export type EvaluationOutcome =
@@ -42,9 +51,9 @@ export class EvaluationService {
    * Evaluates the product. With `requestedAt` (when a change was seen), an evaluation that already
    * started reading after it makes this one unnecessary: bursts of changes coalesce.
    */
-  async evaluate(productUuid: string, options: { requestedAt?: string; baseUrl?: string } = {}): Promise<EvaluationOutcome> {
+  async evaluate(productUuid: string, options: EvaluateOptions = {}): Promise<EvaluationOutcome> {
     try {
-      return await retryOnConflict(() => this.once(productUuid, options.requestedAt, options.baseUrl ?? this.deps.baseUrl), isRace, {
+      return await retryOnConflict(() => this.once(productUuid, options), isRace, {
         // The evaluator's own waits, as before: a queue consumer whose message comes back if this fails.
         maxTries: 8,
         baseMs: 20,
@@ -56,7 +65,7 @@ export class EvaluationService {
     }
   }
 
-  private async once(productUuid: string, requestedAt: string | undefined, baseUrl: string): Promise<EvaluationOutcome> {
+  private async once(productUuid: string, { requestedAt, baseUrl = this.deps.baseUrl, correlationId }: EvaluateOptions): Promise<EvaluationOutcome> {
     const started = this.deps.now();
     const evaluatedAt = isoWithOffset(started);
     const data = await this.deps.policy.readProduct(productUuid);
@@ -76,17 +85,20 @@ export class EvaluationService {
     const events: Envelope[] = [];
     if (detected.length > 0) {
       events.push(
-        violationDetected(
-          this.deps.newUuid(),
-          evaluatedAt,
-          product,
-          data.product.dataspace,
-          detected.map(({ violation, reactivated }) => ({ ruleType: violation.ruleType, count: violation.count, reactivated })),
+        correlated(
+          violationDetected(
+            this.deps.newUuid(),
+            evaluatedAt,
+            product,
+            data.product.dataspace,
+            detected.map(({ violation, reactivated }) => ({ ruleType: violation.ruleType, count: violation.count, reactivated })),
+          ),
+          correlationId,
         ),
       );
     }
     if (resolved.length > 0) {
-      events.push(violationResolved(this.deps.newUuid(), evaluatedAt, product, data.product.dataspace, resolved));
+      events.push(correlated(violationResolved(this.deps.newUuid(), evaluatedAt, product, data.product.dataspace, resolved), correlationId));
     }
     await this.deps.policy.commitEvaluation(data.product, data.state, evaluatedAt, writes, events, started);
     const byType = new Map(data.violations.map((violation) => [violation.ruleType, violation]));

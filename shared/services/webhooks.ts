@@ -34,6 +34,8 @@ export interface DeliveryMessage {
   readonly deliveryId: string;
   /** A redelivery asked for by a person: sent even if the delivery succeeded before. */
   readonly force?: boolean;
+  /** The correlation id of the event's path (its envelope's). */
+  readonly correlationId?: string;
 }
 
 export interface WebhookServiceDeps {
@@ -47,10 +49,20 @@ export interface WebhookServiceDeps {
 
 /** A failed attempt that should be tried again after `delaySeconds`. */
 export class RetryLaterError extends Error {
-  constructor(readonly delaySeconds: number) {
+  constructor(
+    readonly delaySeconds: number,
+    /** The attempt that failed (1 for the first). */
+    readonly attempt: number,
+  ) {
     super(`Retry in ${delaySeconds} s`);
   }
 }
+
+/**
+ * What one attempt came to, unless it failed and will be retried (RetryLaterError): delivered, or
+ * failed for good because the subscription was switched off; skipped when there was nothing to attempt.
+ */
+export type AttemptOutcome = { readonly outcome: 'delivered' | 'disabled'; readonly attempt: number } | { readonly outcome: 'skipped' };
 
 export function webhookView(subscription: Subscription, baseUrl: string, withSecret = false) {
   return {
@@ -203,7 +215,7 @@ export class WebhookService {
     const subscription = await this.find(caller, uuid);
     const delivery = isUuid(deliveryId) ? await this.deps.store.getDelivery(subscription.uuid, deliveryId.toLowerCase()) : undefined;
     if (!delivery) throw new NotFoundError();
-    await this.deps.queue.send([{ webhookUuid: subscription.uuid, deliveryId: delivery.deliveryId, force: true }]);
+    await this.deps.queue.send([{ webhookUuid: subscription.uuid, deliveryId: delivery.deliveryId, force: true, ...correlationOf(delivery.envelope) }]);
     return { status: 'redelivery queued', id: delivery.deliveryId };
   }
 
@@ -218,7 +230,7 @@ export class WebhookService {
       // The same event (a duplicate from the bus or a retry) makes the same delivery.
       const deliveryId = stableUuid(`${envelope.id}|${subscription.uuid}`);
       await this.deps.store.recordDelivery({ deliveryId, webhookUuid: subscription.uuid, envelope }, this.deps.now());
-      messages.push({ webhookUuid: subscription.uuid, deliveryId });
+      messages.push({ webhookUuid: subscription.uuid, deliveryId, ...correlationOf(envelope) });
     }
     await this.deps.queue.send(messages);
     return messages.length;
@@ -228,28 +240,29 @@ export class WebhookService {
    * One attempt of a delivery. Throws RetryLaterError when it failed and should be tried again;
    * the queue's redrive policy ends it in the DLQ after the last attempt.
    */
-  async attempt(message: DeliveryMessage, receiveCount: number): Promise<'delivered' | 'skipped'> {
+  async attempt(message: DeliveryMessage, receiveCount: number): Promise<AttemptOutcome> {
+    const skipped = { outcome: 'skipped' } as const;
     const subscription = await this.deps.store.get(message.webhookUuid);
     const delivery = await this.deps.store.getDelivery(message.webhookUuid, message.deliveryId);
-    if (!subscription || !delivery) return 'skipped';
-    if (!subscription.isActive && !message.force) return 'skipped';
-    if (delivery.deliveredAt && !message.force) return 'skipped';
+    if (!subscription || !delivery) return skipped;
+    if (!subscription.isActive && !message.force) return skipped;
+    if (delivery.deliveredAt && !message.force) return skipped;
     const attempt = await this.deps.store.nextAttempt(subscription.uuid, delivery.deliveryId);
-    if (attempt === undefined) return 'skipped';
+    if (attempt === undefined) return skipped;
     const result = await deliver(subscription.targetUrl, delivery.envelope, subscription.secret, { allowPrivate: this.deps.allowPrivateTargets });
     const now = this.deps.now();
     if (result.ok) {
       await this.log(subscription, delivery.deliveryId, delivery.envelope, attempt, result, 'delivered');
       await this.deps.store.markDelivered(subscription.uuid, delivery.deliveryId, isoWithOffset(now));
       if (subscription.failingSince !== null) await this.deps.store.setFailingSince(subscription.uuid, null, false);
-      return 'delivered';
+      return { outcome: 'delivered', attempt };
     }
     const failingSince = subscription.failingSince ?? isoWithOffset(now);
     const disable = shouldDisable(this.deps.schedule, failingSince, now);
     await this.log(subscription, delivery.deliveryId, delivery.envelope, attempt, result, disable ? 'disabled' : 'failed');
     await this.deps.store.setFailingSince(subscription.uuid, failingSince, disable);
-    if (disable) return 'skipped';
-    throw new RetryLaterError(retryDelaySeconds(this.deps.schedule, Math.max(attempt, receiveCount), this.deps.random()));
+    if (disable) return { outcome: 'disabled', attempt };
+    throw new RetryLaterError(retryDelaySeconds(this.deps.schedule, Math.max(attempt, receiveCount), this.deps.random()), attempt);
   }
 
   private async log(subscription: Subscription, deliveryId: string, envelope: Envelope, attempt: number, result: DeliveryResult, outcome: Attempt['outcome']) {
@@ -271,4 +284,9 @@ export class WebhookService {
       now,
     );
   }
+}
+
+/** The delivery message's correlation field, from the event's envelope. */
+function correlationOf(envelope: Envelope): Pick<DeliveryMessage, 'correlationId'> {
+  return envelope.correlation_id === undefined ? {} : { correlationId: envelope.correlation_id };
 }

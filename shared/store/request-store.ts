@@ -26,6 +26,7 @@ import {
 } from '../domain/request.ts';
 import {
   cancelledBecause,
+  imageItem,
   indexKeys,
   isConditionFailure,
   partitionQueryInput,
@@ -37,6 +38,7 @@ import {
   type Item,
   type LabelledItem,
   type Recheck,
+  type StreamImage,
 } from './dynamo.ts';
 import { SEARCH_FIELDS } from '../domain/search.ts';
 import { addSearch, searchAttributes } from './search-filter.ts';
@@ -142,6 +144,30 @@ export class RequestStore {
     const requestItem = items.find((item) => item.entity === 'Request');
     if (!requestItem) return undefined;
     return { request: toRequest(requestItem), comments: items.filter((item) => item.entity === 'RequestComment').map(toComment) };
+  }
+
+  /** The request's comments made at or before `until`, oldest first. */
+  async commentsUntil(uuid: string, until: string): Promise<RequestComment[]> {
+    const range = keys.commentsUntil(uuid, until);
+    const items = await queryAll(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': range.PK, ':from': range.from, ':to': range.to },
+      ConsistentRead: true,
+    });
+    return items.map(toComment);
+  }
+
+  /** A request as a stream image holds it; undefined for an image of anything else. */
+  static requestFromImage(image: StreamImage | undefined): RequestRecord | undefined {
+    const item = imageItem(image, 'Request');
+    return item && toRequest(item);
+  }
+
+  /** A comment and its request's uuid, as a stream image holds them; undefined for an image of anything else. */
+  static commentFromImage(image: StreamImage | undefined): { requestUuid: string; comment: RequestComment } | undefined {
+    const item = imageItem(image, 'RequestComment');
+    return item && { requestUuid: String(item.requestUuid), comment: toComment(item) };
   }
 
   async get(uuid: string): Promise<RequestRecord | undefined> {

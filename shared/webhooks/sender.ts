@@ -11,6 +11,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { isForbiddenAddress, logExcerpt } from '../domain/webhooks.ts';
 import type { Envelope } from '../events/envelope.ts';
+import { CORRELATION_HEADER } from '../observability/correlation.ts';
 
 export interface DeliveryResult {
   readonly ok: boolean;
@@ -86,6 +87,7 @@ export async function deliver(target: string, envelope: Envelope, secret: string
     'webhook-id': envelope.id,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
     'webhook-signature': sign(secret, envelope.id, at, body),
+    ...(envelope.correlation_id === undefined ? {} : { [CORRELATION_HEADER.toLowerCase()]: envelope.correlation_id }),
   };
   return new Promise<DeliveryResult>((resolve) => {
     let done = false;

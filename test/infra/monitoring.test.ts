@@ -10,6 +10,8 @@ import { webhookDestinations } from '../../lib/webhook-destinations.ts';
 import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
 import { EVENT_SOURCES, QUEUES } from '../../shared/resources.ts';
 import { logicalId, nagFindings, synthesize, type Synthesized } from './helpers.ts';
+import { METRICS_NAMESPACE, METRIC_CATALOG } from '../../shared/observability/metrics.ts';
+import { EVENT_SOURCE } from '../../shared/events/envelope.ts';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 const functionNames = Object.keys(FUNCTIONS) as FunctionName[];
@@ -206,6 +208,26 @@ describe('the dashboard', () => {
     expect(queueIds.length).toBeGreaterThan(deadLetterQueueIds(paging).size);
     expect(lines.map((line) => line.dimension).sort()).toEqual(queueIds.sort());
     for (const line of lines) expect(line).toMatchObject({ namespace: 'AWS/SQS', name });
+  });
+
+  it("graphs every metric the functions publish, in their namespace and with the service name they publish under", () => {
+    const { widgets } = dashboardOf(synth);
+    const own = widgets.flatMap((widget) => widget.properties.metrics ?? []).filter((line) => line[0] === METRICS_NAMESPACE);
+    expect(new Set(own.map((line) => line[1]))).toEqual(new Set(Object.keys(METRIC_CATALOG)));
+    /** A line's dimensions: the name-value pairs between its metric name and its options. */
+    const dimensions = (line: unknown[]) => {
+      const pairs = line.slice(2, -1) as string[];
+      return Object.fromEntries(pairs.flatMap((value, i) => (i % 2 === 0 ? [[value, pairs[i + 1]]] : [])));
+    };
+    for (const line of own) expect(dimensions(line).service).toBe(EVENT_SOURCE);
+    // The functions publish under POWERTOOLS_SERVICE_NAME's value: the same name.
+    for (const [id, fn] of resourcesOf(synth, 'AWS::Lambda::Function')) {
+      const variables = fn.Properties.Environment?.Variables as Record<string, unknown> | undefined;
+      if (variables?.POWERTOOLS_SERVICE_NAME !== undefined) expect(variables.POWERTOOLS_SERVICE_NAME, id).toBe(EVENT_SOURCE);
+    }
+    const dimensionValues = (name: string, dimension: string) => own.filter((line) => line[1] === name).map((line) => dimensions(line)[dimension]);
+    expect(dimensionValues('WebhookDeliveries', 'Outcome').sort()).toEqual(['delivered', 'disabled', 'failed']);
+    expect(dimensionValues('DeadLettered', 'Queue').sort()).toEqual(Object.keys(QUEUES).sort());
   });
 
   it('shows the state of every alarm of the stack, and graphs the two rate alarms against their thresholds', () => {

@@ -33,7 +33,7 @@ it('retries while failing, then switches the subscription off once it has failed
   now = new Date(now.getTime() + 1800_000);
   await expect(service.attempt(queued[0]!, 2)).rejects.toBeInstanceOf(RetryLaterError);
   now = new Date(now.getTime() + 1800_000);
-  expect(await service.attempt(queued[0]!, 3)).toBe('skipped');
+  expect(await service.attempt(queued[0]!, 3)).toEqual({ outcome: 'disabled', attempt: 3 });
 
   expect((await store.get(subscription.uuid))?.isActive).toBe(false);
   const log = await service.deliveries(root, subscription.uuid, {}, new URL('https://api.test/x'));
@@ -44,7 +44,7 @@ it('retries while failing, then switches the subscription off once it has failed
   ]);
   expect(log.results[0]!.response).toMatch(/switched off/);
   // Further attempts of an inactive subscription are dropped, until a person switches it back on.
-  expect(await service.attempt(queued[0]!, 4)).toBe('skipped');
+  expect(await service.attempt(queued[0]!, 4)).toEqual({ outcome: 'skipped' });
   await service.update(root, subscription.uuid, () => ({ is_active: true }), 'https://api.test');
   expect((await store.get(subscription.uuid))).toMatchObject({ isActive: true, failingSince: null });
 });

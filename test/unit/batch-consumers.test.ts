@@ -36,6 +36,7 @@ const fakes = {
   attempt: vi.fn(),
   retryAfter: vi.fn(),
   getWithComments: vi.fn(),
+  commentsUntil: vi.fn(),
   runUpload: vi.fn(),
 };
 /** What each test puts on the bus (outbox-publisher). */
@@ -52,7 +53,7 @@ const sbomImport = makeSbomImport({ sbomImports: fakeOf<SbomImportService>({ run
 const streamRouter = makeStreamRouter({ changeTargetResolver: fakeOf<ChangeTargetResolver>({ products: fakes.products }), evaluationQueue: { send: fakes.enqueue } });
 const outboxPublisher = makeOutboxPublisher({
   config: parseConfig({ TABLE_NAME: 'unit-batch-consumers' }),
-  requestStore: fakeOf<RequestStore>({ getWithComments: fakes.getWithComments }),
+  requestStore: fakeOf<RequestStore>({ getWithComments: fakes.getWithComments, commentsUntil: fakes.commentsUntil }),
   publisher: { publish: (events) => publisher.publish(events) },
 });
 
@@ -118,8 +119,8 @@ describe('evaluator (SQS)', () => {
     );
     expect(reply).toEqual(ids('m1', 'm3', 'm4', 'm5'));
     expect(fakes.evaluate.mock.calls).toEqual([
-      ['p1', { requestedAt: '2026-01-01T00:00:03+00:00' }],
-      ['p2', { requestedAt: '2026-01-01T00:00:01+00:00' }],
+      ['p1', { requestedAt: '2026-01-01T00:00:03+00:00', correlationId: expect.any(String) }],
+      ['p2', { requestedAt: '2026-01-01T00:00:01+00:00', correlationId: expect.any(String) }],
     ]);
     // Once for the failed evaluation (not once per message of it), once for the malformed message.
     expect(errors).toHaveBeenCalledTimes(2);
@@ -156,9 +157,9 @@ describe('webhook-delivery (SQS)', () => {
 
   it('reports exactly the attempts that failed, and puts a retry-later one back after its backoff without an error log', async () => {
     fakes.attempt.mockImplementation(async (message: { deliveryId: string }) => {
-      if (message.deliveryId === 'd1') throw new RetryLaterError(120);
+      if (message.deliveryId === 'd1') throw new RetryLaterError(120, 2);
       if (message.deliveryId === 'd3') throw new Error('store down');
-      return 'delivered';
+      return { outcome: 'delivered', attempt: 1 };
     });
     fakes.retryAfter.mockResolvedValue(undefined);
     const reply = await webhookDelivery(
@@ -209,8 +210,8 @@ describe('stream-router (DynamoDB stream)', () => {
       context,
     );
     expect(reply).toEqual(ids('300', '400', '500'));
-    // p1 queued once (its second record found it queued); p4 and p5 wait for the retry from 300.
-    expect(fakes.enqueue.mock.calls.map(([requests]) => requests.map((r: { product: string }) => r.product))).toEqual([['p1'], []]);
+    // p1 queued once (its second record found it queued, and queues nothing); p4 and p5 wait for the retry from 300.
+    expect(fakes.enqueue.mock.calls.map(([requests]) => requests.map((r: { product: string }) => r.product))).toEqual([['p1']]);
     expect(fakes.products).toHaveBeenCalledTimes(3);
     expect(errors).toHaveBeenCalledTimes(1);
   });
@@ -248,6 +249,46 @@ describe('outbox-publisher (DynamoDB stream)', () => {
     down = false;
     expect(await outboxPublisher(aStreamBatch(...batch.Records.slice(1)), context)).toEqual(ids());
     expect(published).toEqual(['e1', 'e2', 'e3']);
+  });
+
+  const aRequestItem = (status: string, lastModifiedDate: string) => ({
+    PK: 'REQUEST#r1',
+    SK: 'REQUEST',
+    entity: 'Request',
+    uuid: 'r1',
+    dataspace: 'acme',
+    title: 'Review zlib',
+    templateUuid: 't1',
+    templateName: 'Package Review',
+    contentType: 'product',
+    status,
+    requester: 'alice',
+    lastModifiedBy: 'alice',
+    createdDate: '2026-01-01T00:00:00+00:00',
+    lastModifiedDate,
+    rev: 1,
+    correlationId: 'from-the-api',
+  });
+
+  it("makes each request event from its record's image, as of that change, with the correlation id the item carries", async () => {
+    const events: BusEvent[] = [];
+    publisher = { publish: async (published: readonly BusEvent[]) => void events.push(...published) };
+    const comment = { uuid: 'c1', username: 'bob', text: 'Looks fine', createdDate: '2026-01-01T00:00:01+00:00' };
+    fakes.commentsUntil.mockResolvedValue([comment]);
+    const modified = { ...anInsert('200', aRequestItem('closed', '2026-01-01T00:00:02+00:00')), eventName: 'MODIFY' as const };
+    expect(await outboxPublisher(aStreamBatch(anInsert('100', aRequestItem('open', '2026-01-01T00:00:00+00:00')), modified), context)).toEqual(ids());
+    // The store holds whatever the request became since: it is never read for the request itself.
+    expect(fakes.getWithComments).not.toHaveBeenCalled();
+    expect(fakes.commentsUntil.mock.calls).toEqual([['r1', '2026-01-01T00:00:02+00:00']]);
+    expect(events.map((event) => [event.detailType, (event.detail.data as { request: { status: string; comments: unknown[] } }).request.status])).toEqual([
+      ['request.added', 'open'],
+      ['request.updated', 'closed'],
+    ]);
+    expect((events[1]!.detail.data as { request: { comments: unknown[] } }).request.comments).toHaveLength(1);
+    expect(events.map((event) => [event.detail.timestamp, event.detail.correlation_id])).toEqual([
+      ['2026-01-01T00:00:00+00:00', 'from-the-api'],
+      ['2026-01-01T00:00:02+00:00', 'from-the-api'],
+    ]);
   });
 
   it('reports the whole batch when its first event fails, rather than throwing', async () => {

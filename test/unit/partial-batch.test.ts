@@ -37,7 +37,7 @@ const ids = (...identifiers: string[]) => ({ batchItemFailures: identifiers.map(
 describe('a queue batch', () => {
   it('reports exactly the messages whose handler threw, after handling every message in order', async () => {
     const handled: string[] = [];
-    const reply = await processQueueBatch(aQueueBatch('a', 'b', 'c', 'd'), context, async (record) => {
+    const reply = await processQueueBatch('evaluation', aQueueBatch('a', 'b', 'c', 'd'), context, async (record) => {
       handled.push(record.messageId);
       if (record.messageId === 'b' || record.messageId === 'd') throw new Error(`${record.messageId} failed`);
     });
@@ -48,7 +48,7 @@ describe('a queue batch', () => {
   it('handles one message at a time', async () => {
     let running = 0;
     let most = 0;
-    await processQueueBatch(aQueueBatch('a', 'b', 'c'), context, async () => {
+    await processQueueBatch('evaluation', aQueueBatch('a', 'b', 'c'), context, async () => {
       running++;
       most = Math.max(most, running);
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -58,24 +58,24 @@ describe('a queue batch', () => {
   });
 
   it('reports every message when every one fails, instead of throwing', async () => {
-    const reply = await processQueueBatch(aQueueBatch('a', 'b'), context, async () => {
+    const reply = await processQueueBatch('evaluation', aQueueBatch('a', 'b'), context, async () => {
       throw new Error('down');
     });
     expect(reply).toEqual(ids('a', 'b'));
   });
 
   it('answers an empty list for a batch that succeeds, and for an empty batch', async () => {
-    expect(await processQueueBatch(aQueueBatch('a', 'b'), context, async () => {})).toEqual(ids());
-    expect(await processQueueBatch(aQueueBatch(), context, async () => {})).toEqual(ids());
-    expect(await processQueueBatch(aQueueBatch(), undefined, async () => {})).toEqual(ids());
+    expect(await processQueueBatch('evaluation', aQueueBatch('a', 'b'), context, async () => {})).toEqual(ids());
+    expect(await processQueueBatch('evaluation', aQueueBatch(), context, async () => {})).toEqual(ids());
+    expect(await processQueueBatch('evaluation', aQueueBatch(), undefined, async () => {})).toEqual(ids());
   });
 
   it('keeps two invocations running at the same time apart', async () => {
-    const slow = processQueueBatch(aQueueBatch('a', 'b'), context, async (record) => {
+    const slow = processQueueBatch('evaluation', aQueueBatch('a', 'b'), context, async (record) => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       if (record.messageId === 'a') throw new Error('a failed');
     });
-    const fast = processQueueBatch(aQueueBatch('x', 'y'), context, async (record) => {
+    const fast = processQueueBatch('evaluation', aQueueBatch('x', 'y'), context, async (record) => {
       if (record.messageId === 'y') throw new Error('y failed');
     });
     expect(await Promise.all([slow, fast])).toEqual([ids('a'), ids('y')]);
