@@ -4,6 +4,7 @@
  */
 import * as z from 'zod';
 import type { Route } from './routes/index.ts';
+import { CORRELATION_HEADER, VALID_CORRELATION_ID } from './observability/correlation.ts';
 import { DetailErrorSchema, FieldErrorsSchema } from './schemas/common.ts';
 
 type JsonObject = Record<string, unknown>;
@@ -93,6 +94,23 @@ const HEADERS: Record<string, JsonObject> = {
   WWWAuthenticate: { description: 'The scheme to authenticate with', required: true, schema: { type: 'string', const: 'Token' } },
   RetryAfter: { description: 'Seconds to wait before trying again', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
   ETag: { description: 'The version of the object: send it back in If-Match to change or delete only that version', schema: { type: 'string' } },
+  CorrelationId: {
+    description:
+      "The request's correlation id: the X-Correlation-Id it was sent with, else the gateway's request id (absent from the answers the gateway gives by itself: its own throttling, timeouts and bodies over 10 MiB)",
+    schema: { type: 'string' },
+  },
+};
+
+/** Every answer carries the request's correlation id. */
+const CORRELATION = { [CORRELATION_HEADER]: { $ref: headerUri('CorrelationId') } };
+
+const CORRELATION_PARAMETER = {
+  name: CORRELATION_HEADER,
+  in: 'header',
+  required: false,
+  description:
+    "An id of the caller's choosing that the service carries through everything the request causes (its log lines, the events and webhook deliveries that follow from its change); answered back in the same header",
+  schema: { type: 'string', pattern: VALID_CORRELATION_ID.source },
 };
 
 /**
@@ -102,23 +120,23 @@ const HEADERS: Record<string, JsonObject> = {
 const SHARED_RESPONSES: Record<string, JsonObject> = {
   Unauthorized: {
     description: 'Missing, malformed or unknown API key, or an inactive user',
-    headers: { 'WWW-Authenticate': { $ref: headerUri('WWWAuthenticate') } },
+    headers: { 'WWW-Authenticate': { $ref: headerUri('WWWAuthenticate') }, ...CORRELATION },
     content: detail,
   },
-  PayloadTooLarge: { description: 'A body over 1 MiB (the gateway itself refuses any request over 10 MiB)', content: detail },
-  UnsupportedMediaType: { description: 'A body whose Content-Type is not application/json (or +json)', content: detail },
+  PayloadTooLarge: { description: 'A body over 1 MiB (the gateway itself refuses any request over 10 MiB)', headers: CORRELATION, content: detail },
+  UnsupportedMediaType: { description: 'A body whose Content-Type is not application/json (or +json)', headers: CORRELATION, content: detail },
   Throttled: {
     description: "Too many requests: this key's allowance is spent, or too many failed authentications came from this source",
-    headers: { 'Retry-After': { $ref: headerUri('RetryAfter') } },
+    headers: { 'Retry-After': { $ref: headerUri('RetryAfter') }, ...CORRELATION },
     content: detail,
   },
   Unavailable: {
     description: 'Busy (throttled or conflicting storage, a timeout): nothing was written; try again after Retry-After',
-    headers: { 'Retry-After': { $ref: headerUri('RetryAfter') } },
+    headers: { 'Retry-After': { $ref: headerUri('RetryAfter') }, ...CORRELATION },
     content: detail,
   },
-  InUse: { description: 'Still used by other objects: nothing was deleted or changed; the detail says by how many', content: detail },
-  PreconditionFailed: { description: "If-Match does not name the object's current ETag: nothing was changed", content: detail },
+  InUse: { description: 'Still used by other objects: nothing was deleted or changed; the detail says by how many', headers: CORRELATION, content: detail },
+  PreconditionFailed: { description: "If-Match does not name the object's current ETag: nothing was changed", headers: CORRELATION, content: detail },
 };
 
 const IF_MATCH = {
@@ -129,18 +147,19 @@ const IF_MATCH = {
   schema: { type: 'string' },
 };
 
-const MALFORMED_CASES = 'JSON that does not parse, a body that is not UTF-8, a malformed header';
+const MALFORMED_CASES = 'JSON that does not parse, a body that is not UTF-8, a malformed header (Host, X-Correlation-Id)';
 
 /** A route's own 400, merged with the `{"detail"}` answer that any request can get. */
 function badRequest(route: Route, components: Components): JsonObject {
   const own = route.responses[400];
   const fields = own?.schema ?? (route.body || route.query ? FieldErrorsSchema : undefined);
   if (!fields || fields === DetailErrorSchema) {
-    return { description: own?.description ?? `A malformed request: ${MALFORMED_CASES}`, content: detail };
+    return { description: own?.description ?? `A malformed request: ${MALFORMED_CASES}`, headers: CORRELATION, content: detail };
   }
   const description = own?.description ?? (route.body ? 'Invalid body: errors by field' : 'Invalid query parameters: errors by field');
   return {
     description: `${description}; or \`{"detail": ...}\` when the request itself is malformed: ${MALFORMED_CASES}`,
+    headers: CORRELATION,
     content: { 'application/json': { schema: { oneOf: [components.ref(fields, 'output', `${route.operationId}_400`), { $ref: componentUri('DetailError') }] } } },
   };
 }
@@ -152,7 +171,7 @@ function responsesOf(route: Route, components: Components): Record<string, JsonO
   for (const [status, response] of Object.entries(route.responses)) {
     responses[status] = {
       description: response.description,
-      ...(single && status === '200' && route.method !== 'DELETE' ? { headers: { ETag: { $ref: headerUri('ETag') } } } : {}),
+      headers: single && status === '200' && route.method !== 'DELETE' ? { ETag: { $ref: headerUri('ETag') }, ...CORRELATION } : CORRELATION,
       ...(response.schema ? { content: { [response.mediaType ?? 'application/json']: { schema: components.ref(response.schema, 'output', `${route.operationId}_${status}`) } } }
         : {}),
     };
@@ -211,6 +230,7 @@ export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string
         ...pathParameters(route.path),
         ...queryParameters(route.query),
         ...(single && route.method !== 'GET' ? [IF_MATCH] : []),
+        CORRELATION_PARAMETER,
       ],
       ...(route.body
         ? {

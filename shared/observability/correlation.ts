@@ -25,7 +25,7 @@ export const CORRELATION_ATTRIBUTE = 'correlationId';
  * What a given correlation id may be: 1 to 128 characters of letters, digits and `-_.:/+=@~`, which
  * covers UUIDs, W3C trace ids and API Gateway's own request ids, and keeps log lines and headers plain.
  */
-const VALID_CORRELATION_ID = /^[A-Za-z0-9\-_.:/+=@~]{1,128}$/;
+export const VALID_CORRELATION_ID = /^[A-Za-z0-9\-_.:/+=@~]{1,128}$/;
 
 export const INVALID_CORRELATION_ID = `Invalid ${CORRELATION_HEADER} header: give 1 to 128 letters, digits or - _ . : / + = @ ~.`;
 

@@ -106,7 +106,7 @@ describe('OpenAPI document', () => {
     expect(products.post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ProductCreateInput' });
     expect(products.post.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Product' });
     expect(products.get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ProductPage' });
-    expect(products.get.parameters.map((p: { name: string }) => p.name)).toEqual(['page', 'page_size', 'name', 'version', 'search']);
+    expect(products.get.parameters.map((p: { name: string }) => p.name)).toEqual(['page', 'page_size', 'name', 'version', 'search', 'X-Correlation-Id']);
     const permissions = document.paths['/api/v2/products/{uuid}/permissions/'] as unknown as Record<string, any>;
     expect(Object.keys(permissions).sort()).toEqual(['delete', 'get', 'head', 'post']);
     expect(permissions.get.parameters[0]).toMatchObject({ name: 'uuid', in: 'path', required: true });
@@ -140,12 +140,13 @@ describe('OpenAPI document', () => {
       expect(operation.responses['400'], operation.operationId).toBeDefined();
     }
     const shared = (document as unknown as { components: { responses: Record<string, any>; headers: Record<string, any> } }).components;
-    expect(shared.responses.Unauthorized.headers).toEqual({ 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } });
-    expect(shared.responses.Throttled.headers).toEqual({ 'Retry-After': { $ref: '#/components/headers/RetryAfter' } });
-    expect(shared.responses.Unavailable.headers).toEqual({ 'Retry-After': { $ref: '#/components/headers/RetryAfter' } });
+    expect(shared.responses.Unauthorized.headers).toEqual({ 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' }, 'X-Correlation-Id': { $ref: '#/components/headers/CorrelationId' } });
+    expect(shared.responses.Throttled.headers).toEqual({ 'Retry-After': { $ref: '#/components/headers/RetryAfter' }, 'X-Correlation-Id': { $ref: '#/components/headers/CorrelationId' } });
+    expect(shared.responses.Unavailable.headers).toEqual({ 'Retry-After': { $ref: '#/components/headers/RetryAfter' }, 'X-Correlation-Id': { $ref: '#/components/headers/CorrelationId' } });
     expect(shared.headers.RetryAfter.required).toBe(true);
     for (const response of Object.values(shared.responses)) {
       expect(response.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/DetailError' } } });
+      expect(response.headers[`X-Correlation-Id`]).toEqual({ $ref: '#/components/headers/CorrelationId' });
     }
   });
 
@@ -163,7 +164,7 @@ describe('OpenAPI document', () => {
     expect(schemas.schemas.WrappedFieldErrors.required).toEqual(['errors']);
   });
 
-  it('documents If-Match, 412 and ETag on single-object routes, 409 where an object still in use is refused, and HEAD without a body', () => {
+  it('documents If-Match, 412 and ETag on single-object routes, 409 where an object still in use is refused, HEAD without a body, and X-Correlation-Id everywhere', () => {
     for (const { path, method, operation } of all()) {
       const single = path.endsWith('/{uuid}/');
       const write = ['put', 'patch', 'delete'].includes(method);
@@ -173,14 +174,19 @@ describe('OpenAPI document', () => {
       const route = ROUTES.find((r) => r.operationId === operation.operationId);
       expect(operation.responses['409'] !== undefined, operation.operationId).toBe(route?.responses[409] !== undefined);
       if (single && ['get', 'head', 'put', 'patch'].includes(method)) {
-        expect(operation.responses['200'].headers, operation.operationId).toEqual({ ETag: { $ref: '#/components/headers/ETag' } });
+        expect(operation.responses['200'].headers, operation.operationId).toEqual({ ETag: { $ref: '#/components/headers/ETag' }, 'X-Correlation-Id': { $ref: '#/components/headers/CorrelationId' } });
       }
       if (method === 'head') {
         for (const response of Object.values(operation.responses as Record<string, any>)) {
           expect(response.$ref, operation.operationId).toBeUndefined();
           expect(response.content, operation.operationId).toBeUndefined();
         }
-        expect(operation.responses['401'].headers).toEqual({ 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } });
+        expect(operation.responses['401'].headers).toEqual({ 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' }, 'X-Correlation-Id': { $ref: '#/components/headers/CorrelationId' } });
+      }
+      // Every operation takes an X-Correlation-Id and every answer gives one back.
+      expect((operation.parameters as { name: string; in: string }[]).filter((p) => p.name === 'X-Correlation-Id' && p.in === 'header'), operation.operationId).toHaveLength(1);
+      for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
+        if (response.$ref === undefined) expect(response.headers?.['X-Correlation-Id'], `${operation.operationId} ${status}`).toEqual({ $ref: '#/components/headers/CorrelationId' });
       }
     }
     for (const operationId of ['destroy_license', 'update_license', 'destroy_usage_policy', 'partial_update_usage_policy']) {
