@@ -1,6 +1,7 @@
 /**
- * The one middy stack every API function is built with:
- *   check the request line (a malformed Host is 400, a path with dot segments 404; HEAD is answered as
+ * The one middy stack every API function is built with, run as an instrumented invocation under the
+ * request's correlation id (X-Correlation-Id, answered back; shared/observability/correlation.ts):
+ *   check the request line (a malformed Host or X-Correlation-Id is 400, a path with dot segments 404; HEAD is answered as
  *   GET without the body) → authenticate (Authorization: Token <key>; a refused one counts against its
  *   source address, 429 past its allowance) → throttle per key (when a rate limiter is given) →
  *   parse and validate the body and query (zod, from the route table) → the route's handler → map any
