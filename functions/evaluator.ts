@@ -7,7 +7,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { EvaluationRequestSchema, type EvaluationRequest } from '../shared/aws/evaluation-queue.ts';
 import { evaluationService, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
 import type { EvaluationOutcome, EvaluationService } from '../shared/services/evaluation.ts';
-import { processQueueBatch } from '../shared/aws/partial-batch.ts';
+import { messageBody, processQueueBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/observability/logger.ts';
 import { instrumented, withCorrelation } from '../shared/observability/invocation.ts';
 import { countMetric } from '../shared/observability/metrics.ts';
@@ -34,7 +34,7 @@ async function evaluateBatch(evaluation: EvaluationService, event: SQSEvent, con
   const requests = new Map<string, EvaluationRequest>();
   const latest = new Map<string, EvaluationRequest>();
   for (const record of event.Records ?? []) {
-    const parsed = EvaluationRequestSchema.safeParse(safeJson(record.body));
+    const parsed = EvaluationRequestSchema.safeParse(messageBody(record));
     if (!parsed.success) continue;
     requests.set(record.messageId, parsed.data);
     const current = latest.get(parsed.data.product);
@@ -88,12 +88,4 @@ async function evaluate(evaluation: EvaluationService, request: EvaluationReques
     }
   };
   return withCorrelation(request.correlationId, run, { stampWrites: true });
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -10,7 +10,7 @@ import { sbomImportService, type SbomDependencies } from '../shared/sbom-runtime
 import type { SbomImportService } from '../shared/services/sbom-import.ts';
 import { importOfKey } from '../shared/aws/sbom-uploads.ts';
 import { QUEUES } from '../shared/resources.ts';
-import { processQueueBatch } from '../shared/aws/partial-batch.ts';
+import { messageBody, processQueueBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/observability/logger.ts';
 import { instrumented, withCorrelation } from '../shared/observability/invocation.ts';
 
@@ -34,7 +34,7 @@ async function importUploads(imports: SbomImportService, event: SQSEvent, contex
 async function importMessage(imports: SbomImportService, message: SQSRecord): Promise<void> {
   const lastAttempt = Number(message.attributes.ApproximateReceiveCount ?? 1) >= QUEUES.sbomUploads.maxReceiveCount;
   try {
-    const records = (safeJson(message.body) as { Records?: S3EventRecord[] } | undefined)?.Records ?? [];
+    const records = (messageBody(message) as { Records?: S3EventRecord[] } | undefined)?.Records ?? [];
     for (const record of records) {
       if (!record.eventName?.startsWith('ObjectCreated:')) continue;
       // S3 event keys are URL-encoded, spaces as '+'.
@@ -50,13 +50,5 @@ async function importMessage(imports: SbomImportService, message: SQSRecord): Pr
   } catch (error) {
     logger.error('Import of an upload failed', { messageId: message.messageId, lastAttempt, error: error as Error });
     throw error;
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

@@ -7,7 +7,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { DeliveryMessageSchema } from '../shared/aws/delivery-queue.ts';
 import { RetryLaterError } from '../shared/services/webhooks.ts';
 import { deliveryQueue, lambdaHandler, webhookService, type Dependencies } from '../shared/runtime.ts';
-import { processQueueBatch } from '../shared/aws/partial-batch.ts';
+import { messageBody, processQueueBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/observability/logger.ts';
 import { instrumented, withCorrelation } from '../shared/observability/invocation.ts';
 import { carriedCorrelationId } from '../shared/observability/correlation.ts';
@@ -24,7 +24,7 @@ export const handler = lambdaHandler((c) => makeHandler({ webhooks: webhookServi
 async function deliver(deps: DeliveryDependencies, event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
   const { webhooks } = deps;
   return processQueueBatch('webhookDeliveries', event, context, async (record: SQSRecord) => {
-    const parsed = DeliveryMessageSchema.safeParse(safeJson(record.body));
+    const parsed = DeliveryMessageSchema.safeParse(messageBody(record));
     await withCorrelation(carriedCorrelationId(parsed.data?.correlationId), async () => {
       if (!parsed.success) {
         logger.error('Malformed delivery message', { messageId: record.messageId });
@@ -56,12 +56,4 @@ async function deliver(deps: DeliveryDependencies, event: SQSEvent, context?: Co
 function countAttempt(outcome: DeliveryOutcome, attempt: number): void {
   countMetric('WebhookDeliveries', 1, outcome);
   if (attempt > 1) countMetric('WebhookDeliveryRetries', 1);
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -7,7 +7,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { lambdaHandler, webhookService, type Dependencies } from '../shared/runtime.ts';
 import type { Envelope } from '../shared/events/envelope.ts';
 import type { WebhookService } from '../shared/services/webhooks.ts';
-import { processQueueBatch } from '../shared/aws/partial-batch.ts';
+import { messageBody, processQueueBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/observability/logger.ts';
 import { instrumented, withCorrelation } from '../shared/observability/invocation.ts';
 import { carriedCorrelationId } from '../shared/observability/correlation.ts';
@@ -20,7 +20,7 @@ export const handler = lambdaHandler((c) => makeHandler({ webhooks: webhookServi
 
 async function fanOut(webhooks: WebhookService, event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
   return processQueueBatch('webhookEvents', event, context, async (record: SQSRecord) => {
-    const envelope = (safeJson(record.body) as { detail?: Partial<Envelope> } | undefined)?.detail;
+    const envelope = (messageBody(record) as { detail?: Partial<Envelope> } | undefined)?.detail;
     await withCorrelation(carriedCorrelationId(envelope?.correlation_id), async () => {
       try {
         if (typeof envelope?.id !== 'string' || typeof envelope.type !== 'string') throw new Error('Not an event of the service');
@@ -32,12 +32,4 @@ async function fanOut(webhooks: WebhookService, event: SQSEvent, context?: Conte
       }
     });
   });
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -101,3 +101,12 @@ export async function processStreamBatch(
   const response = await processPartialResponse(event, inOrder, processor, options(context));
   return { batchItemFailures: [...response.batchItemFailures] };
 }
+
+/** A queue message's body as JSON; undefined when it is not JSON (the record handler refuses it). */
+export function messageBody(record: SQSRecord): unknown {
+  try {
+    return JSON.parse(record.body);
+  } catch {
+    return undefined;
+  }
+}
