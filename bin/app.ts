@@ -2,11 +2,14 @@
  * The CDK app: one ComplianceStack, checked against the cdk-nag AWS Solutions rules on every synth
  * (an unacknowledged finding stops the synth). Context: `stackName` (default ComplianceService) and
  * `alarmTopicArn` (optional SNS topic for the dead-letter-queue alarms), `webConsole` (false: no console
- * distribution; the API's links are then built on its own endpoint).
+ * distribution; the API's links are then built on its own endpoint), and the limits: `apiRateLimit` and
+ * `apiBurstLimit` (the stage), `keyRateLimitPerSecond`/`keyRateLimitBurst` (each key),
+ * `dataspaceRateLimitPerSecond`/`dataspaceRateLimitBurst` (each dataspace), `authFailuresPerMinute`/`authFailuresBurst`.
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ComplianceStack, DEFAULT_AUTH_FAILURE_LIMIT, DEFAULT_KEY_RATE_LIMIT } from '../lib/compliance-stack.ts';
+import { ComplianceStack, DEFAULT_AUTH_FAILURE_LIMIT, DEFAULT_DATASPACE_RATE_LIMIT, DEFAULT_KEY_RATE_LIMIT } from '../lib/compliance-stack.ts';
+import { DEFAULT_THROTTLE } from '../lib/constructs/http-api.ts';
 import { webhookDestinations } from '../lib/webhook-destinations.ts';
 
 const app = new App();
@@ -16,6 +19,10 @@ const alarmTopicArn = contextString('alarmTopicArn');
 const destinations = webhookDestinations(app.node.tryGetContext('webhookDestinations'));
 const keyRatePerSecond = contextNumber('keyRateLimitPerSecond');
 const keyRateBurst = contextNumber('keyRateLimitBurst');
+const dataspaceRatePerSecond = contextNumber('dataspaceRateLimitPerSecond');
+const dataspaceRateBurst = contextNumber('dataspaceRateLimitBurst');
+const apiRateLimit = contextNumber('apiRateLimit');
+const apiBurstLimit = contextNumber('apiBurstLimit');
 const authFailuresPerMinute = contextNumber('authFailuresPerMinute');
 const authFailuresBurst = contextNumber('authFailuresBurst');
 const webConsole = contextBoolean('webConsole') ?? true;
@@ -35,6 +42,11 @@ new ComplianceStack(app, stackName, {
   },
   webConsole,
   keyRateLimit: { perSecond: keyRatePerSecond ?? DEFAULT_KEY_RATE_LIMIT.perSecond, burst: keyRateBurst ?? DEFAULT_KEY_RATE_LIMIT.burst },
+  dataspaceRateLimit: {
+    perSecond: dataspaceRatePerSecond ?? DEFAULT_DATASPACE_RATE_LIMIT.perSecond,
+    burst: dataspaceRateBurst ?? DEFAULT_DATASPACE_RATE_LIMIT.burst,
+  },
+  apiThrottle: { rateLimit: apiRateLimit ?? DEFAULT_THROTTLE.rateLimit, burstLimit: apiBurstLimit ?? DEFAULT_THROTTLE.burstLimit },
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

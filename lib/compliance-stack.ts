@@ -43,9 +43,17 @@ const SERVICE_NAME = EVENT_BUS.source;
 
 /**
  * Per-API-key throttling of the API functions (shared/http/rate-limit.ts). DejaCode's default is 2
- * requests a second with bursts; 5 with bursts of 20 keeps one busy client well inside the stage's 50.
+ * requests a second with bursts; 5 with bursts of 20 keeps one busy client well inside its dataspace's quota.
  */
 export const DEFAULT_KEY_RATE_LIMIT: KeyRateLimitProps = { perSecond: 5, burst: 20 };
+
+/**
+ * Each dataspace's quota, across all its keys (shared/http/rate-limit.ts): 100 a second with bursts of
+ * 200, so one tenant takes at most a hundredth of the default stage, and 100 busy tenants fill it. One
+ * limiter item per dataspace takes every one of its requests' writes: DynamoDB's 1,000 writes a second
+ * per item is the ceiling of a dataspace's quota.
+ */
+export const DEFAULT_DATASPACE_RATE_LIMIT: KeyRateLimitProps = { perSecond: 100, burst: 200 };
 
 /**
  * Throttling of failed authentication per source address (shared/http/auth-failures.ts): a client
@@ -85,10 +93,12 @@ export interface ComplianceStackProps extends StackProps {
   readonly alarmEmail?: string;
   /** @default EVENT_SOURCES; tests pass their own to check how mappings are built. */
   readonly eventSources?: readonly EventSourceDefinition[];
-  /** Throttling of the API's default stage. @default rate 50, burst 100 */
+  /** Throttling of the API's default stage. @default DEFAULT_THROTTLE (10,000 a second, bursts of 5,000) */
   readonly apiThrottle?: ThrottleProps;
   /** Throttling of each API key, in the API functions. @default DEFAULT_KEY_RATE_LIMIT (5 a second, bursts of 20) */
   readonly keyRateLimit?: KeyRateLimitProps;
+  /** Each dataspace's quota across its keys, in the API functions. @default DEFAULT_DATASPACE_RATE_LIMIT (100 a second, bursts of 200) */
+  readonly dataspaceRateLimit?: KeyRateLimitProps;
   /** Throttling of failed authentication per source address. @default DEFAULT_AUTH_FAILURE_LIMIT (30 a minute, bursts of 10) */
   readonly authFailureLimit?: AuthFailureLimitProps;
   /** Static webhook destinations (context `webhookDestinations`): lib/webhook-destinations.ts. */
@@ -138,7 +148,11 @@ export class ComplianceStack extends Stack {
     this.uploads = new SbomUploadBucket(this, 'SbomUploads', { events: this.queues.sbomUploads.queue });
     this.functions = this.createFunctions();
     for (const [name, fn] of Object.entries(this.functions)) this.alarms.function(name, fn.function);
-    this.limitKeyRate(props.keyRateLimit ?? DEFAULT_KEY_RATE_LIMIT, props.authFailureLimit ?? DEFAULT_AUTH_FAILURE_LIMIT);
+    this.limitKeyRate(
+      props.keyRateLimit ?? DEFAULT_KEY_RATE_LIMIT,
+      props.dataspaceRateLimit ?? DEFAULT_DATASPACE_RATE_LIMIT,
+      props.authFailureLimit ?? DEFAULT_AUTH_FAILURE_LIMIT,
+    );
     for (const source of props.eventSources ?? EVENT_SOURCES) this.addEventSource(source);
     for (const rule of EVENT_RULES) this.addEventRule(rule);
     for (const destination of props.webhookDestinations ?? []) this.addWebhookDestination(destination);
@@ -328,9 +342,12 @@ export class ComplianceStack extends Stack {
    * conditional UpdateItems, so only the functions the catalog lets use the table get them; a read-only
    * one (api-root, api-schema, request-templates) may update the limiters' items and no other.
    */
-  private limitKeyRate(limit: KeyRateLimitProps, failures: AuthFailureLimitProps): void {
+  private limitKeyRate(limit: KeyRateLimitProps, dataspace: KeyRateLimitProps, failures: AuthFailureLimitProps): void {
     if (!(limit.perSecond > 0) || !Number.isInteger(limit.burst) || limit.burst < 1) {
       throw new Error(`Key rate limit needs perSecond above 0 and a whole burst of at least 1: ${JSON.stringify(limit)}`);
+    }
+    if (!(dataspace.perSecond > 0) || !Number.isInteger(dataspace.burst) || dataspace.burst < 1) {
+      throw new Error(`Dataspace rate limit needs perSecond above 0 and a whole burst of at least 1: ${JSON.stringify(dataspace)}`);
     }
     if (!(failures.perMinute > 0) || !Number.isInteger(failures.burst) || failures.burst < 1) {
       throw new Error(`Failed-authentication limit needs perMinute above 0 and a whole burst of at least 1: ${JSON.stringify(failures)}`);
@@ -338,6 +355,8 @@ export class ComplianceStack extends Stack {
     const environment: Record<keyof RateLimitConfig | keyof AuthFailureConfig, string> = {
       RATE_LIMIT_PER_SECOND: String(limit.perSecond),
       RATE_LIMIT_BURST: String(limit.burst),
+      DATASPACE_RATE_LIMIT_PER_SECOND: String(dataspace.perSecond),
+      DATASPACE_RATE_LIMIT_BURST: String(dataspace.burst),
       AUTH_FAILURES_PER_MINUTE: String(failures.perMinute),
       AUTH_FAILURES_BURST: String(failures.burst),
     };

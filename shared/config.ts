@@ -56,6 +56,10 @@ const ConfigSchema = z.object({
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(0),
   /** Requests a key may make at once before the steady rate applies. */
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(20),
+  /** Steady requests a second per dataspace, across all its keys (its quota of the stage); 0 turns it off. */
+  DATASPACE_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(0),
+  /** Requests a dataspace's keys may make at once before its steady rate applies. */
+  DATASPACE_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
   // Throttling of failed authentication per source address (shared/http/auth-failures.ts): on by
   // default, locally as on AWS, where the CDK stack sets it on the API functions.
   /** Steady failed authentications a minute per source address; 0 turns the throttle off. */
@@ -67,7 +71,10 @@ const ConfigSchema = z.object({
 export type ServiceConfig = z.infer<typeof ConfigSchema>;
 /** What parseConfig() reads: the environment's strings, or values of the right type; omitted ones take their defaults. */
 export type ConfigInput = Partial<Record<keyof ServiceConfig, unknown>>;
-export type RateLimitConfig = Pick<ServiceConfig, 'RATE_LIMIT_PER_SECOND' | 'RATE_LIMIT_BURST'>;
+export type RateLimitConfig = Pick<
+  ServiceConfig,
+  'RATE_LIMIT_PER_SECOND' | 'RATE_LIMIT_BURST' | 'DATASPACE_RATE_LIMIT_PER_SECOND' | 'DATASPACE_RATE_LIMIT_BURST'
+>;
 export type AuthFailureConfig = Pick<ServiceConfig, 'AUTH_FAILURES_PER_MINUTE' | 'AUTH_FAILURES_BURST'>;
 
 /** `value` as a bare origin (https://host[:port]), or undefined when it is anything more or less. */

@@ -51,6 +51,7 @@
  *   Attempt      PK=WEBHOOK#<uuid>        SK=ATTEMPT#<time>#<id>      its delivery log, newest first (TTL 30 days)
  *   SBOM import  PK=SBOMIMPORT#<uuid>     SK=SBOMIMPORT         an import (GET /api/v2/sbom_imports/{uuid}/; the upload's S3 key names it)
  *   Rate limit   PK=RATE#<keyId>          SK=RATE               an API key's throttling state (GCRA `tat`, TTL a minute past it)
+ *   Dataspace quota PK=RATE#DS#<ds>       SK=RATE               a dataspace's throttling state, across its keys (GCRA `tat`, TTL; key ids and names hold no '#')
  *   Auth failures PK=AUTHFAIL#<source>    SK=AUTHFAIL           a source address's failed-authentication throttling state (GCRA `tat`, TTL)
  *
  * Usernames are global, as in DejaCode (one user belongs to exactly one dataspace); group names are
@@ -83,6 +84,7 @@ export const keys = {
 
   apiKey: (keyId: string): Key => ({ PK: `APIKEY#${keyId}`, SK: 'APIKEY' }),
   rateLimit: (keyId: string): Key => ({ PK: `RATE#${keyId}`, SK: 'RATE' }),
+  dataspaceRateLimit: (dataspace: string): Key => ({ PK: `RATE#DS#${dataspace}`, SK: 'RATE' }),
   /** `source`: an IPv4 address or an IPv6 /64 (shared/http/auth-failures.ts). */
   authFailures: (source: string): Key => ({ PK: `AUTHFAIL#${source}`, SK: 'AUTHFAIL' }),
 
@@ -231,4 +233,5 @@ export type EntityType =
   | 'WebhookAttempt'
   | 'SbomImport'
   | 'RateLimit'
+  | 'DataspaceRateLimit'
   | 'AuthFailures';

@@ -18,7 +18,7 @@ import type { EventPublisher } from './events/publisher.ts';
 import { authFailureLimit } from './http/auth-failures.ts';
 import { storeAuthenticator } from './http/authenticator.ts';
 import { gcraRateLimiter } from './http/rate-limit.ts';
-import { AUTH_FAILURE_SPACE, RateLimitStore } from './store/rate-limit-store.ts';
+import { AUTH_FAILURE_SPACE, DATASPACE_RATE_SPACE, RateLimitStore } from './store/rate-limit-store.ts';
 import type { ApiFunctionDeps } from './http/api-handler.ts';
 import { IdentityStore } from './store/identity-store.ts';
 import { ProductStore } from './store/product-store.ts';
@@ -133,7 +133,7 @@ export function webhookStore(c: Composition): WebhookStore {
 /**
  * The API functions' authentication, throttling and public origin (shared/http/api-handler.ts): failed
  * authentications per source address unless AUTH_FAILURES_PER_MINUTE is 0, per-key throttling unless
- * RATE_LIMIT_PER_SECOND is 0.
+ * RATE_LIMIT_PER_SECOND is 0, the per-dataspace quota unless DATASPACE_RATE_LIMIT_PER_SECOND is 0.
  */
 export function apiDependencies(c: Composition): ApiFunctionDeps {
   return c.once(apiDependencies, () => {
@@ -144,6 +144,15 @@ export function apiDependencies(c: Composition): ApiFunctionDeps {
     return {
       authenticator: storeAuthenticator(identityStore(c)),
       ...(perSecond === 0 ? {} : { rateLimiter: gcraRateLimiter(new RateLimitStore(doc, config.TABLE_NAME), { perSecond, burst }, clock) }),
+      ...(config.DATASPACE_RATE_LIMIT_PER_SECOND === 0
+        ? {}
+        : {
+            dataspaceRateLimiter: gcraRateLimiter(
+              new RateLimitStore(doc, config.TABLE_NAME, DATASPACE_RATE_SPACE),
+              { perSecond: config.DATASPACE_RATE_LIMIT_PER_SECOND, burst: config.DATASPACE_RATE_LIMIT_BURST },
+              clock,
+            ),
+          }),
       ...(perMinute === 0
         ? {}
         : {

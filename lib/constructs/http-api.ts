@@ -21,7 +21,12 @@ export interface ThrottleProps {
   readonly burstLimit: number;
 }
 
-export const DEFAULT_THROTTLE: ThrottleProps = { rateLimit: 50, burstLimit: 100 };
+/**
+ * API Gateway's default account quota in a region (10,000 requests a second, bursts of 5,000), shared by
+ * every API of the account there: the stage of a service that has the account to itself need not be
+ * narrower. Tenants are kept from starving each other by their dataspace quotas, inside the functions.
+ */
+export const DEFAULT_THROTTLE: ThrottleProps = { rateLimit: 10_000, burstLimit: 5_000 };
 
 export interface ServiceHttpApiProps {
   /** The function behind each name of the catalog; each route goes to its `function`. */
@@ -30,7 +35,7 @@ export interface ServiceHttpApiProps {
   readonly routes?: readonly Route[];
   /** @default DEFAULT_ROUTE_FUNCTION */
   readonly defaultRouteFunction?: FunctionName;
-  /** Default stage throttling. @default DEFAULT_THROTTLE (rate 50, burst 100) */
+  /** Default stage throttling. @default DEFAULT_THROTTLE (rate 10,000, burst 5,000: the account's default quota) */
   readonly throttle?: ThrottleProps;
   /** @default one month */
   readonly accessLogRetention?: logs.RetentionDays;
@@ -64,6 +69,9 @@ export class ServiceHttpApi extends Construct {
     super(scope, id);
     const routes = props.routes ?? ROUTES;
     const throttle = props.throttle ?? DEFAULT_THROTTLE;
+    if (!(throttle.rateLimit > 0) || !Number.isInteger(throttle.burstLimit) || throttle.burstLimit < 1) {
+      throw new Error(`Stage throttle needs a rate above 0 and a whole burst of at least 1: ${JSON.stringify(throttle)}`);
+    }
 
     // One integration per function, shared by all of that function's routes.
     const integrations = new Map<FunctionName, HttpLambdaIntegration>();

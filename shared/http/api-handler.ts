@@ -3,7 +3,7 @@
  * request's correlation id (X-Correlation-Id, answered back; shared/observability/correlation.ts):
  *   check the request line (a malformed Host or X-Correlation-Id is 400, a path with dot segments 404; HEAD is answered as
  *   GET without the body) → authenticate (Authorization: Token <key>; a refused one counts against its
- *   source address, 429 past its allowance) → throttle per key (when a rate limiter is given) →
+ *   source address, 429 past its allowance) → throttle per key, then per dataspace (when limiters are given) →
  *   parse and validate the body and query (zod, from the route table) → the route's handler → map any
  *   error through the error table (last).
  * A function serves one or more routes of shared/routes.ts and dispatches on the event's routeKey.
@@ -182,14 +182,19 @@ async function countFailure(failures: RateLimiter, event: Event, refusal: Authen
   }
 }
 
-/** Counts the request against its key's allowance, before anything is parsed or written: 429 when spent. */
-function throttle(limiter: RateLimiter): MiddlewareObj<Event, Result, Error, ApiContext> {
+/**
+ * Counts the request against its key's allowance, then against its dataspace's quota, before anything
+ * is parsed or written: 429 when either is spent. The key first: a key over its own limit is refused
+ * without taking from its dataspace, so one busy key cannot spend the quota its dataspace's other keys share.
+ */
+function throttle(keys: RateLimiter | undefined, dataspaces: RateLimiter | undefined): MiddlewareObj<Event, Result, Error, ApiContext> {
   return {
     name: 'throttle',
     before: async (request) => {
-      const { keyId } = request.internal as { keyId?: string };
-      if (keyId === undefined) throw new Error('throttle runs after authenticate, which names the key');
-      await limiter.admit(keyId);
+      const { keyId, caller } = request.internal as { keyId?: string; caller?: Caller };
+      if (keyId === undefined || caller === undefined) throw new Error('throttle runs after authenticate, which names the key and caller');
+      await keys?.admit(keyId);
+      await dataspaces?.admit(caller.dataspace);
     },
   };
 }
@@ -347,6 +352,8 @@ export interface ApiFunctionDeps {
   readonly authenticator: Authenticator;
   /** Per-key throttling; none when RATE_LIMIT_PER_SECOND is 0. */
   readonly rateLimiter?: RateLimiter;
+  /** The per-dataspace quota, across its keys; none when DATASPACE_RATE_LIMIT_PER_SECOND is 0. */
+  readonly dataspaceRateLimiter?: RateLimiter;
   /** Failed authentications per source address (auth-failures.ts); none when AUTH_FAILURES_PER_MINUTE is 0. */
   readonly authFailureLimiter?: RateLimiter;
   /** PUBLIC_BASE_URL, an origin: the base of every absolute URL; none: the request context's domain. */
@@ -380,7 +387,7 @@ export function apiFunction(deps: ApiFunctionDeps, handlers: RouteHandlers) {
     .use(errorMapper())
     .use(checkRequestLine())
     .use(authenticate(deps.authenticator, deps.authFailureLimiter));
-  if (deps.rateLimiter) stack.use(throttle(deps.rateLimiter));
+  if (deps.rateLimiter || deps.dataspaceRateLimiter) stack.use(throttle(deps.rateLimiter, deps.dataspaceRateLimiter));
   const handle = stack.use(prepareRequest(deps.publicBaseUrl)).handler(async (event, context) => {
     const route = routeByKey(event.routeKey);
     const handler = route && dispatch[route.operationId];

@@ -32,6 +32,8 @@ export interface RateLimitSpace {
 
 /** Per API key (shared/http/rate-limit.ts). */
 export const KEY_RATE_SPACE: RateLimitSpace = { key: keys.rateLimit, entity: 'RateLimit' };
+/** Per dataspace, across all its keys (shared/http/rate-limit.ts). */
+export const DATASPACE_RATE_SPACE: RateLimitSpace = { key: keys.dataspaceRateLimit, entity: 'DataspaceRateLimit' };
 /** Failed authentications per source address (shared/http/auth-failures.ts). */
 export const AUTH_FAILURE_SPACE: RateLimitSpace = { key: keys.authFailures, entity: 'AuthFailures' };
 
