@@ -112,7 +112,7 @@ describe('the HTTP API', () => {
     synth.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      DefaultRouteSettings: { ThrottlingRateLimit: 10_000, ThrottlingBurstLimit: 5_000 },
       AccessLogSettings: {
         DestinationArn: { 'Fn::GetAtt': [logicalId(synth.stack, synth.stack.httpApi.accessLogs), 'Arn'] },
         Format: Match.stringLikeRegexp('\\$context\\.requestId'),

@@ -140,6 +140,6 @@ describe('the limiter sort keys', () => {
       const sortKey = typeof key === 'object' && key !== null ? (key as { SK?: unknown }).SK : undefined;
       if (typeof sortKey === 'string' && LIMITER_SORT_KEYS.includes(sortKey)) madeBy.set(sortKey, [...(madeBy.get(sortKey) ?? []), name]);
     }
-    expect(Object.fromEntries(madeBy)).toEqual({ RATE: ['rateLimit'], AUTHFAIL: ['authFailures'] });
+    expect(Object.fromEntries(madeBy)).toEqual({ RATE: ['rateLimit', 'dataspaceRateLimit'], AUTHFAIL: ['authFailures'] });
   });
 });
