@@ -42,7 +42,8 @@ async function route(deps: RouterDependencies, event: DynamoDBStreamEvent, conte
         const requestedAt = isoWithOffset(new Date());
         await queue.send(fresh.map((product) => ({ dataspace: product.dataspace, product: product.uuid, requestedAt, correlationId })));
         for (const product of fresh) queued.add(`${product.uuid}|${correlationId}`);
-        logger.info('Evaluations queued', { eventID: record.eventID, products: fresh.map((product) => product.uuid) });
+        // A change of a license may queue every product of its dataspace: the line names the first few.
+        logger.info('Evaluations queued', { eventID: record.eventID, count: fresh.length, products: fresh.slice(0, 10).map((product) => product.uuid) });
       } catch (error) {
         logger.error('Could not route a change record', { eventID: record.eventID, error: error as Error });
         throw error;

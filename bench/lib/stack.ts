@@ -32,6 +32,9 @@ export interface FreshStackOptions {
   readonly region?: string;
 }
 
+
+/** How long a stop on a signal may take before it is cut short (as bin/local.ts cuts `npm start`'s). */
+const STOP_WITHIN_MS = 4_000;
 /** Runs `fn` against a freshly started local stack and stops it afterwards, whatever happens. */
 export async function withFreshStack<T>(fn: (stack: BenchStack) => Promise<T>, options: FreshStackOptions = {}): Promise<T> {
   const log = options.log ?? ((line: string) => console.error(line));
@@ -58,10 +61,18 @@ export async function withFreshStack<T>(fn: (stack: BenchStack) => Promise<T>, o
 
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= stack.stop().finally(removeDir));
-  // Ctrl-C in the middle of a run: stop DynamoDB Local and remove the data before exiting.
+  // Ctrl-C in the middle of a run: stop DynamoDB Local and remove the data before exiting. A stop still
+  // waiting after STOP_WITHIN_MS (pollers in the middle of a call that DynamoDB Local is slow to answer)
+  // is cut short, as `npm start` cuts its own: the process exits, and DynamoDB Local's watchdog stops it.
   const onSignal = (signal: NodeJS.Signals) => {
     log(`${signal}: stopping the local stack...`);
-    void stop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    const exit = () => process.exit(signal === 'SIGINT' ? 130 : 143);
+    setTimeout(() => {
+      log(`The stop took over ${STOP_WITHIN_MS / 1000} s: exiting; DynamoDB Local's watchdog stops it.`);
+      removeDir();
+      exit();
+    }, STOP_WITHIN_MS).unref();
+    void stop().finally(exit);
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);

@@ -15,12 +15,14 @@ import { requestListScaling } from './request-list-scaling.ts';
 import { webhookFanOut } from './webhook-fan-out.ts';
 import { sbomImport } from './sbom-import.ts';
 import { sbomExport } from './sbom-export.ts';
+import { listCounts } from './list-counts.ts';
 
 export const SCENARIOS: readonly Scenario[] = [
   apiOverhead,
   apiLatency,
   permissionFilteredList,
   requestListScaling,
+  listCounts,
   coldStart,
   policyRules,
   policyEvaluation,

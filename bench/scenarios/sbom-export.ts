@@ -53,6 +53,7 @@ import { LicenseIndexes } from '../../shared/services/license-indexes.ts';
 import { SbomExportService } from '../../shared/services/sbom-export.ts';
 import { writeCycloneDx } from '../../shared/sbom/write-cyclonedx.ts';
 import { writeSpdx } from '../../shared/sbom/write-spdx.ts';
+import { capacityCountingClient } from '../lib/capacity.ts';
 
 const NAME = 'sbom export';
 const DATASPACE = 'bench-sbom-export';
@@ -214,36 +215,6 @@ function seedItems(owner: string, now: Date) {
     analyses++;
   });
   return { productUuid, items, packageUuids: packages.map((pkg) => pkg.uuid), links: links.length, analyses, concluded, edges };
-}
-
-/**
- * A document client that asks every call for its consumed capacity (ReturnConsumedCapacity TOTAL)
- * and adds it up, so that the export and its floor can be compared in read units.
- */
-function capacityCountingClient(context: Parameters<typeof benchDocumentClient>[0]) {
-  const doc = benchDocumentClient(context);
-  const counter = { units: 0, calls: 0 };
-  doc.middlewareStack.add(
-    (next) => async (args) => {
-      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
-      const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
-      for (const entry of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) counter.units += entry.CapacityUnits ?? 0;
-      counter.calls++;
-      return result;
-    },
-    { step: 'initialize', name: 'benchConsumedCapacity' },
-  );
-  return {
-    doc,
-    /** The read units and calls of `fn`, alone on this client. */
-    async measure<T>(fn: () => Promise<T>): Promise<{ result: T; units: number; calls: number }> {
-      counter.units = 0;
-      counter.calls = 0;
-      const result = await fn();
-      return { result, units: counter.units, calls: counter.calls };
-    },
-  };
 }
 
 /** The product's partition by one paged Query, raw items. */
