@@ -123,7 +123,12 @@ export const coldStart: Scenario = {
         const times: number[] = [];
         for (let run = 0; run < RUNS; run += 1) times.push(await importTime(outfile, env));
         const ms = median(times);
-        log(`${name}: ${bytes} bytes, import ${ms.toFixed(1)} ms (runs: ${times.map((t) => t.toFixed(1)).join(', ')})`);
+        // Under active tracing (the stack's functions run with it) Lambda names its X-Ray daemon, and the
+        // function loads the Tracer and the X-Ray SDK at import.
+        const tracedTimes: number[] = [];
+        for (let run = 0; run < RUNS; run += 1) tracedTimes.push(await importTime(outfile, { ...env, AWS_XRAY_DAEMON_ADDRESS: '169.254.79.129:2000' }));
+        const tracedMs = median(tracedTimes);
+        log(`${name}: ${bytes} bytes, import ${ms.toFixed(1)} ms (runs: ${times.map((t) => t.toFixed(1)).join(', ')}), under active tracing ${tracedMs.toFixed(1)} ms`);
 
         figures.push(
           {
@@ -142,7 +147,16 @@ export const coldStart: Scenario = {
             unit: 'ms',
             target: `< ${MAX_IMPORT_MS} ms`,
             met: ms < MAX_IMPORT_MS,
-            note: `median of ${RUNS} fresh node processes with --enable-source-maps (range ${Math.min(...times).toFixed(1)}–${Math.max(...times).toFixed(1)} ms)`,
+            note: `median of ${RUNS} fresh node processes with --enable-source-maps (range ${Math.min(...times).toFixed(1)}–${Math.max(...times).toFixed(1)} ms), without active tracing`,
+          },
+          {
+            scenario: NAME,
+            figure: `${name} import time under active tracing`,
+            value: tracedMs,
+            unit: 'ms',
+            target: `< ${MAX_IMPORT_MS} ms`,
+            met: tracedMs < MAX_IMPORT_MS,
+            note: `as above with AWS_XRAY_DAEMON_ADDRESS set, as Lambda sets it under active tracing (the stack's default): the Tracer and the X-Ray SDK load at import (range ${Math.min(...tracedTimes).toFixed(1)}–${Math.max(...tracedTimes).toFixed(1)} ms)`,
           },
         );
       }

@@ -7,13 +7,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
-import {
-  carriedCorrelationId,
-  requestCorrelationId,
-  stampUpdateExpression,
-  stampingWrites,
-  streamCorrelationId,
-} from '../../shared/observability/correlation.ts';
+import { carriedCorrelationId, requestCorrelationId, streamCorrelationId } from '../../shared/observability/correlation.ts';
+import { stampUpdateExpression, stampingWrites } from '../../shared/observability/write-stamps.ts';
 import { currentCorrelationId, instrumented, withCorrelation, withWriteStamps } from '../../shared/observability/invocation.ts';
 import { countMetric } from '../../shared/observability/metrics.ts';
 import { processQueueBatch } from '../../shared/aws/partial-batch.ts';
