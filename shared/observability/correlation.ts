@@ -3,7 +3,7 @@
  * header of an API request (else the API Gateway request id is used) and gets it back in the answer's
  * header. The path then carries it on explicitly:
  *
- *   API request ─ table writes (attribute `correlationId`, stamped here) ─ stream record
+ *   API request ─ table writes (attribute `correlationId`, stamped by write-stamps.ts) ─ stream record
  *     ─ stream router ─ evaluation message (`correlationId`) ─ evaluator
  *     ─ outbox event and event envelope (`correlation_id`) ─ outbox publisher ─ event bus
  *     ─ webhook fan-out ─ delivery message (`correlationId`) ─ webhook delivery (header X-Correlation-Id)
