@@ -13,17 +13,7 @@ import { REFERENCE_DATA_FILE } from '../../shared/reference/scancode-licensedb.t
 import { CYCLONEDX_SCHEMA_FOLDER, cyclonedxSchemaFiles } from '../../shared/sbom/schema-validation.ts';
 import { useTestTable } from '../support/environment.ts';
 import { aUserWithKey } from '../support/factories.ts';
-
-/** A regression budget, not a goal: the AWS SDK is bundled, so a table-reading function is a few hundred kB. */
-const MAX_BUNDLE_BYTES = 1024 * 1024;
-/**
- * What reading SBOMs adds to a function (FUNCTIONS' readsSboms): Ajv and its formats, the CycloneDX
- * library's models and the SBOM readers (the schemas themselves are files beside the bundle).
- */
-const SBOM_READER_BYTES = 256 * 1024;
-/** What tracing adds to every function: Powertools' Tracer and the X-Ray SDK it drives (127 kB minified, measured alone). */
-const TRACER_BYTES = 160 * 1024;
-const budget = (name: FunctionName) => MAX_BUNDLE_BYTES + TRACER_BYTES + ((FUNCTIONS[name] as { readsSboms?: true }).readsSboms ? SBOM_READER_BYTES : 0);
+import { bundleBudget } from '../../bench/lib/bundle-budget.ts';
 
 const names = Object.keys(FUNCTIONS) as FunctionName[];
 let outdir: string;
@@ -51,7 +41,7 @@ describe('bundled functions', () => {
     expect(code.startsWith("import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);")).toBe(true);
     expect(code).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
     expect(statSync(`${bundle}.map`).size).toBeGreaterThan(0);
-    expect(statSync(bundle).size).toBeLessThan(budget(name));
+    expect(statSync(bundle).size).toBeLessThan(bundleBudget(name));
   });
 
   it.each(names.filter((name) => (FUNCTIONS[name] as { readsSboms?: true }).readsSboms))(
