@@ -26,7 +26,8 @@
  *                                                              one sorted index per ordering of the request list;
  *                                                              an equality filter on a field is a prefix of its index
  *   Comment      PK=REQUEST#<uuid>        SK=COMMENT#<created>#<uuid>  a request's comments, oldest first
- *   Request count PK=DS#<ds>#REQCOUNT     SK=<counter key>      exact list counts: all, status=open, requester=bob...
+ *   Request count PK=DS#<ds>#REQCOUNT[#<shard>]  SK=<counter key>  exact list counts: all, status=open, requester=bob...
+ *                                                              (shard 0 has no suffix: the one item written before sharding)
  *   Catalog object (usage policy, license, package, vulnerability)
  *                PK=<TYPE>#<uuid>         SK=<TYPE>             get one
  *                GSI1PK=DS#<ds>#<TYPE>S   GSI1SK=<unique value>␁<uuid>   list a dataspace's, in order
@@ -50,6 +51,10 @@
  *   Delivery     PK=WEBHOOK#<uuid>        SK=DELIVERY#<delivery id>   an event to deliver to it (for redelivery)
  *   Attempt      PK=WEBHOOK#<uuid>        SK=ATTEMPT#<time>#<id>      its delivery log, newest first (TTL 30 days)
  *   SBOM import  PK=SBOMIMPORT#<uuid>     SK=SBOMIMPORT         an import (GET /api/v2/sbom_imports/{uuid}/; the upload's S3 key names it)
+ *   List count   PK=DS#<ds>#COUNT#<collection>[#<shard>]  SK=<counter key>   exact counts of a catalog list
+ *                                                              and of each of its documented equality filters
+ *                                                              (shared/store/counters.ts: a write adds to one random shard,
+ *                                                              a count reads every shard of its counter in one BatchGetItem)
  *   Rate limit   PK=RATE#<keyId>          SK=RATE               an API key's throttling state (GCRA `tat`, TTL a minute past it)
  *   Dataspace quota PK=RATE#DS#<ds>       SK=RATE               a dataspace's throttling state, across its keys (GCRA `tat`, TTL; key ids and names hold no '#')
  *   Auth failures PK=AUTHFAIL#<source>    SK=AUTHFAIL           a source address's failed-authentication throttling state (GCRA `tat`, TTL)
@@ -58,6 +63,12 @@
  * unique within their dataspace. Names never contain '#': the load file and the services reject it.
  */
 export type Key = { PK: string; SK: string };
+
+/** The lists whose counts are kept in list count items (requests keep theirs in request count items). */
+export type CountedCollection = 'PRODUCTS' | 'USAGEPOLICIES' | 'LICENSES' | 'PACKAGES' | 'VULNERABILITIES' | 'PRODUCTPACKAGES';
+
+/** Counter items are sharded; shard 0 keeps the unsuffixed key, so counts written before sharding still count. */
+const shardSuffix = (shard: number) => (shard === 0 ? '' : `#${shard}`);
 
 /** The catalog's object types, as they appear in keys. */
 export type CatalogType = 'USAGEPOLICY' | 'LICENSE' | 'PACKAGE' | 'VULNERABILITY';
@@ -143,7 +154,11 @@ export const keys = {
     last_modified_date: 'GSI9',
   } as const,
   requestsPartition: (dataspace: string) => `DS#${dataspace}#REQUESTS`,
-  requestCount: (dataspace: string, counter: string): Key => ({ PK: `DS#${dataspace}#REQCOUNT`, SK: counter }),
+  requestCount: (dataspace: string, counter: string, shard = 0): Key => ({ PK: `DS#${dataspace}#REQCOUNT${shardSuffix(shard)}`, SK: counter }),
+  listCount: (dataspace: string, collection: CountedCollection, counter: string, shard = 0): Key => ({
+    PK: `DS#${dataspace}#COUNT#${collection}${shardSuffix(shard)}`,
+    SK: counter,
+  }),
 
   catalogObject: (type: CatalogType, uuid: string): Key => ({ PK: `${type}#${uuid}`, SK: type }),
   catalogInDataspace: (type: CatalogType, dataspace: string, unique: string, uuid: string) => ({
@@ -216,6 +231,7 @@ export type EntityType =
   | 'Request'
   | 'RequestComment'
   | 'RequestCount'
+  | 'ListCount'
   | 'UsagePolicy'
   | 'License'
   | 'Package'

@@ -16,6 +16,7 @@ import { webhookFanOut } from './webhook-fan-out.ts';
 import { sbomImport } from './sbom-import.ts';
 import { sbomExport } from './sbom-export.ts';
 import { listCounts } from './list-counts.ts';
+import { requestCreates } from './request-creates.ts';
 
 export const SCENARIOS: readonly Scenario[] = [
   apiOverhead,
@@ -23,6 +24,7 @@ export const SCENARIOS: readonly Scenario[] = [
   permissionFilteredList,
   requestListScaling,
   listCounts,
+  requestCreates,
   coldStart,
   policyRules,
   policyEvaluation,

@@ -284,11 +284,11 @@ function baseCounterKeys(request: RequestRecord): string[] {
   ];
 }
 
-export interface CounterDelta {
+export type CounterDelta = {
   readonly total: number;
   /** Requests that are not private: what every user of the dataspace sees. */
   readonly public: number;
-}
+};
 
 const isPrivateCounter = (key: string) => key.startsWith('private:');
 

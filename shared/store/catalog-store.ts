@@ -12,7 +12,8 @@ import {
   type DynamoDBDocumentClient,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { keys, type CatalogType } from '../keys.ts';
+import { keys, type CatalogType, type CountedCollection } from '../keys.ts';
+import { counterChanges, counterSeedItems, counterTotals, counterUpdates, filterCounter, listCounterSpace, readCounters } from './counters.ts';
 import { ConflictError, InUseError } from '../domain/errors.ts';
 import {
   inUseMessage,
@@ -42,6 +43,7 @@ import {
   type TransactItem,
 } from './dynamo.ts';
 import { SEARCH_FIELDS } from '../domain/search.ts';
+import { UNKNOWN_LICENSE_KEY } from '../domain/license-resolution.ts';
 import { addSearch, searchAttributes } from './search-filter.ts';
 
 type Stored = {
@@ -50,6 +52,8 @@ type Stored = {
   readonly rev: number;
   /** Store metadata, not the domain's: the item's references were counted when it was written. */
   readonly refsCounted?: true;
+  /** Store metadata: the object was counted in its list's counters when it was written. */
+  readonly listCounted?: true;
 };
 
 /** Package updates per transaction when a vulnerability changes its links (a transaction holds 100 items). */
@@ -86,7 +90,7 @@ const UNUSED = {
  * what happened: the object moved (stale), its unique value is taken, it is still in use, or a value
  * it names is gone.
  */
-export type ItemKind = 'object' | 'reserve' | 'release' | 'unused' | 'use' | 'unuse';
+export type ItemKind = 'object' | 'reserve' | 'release' | 'unused' | 'use' | 'unuse' | 'counter';
 
 /** A catalog write's item, labelled with its kind. */
 interface CatalogItem extends LabelledItem {
@@ -110,9 +114,19 @@ export interface CollectionSpec<T extends Stored> {
   readonly fromItem: (item: Item) => T;
   /** The attributes (of toAttributes) that `?search=` looks in: the item stores their folded copy. */
   readonly searchFields?: readonly string[];
+  /**
+   * The list counters the object adds one to besides `all`: one per documented equality filter of the
+   * list (filterCounter names them), so a page filtered on one of them knows its count without reading.
+   */
+  readonly filterCounters?: (object: T) => readonly string[];
 }
 
 export interface ListOptions {
+  /**
+   * The list counters (shared/store/counters.ts) whose sum is the count of what the other options
+   * select, when the caller knows them; without, the count reads the selection.
+   */
+  readonly counted?: readonly string[];
   /** Exact values of attributes, applied as a filter. */
   readonly equal?: Readonly<Record<string, string>>;
   /** `?search=`'s folded terms, each contained in one of the collection's searchFields. */
@@ -148,7 +162,39 @@ export function objectItem<T extends Stored>(spec: CollectionSpec<T>, object: T)
     rev: object.rev + 1,
     // Its references are counted from this write on (see useItems); objects written before counting began lack it.
     ...(spec.references ? { refsCounted: true } : {}),
+    // And it is in its list's counters (listCounterChanges); objects written before list counters lack it.
+    listCounted: true,
   };
+}
+
+/** The list a collection's counters count. */
+const COUNTED: Record<CatalogType, CountedCollection> = {
+  USAGEPOLICY: 'USAGEPOLICIES',
+  LICENSE: 'LICENSES',
+  PACKAGE: 'PACKAGES',
+  VULNERABILITY: 'VULNERABILITIES',
+};
+
+export function catalogCounterSpace(type: CatalogType, dataspace: string) {
+  return listCounterSpace(dataspace, COUNTED[type]);
+}
+
+/** The list counters the object adds one to: `all` and its filters'. */
+function listCountersOf<T extends Stored>(spec: CollectionSpec<T>): (object: T) => Map<string, { total: number }> {
+  return (object) => new Map(['all', ...(spec.filterCounters?.(object) ?? [])].map((counter) => [counter, { total: 1 }]));
+}
+
+/**
+ * What writing `after` over `before` moves in the list counters. An object written before list
+ * counters began was never counted: it counts down nothing, and is counted as new (objectItem marks it).
+ */
+export function listCounterChanges<T extends Stored>(spec: CollectionSpec<T>, before: T | undefined, after: T | undefined) {
+  return counterChanges(listCountersOf(spec), before?.listCounted ? before : undefined, after);
+}
+
+/** The list counter items of a bulk load's objects (benchmark seeding), for catalogSeedItems' objects. */
+export function catalogCountSeedItems<T extends Stored>(spec: CollectionSpec<T>, dataspace: string, objects: readonly T[]): Item[] {
+  return counterSeedItems(catalogCounterSpace(spec.type, dataspace), counterTotals(listCountersOf(spec), objects));
 }
 
 /** The reservation of a unique value (label, key, purl, id) in the object's dataspace. */
@@ -160,10 +206,11 @@ export function uniqueItem<T extends Stored>(spec: CollectionSpec<T>, object: T,
  * The items creating `object` stores (the object and its unique reservation), for bulk loads that
  * bypass the transactions (benchmark seeding), as productSeedItems does for products.
  */
-export function catalogSeedItems<T extends Stored>(spec: CollectionSpec<T>, object: T): Item[] {
+export function catalogSeedItems<T extends Stored>(spec: CollectionSpec<T>, object: T, options: { listCounted?: boolean } = {}): Item[] {
   // Seeding counts no references, so the object is not marked as counted: a later write counts them.
-  const { refsCounted: _uncounted, ...item } = objectItem(spec, object);
-  return [item, uniqueItem(spec, object, spec.unique(object))];
+  // Nor is it in its list's counters unless the loader writes them too (catalogCountSeedItems) and says so.
+  const { refsCounted: _uncounted, listCounted: _listed, ...item } = objectItem(spec, object);
+  return [{ ...item, ...(options.listCounted ? { listCounted: true } : {}) }, uniqueItem(spec, object, spec.unique(object))];
 }
 
 /** One catalog collection: get, list, and create / update / delete under a revision check. */
@@ -229,9 +276,16 @@ export class Collection<T extends Stored> {
     const search = options.search ?? [];
     if (search.length > 0 && !this.spec.searchFields) throw new Error(`${this.spec.entity} has no search fields`);
     const recheck = addSearch(input, this.spec.searchFields ?? [], search);
-    const count = await queryCount(this.doc, input, recheck);
-    const items = offset < count ? await queryOffset(this.doc, input, offset, limit, recheck) : [];
+    const count = options.counted ? await this.counted(dataspace, options.counted) : await queryCount(this.doc, input, recheck);
+    // Known to hold `count`, the page stops reading once it has the last of them (a filter reads on otherwise).
+    const items = offset < count ? await queryOffset(this.doc, input, offset, Math.min(limit, count - offset), recheck) : [];
     return { count, items: items.map(this.spec.fromItem) };
+  }
+
+  /** The sum of list counters (each counts objects no other of them counts). */
+  private async counted(dataspace: string, counters: readonly string[]): Promise<number> {
+    const totals = await readCounters(this.doc, this.tableName, catalogCounterSpace(this.spec.type, dataspace), counters, ['total']);
+    return [...totals.values()].reduce((sum, { total }) => sum + total, 0);
   }
 
   /** Every object of the dataspace, in unique-value order (its licenses, to resolve expressions with): a paged Query of the index. */
@@ -272,6 +326,7 @@ export class Collection<T extends Stored> {
     } else if (before && after && this.spec.breaksUses?.(before, after)) {
       items.push({ label: 'unused', item: { ConditionCheck: { TableName: this.tableName, Key: keys.catalogUnique(type, object.dataspace, oldUnique!), ...UNUSED } } });
     }
+    items.push(...(counterUpdates(this.tableName, catalogCounterSpace(type, object.dataspace), listCounterChanges(this.spec, before, after)) as CatalogItem[]));
     return items;
   }
 
@@ -386,6 +441,11 @@ export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSp
     uniqueMessage: 'License with this key already exists.',
     noun: 'license',
     references: (l) => (l.usagePolicy === null ? [] : [{ type: 'USAGEPOLICY', value: l.usagePolicy, counter: 'usedByLicenses' }]),
+    filterCounters: (l) => [
+      filterCounter('spdx_license_key', searchFold(l.spdxLicenseKey)),
+      filterCounter('category', l.category),
+      filterCounter('is_exception', String(l.isException)),
+    ],
     toAttributes: (l) => ({
       key: l.key,
       name: l.name,
@@ -422,6 +482,14 @@ export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSp
     references: (p) => [
       ...p.countedLicenseKeys.map((key): Reference => ({ type: 'LICENSE', value: key, counter: 'usedByPackages' })),
       ...(p.usagePolicy === null ? [] : [{ type: 'USAGEPOLICY' as const, value: p.usagePolicy, counter: 'usedByPackages' as const }]),
+    ],
+    // Not `unknown_license`: one counter per unknown license (up to MAX_LICENSE_KEYS, before and after)
+    // would not fit beside the license use counters in the write's transaction of 100 items.
+    filterCounters: (p) => [
+      filterCounter('name', p.name),
+      filterCounter('version', p.version),
+      filterCounter('type', p.type),
+      filterCounter('has_unknown_license', String(p.licenseKeys.includes(UNKNOWN_LICENSE_KEY))),
     ],
     toAttributes: (p) => ({
       type: p.type,
@@ -624,7 +692,13 @@ export class CatalogStore {
 }
 
 function stored(item: Item): Stored {
-  return { uuid: String(item.uuid), dataspace: String(item.dataspace), rev: Number(item.rev ?? 0), ...(item.refsCounted === true ? { refsCounted: true } : {}) };
+  return {
+    uuid: String(item.uuid),
+    dataspace: String(item.dataspace),
+    rev: Number(item.rev ?? 0),
+    ...(item.refsCounted === true ? { refsCounted: true } : {}),
+    ...(item.listCounted === true ? { listCounted: true } : {}),
+  };
 }
 
 /** Whether the object, as read, was written with its references counted (objectItem marks it). */

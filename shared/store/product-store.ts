@@ -5,6 +5,7 @@
  * (by dataspace, and by viewer) never point at a product that is gone or under an old name.
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { counterChanges, counterSeedItems, counterTotals, counterUpdates, listCounterSpace, readCounters } from './counters.ts';
 import { keys } from '../keys.ts';
 import { ConflictError } from '../domain/errors.ts';
 import { compareCodePoints } from '../domain/text.ts';
@@ -106,6 +107,7 @@ export class ProductStore {
         { label: 'name', item: this.putName(product) },
         { label: 'grant', item: { Put: { TableName: this.tableName, Item: grantItem(product, creatorGrant, sortKey) } } },
         { label: 'count', item: this.adjustCount(product.dataspace, 1) },
+        ...this.versionCount(undefined, product),
       ]);
     } catch (error) {
       if (cancelledBecause(error, 'name')) throw nameTaken();
@@ -161,6 +163,7 @@ export class ProductStore {
           ? [
               { label: 'old name', item: { Delete: { TableName: this.tableName, Key: keys.productName(before.dataspace, before.name, before.version) } } },
               ...(reserved ? [] : [{ label: 'name', item: this.putName(after) }]),
+              ...this.versionCount(before, after),
             ]
           : []),
         ...rewrites,
@@ -233,6 +236,7 @@ export class ProductStore {
         },
         { label: 'name', item: { Delete: { TableName: this.tableName, Key: keys.productName(product.dataspace, product.name, product.version) } } },
         { label: 'count', item: this.adjustCount(product.dataspace, -1) },
+        ...this.versionCount(current, undefined),
         ...deletes,
       ]);
     } catch (error) {
@@ -256,13 +260,16 @@ export class ProductStore {
       input.ExpressionAttributeNames = { ...input.ExpressionAttributeNames, '#version': 'version' };
       input.ExpressionAttributeValues = { ...input.ExpressionAttributeValues, ':version': filters.version };
     }
-    // Search is a filter on the same Query: its count reads the range, as the version filter's does.
+    // Search is a filter on the same Query: its count reads the range (no counter counts a search).
     const recheck = addSearch(input, SEARCH_FIELDS.products, filters.search ?? []);
     const count =
-      filters.name === undefined && filters.version === undefined && recheck === undefined
-        ? await this.productCount(dataspace)
-        : await queryCount(this.doc, input, recheck);
-    const items = offset < count ? await queryOffset(this.doc, input, offset, limit, recheck) : [];
+      recheck !== undefined || filters.name !== undefined
+        ? await queryCount(this.doc, input, recheck)
+        : filters.version !== undefined
+          ? (await readCounters(this.doc, this.tableName, listCounterSpace(dataspace, 'PRODUCTS'), [versionCounter(filters.version)], ['total'])).get(versionCounter(filters.version))!.total
+          : await this.productCount(dataspace);
+    // Known to hold `count`, the page stops reading once it has the last of them (a filter reads on otherwise).
+    const items = offset < count ? await queryOffset(this.doc, input, offset, Math.min(limit, count - offset), recheck) : [];
     return { count, products: items.map(toProduct) };
   }
 
@@ -349,6 +356,15 @@ export class ProductStore {
     };
   }
 
+  /**
+   * The version filter's counters (sharded: shared/store/counters.ts). The dataspace's own count stays
+   * one item (COUNT#PRODUCTS), as before: products are created at a person's pace, not a pipeline's.
+   */
+  private versionCount(before: Product | undefined, after: Product | undefined): LabelledItem[] {
+    const product = (after ?? before)!;
+    return counterUpdates(this.tableName, listCounterSpace(product.dataspace, 'PRODUCTS'), counterChanges(productCounters, before, after));
+  }
+
   private adjustCount(dataspace: string, delta: number): TransactItem {
     return {
       Update: {
@@ -382,6 +398,18 @@ export function productSeedItems(product: Product, grants: readonly Grant[]): It
 
 export function productCountItem(dataspace: string, count: number): Item {
   return { ...keys.productCount(dataspace), entity: 'ProductCount', count };
+}
+
+/** The version counters of a dataspace's products, for bulk loads (productCountItem holds their count). */
+export function productVersionCountItems(dataspace: string, products: readonly Product[]): Item[] {
+  return counterSeedItems(listCounterSpace(dataspace, 'PRODUCTS'), counterTotals(productCounters, products));
+}
+
+const versionCounter = (version: string) => `version=${version}`;
+
+/** The counters a product adds to, besides the dataspace's count: its version's. */
+function productCounters(product: Product): Map<string, { total: number }> {
+  return new Map([[versionCounter(product.version), { total: 1 }]]);
 }
 
 /** Serialises a write with every other write to the product (grants, packages, analyses, deletion). */

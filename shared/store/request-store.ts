@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../domain/errors.ts';
 import { keys } from '../keys.ts';
+import { counterSeedItems, counterTotals, counterUpdates, readCounters, requestCounterSpace } from './counters.ts';
 import {
   ORDERING_FIELDS,
   counterDeltas,
@@ -218,8 +219,7 @@ export class RequestStore {
   // --- the list ------------------------------------------------------------------------------
 
   async count(dataspace: string, counter: string): Promise<{ total: number; public: number }> {
-    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.requestCount(dataspace, counter) }));
-    return { total: Number(result.Item?.total ?? 0), public: Number(result.Item?.public ?? 0) };
+    return (await readCounters(this.doc, this.tableName, requestCounterSpace(dataspace), [counter], ['total', 'public'])).get(counter)!;
   }
 
   /** One page of an ordering index, filtered in DynamoDB: reads about (offset + limit) / selectivity entries. */
@@ -339,20 +339,7 @@ export class RequestStore {
         },
       },
     ];
-    for (const [counter, delta] of deltas) {
-      items.push({
-        label: 'counter',
-        item: {
-          Update: {
-            TableName: this.tableName,
-            Key: keys.requestCount(after.dataspace, counter),
-            UpdateExpression: 'SET entity = :entity ADD #total :total, #public :public',
-            ExpressionAttributeNames: { '#total': 'total', '#public': 'public' },
-            ExpressionAttributeValues: { ':entity': 'RequestCount', ':total': delta.total, ':public': delta.public },
-          },
-        },
-      });
-    }
+    items.push(...counterUpdates(this.tableName, requestCounterSpace(after.dataspace), deltas));
     try {
       await transact(this.doc, items);
     } catch (error) {
@@ -367,24 +354,12 @@ export class RequestStore {
 
 /** The items a set of requests is stored as, counters included, for bulk loads (benchmark seeding). */
 export function requestSeedItems(requests: readonly RequestRecord[]): Item[] {
-  const counters = new Map<string, { dataspace: string; counter: string; total: number; public: number }>();
-  for (const request of requests) {
-    for (const [counter, delta] of counterDeltas(undefined, request)) {
-      const id = `${request.dataspace}|${counter}`;
-      const current = counters.get(id) ?? { dataspace: request.dataspace, counter, total: 0, public: 0 };
-      current.total += delta.total;
-      current.public += delta.public;
-      counters.set(id, current);
-    }
-  }
+  const byDataspace = Map.groupBy(requests, (request) => request.dataspace);
   return [
     ...requests.map(requestItem),
-    ...[...counters.values()].map((c) => ({
-      ...keys.requestCount(c.dataspace, c.counter),
-      entity: 'RequestCount',
-      total: c.total,
-      public: c.public,
-    })),
+    ...[...byDataspace].flatMap(([dataspace, ofDataspace]) =>
+      counterSeedItems(requestCounterSpace(dataspace), counterTotals((request: RequestRecord) => counterDeltas(undefined, request), ofDataspace)),
+    ),
   ];
 }
 

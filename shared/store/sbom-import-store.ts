@@ -26,7 +26,8 @@ import type { Analysis, License, Package, ProductPackage, Vulnerability } from '
 import type { Product } from '../domain/product.ts';
 import type { ImportPlan, ImportStatus, ImportSummary, SbomImport } from '../domain/sbom-import.ts';
 import type { ImportMarks, ImportOutcome } from '../domain/change-records.ts';
-import { CATALOG_SPECS, isCounted, objectItem, uniqueItem, type CatalogStore, type Reference } from './catalog-store.ts';
+import { CATALOG_SPECS, catalogCounterSpace, isCounted, listCounterChanges, objectItem, uniqueItem, type CatalogStore, type Reference } from './catalog-store.ts';
+import { counterUpdates } from './counters.ts';
 import { analysisItem, analysisPointer, productPackageItem, productPackagePointer, toAnalysis, toProductPackage } from './product-package-store.ts';
 import { toProduct } from './product-store.ts';
 import {
@@ -229,15 +230,18 @@ class PlanWriter {
     }
   }
 
-  /** Creates and updates of packages, with their license counters, as few transactions as fit. */
+  /** Creates and updates of packages, with their license counters and list counters, as few transactions as fit. */
   async packages(writes: ImportPlan['packageWrites'], licenseKeys: ReadonlySet<string>): Promise<void> {
     const spec = CATALOG_SPECS.packages;
-    let chunk: { items: TransactItem[]; counters: Map<string, { reference: Reference; delta: number }> } = { items: [], counters: new Map() };
+    type Chunk = { items: TransactItem[]; counters: Map<string, { reference: Reference; delta: number }>; lists: Map<string, { total: number }> };
+    let chunk: Chunk = { items: [], counters: new Map(), lists: new Map() };
     const flush = async () => {
       if (chunk.items.length === 0) return;
-      const counters = [...chunk.counters.values()].filter(({ delta }) => delta !== 0).map(({ reference, delta }) => counterUpdate(this.tableName, this.dataspaceOf(writes), reference, delta));
-      const items = [...labelled('package', chunk.items), ...labelled('counter', counters)];
-      chunk = { items: [], counters: new Map() };
+      const dataspace = this.dataspaceOf(writes);
+      const counters = [...chunk.counters.values()].filter(({ delta }) => delta !== 0).map(({ reference, delta }) => counterUpdate(this.tableName, dataspace, reference, delta));
+      const lists = new Map([...chunk.lists].filter(([, { total }]) => total !== 0));
+      const items = [...labelled('package', chunk.items), ...labelled('counter', counters), ...counterUpdates(this.tableName, catalogCounterSpace('PACKAGE', dataspace), lists)];
+      chunk = { items: [], counters: new Map(), lists: new Map() };
       await this.transact(items);
     };
     for (const { before, after } of writes) {
@@ -254,14 +258,16 @@ class PlanWriter {
         ...(before ? [] : [{ Put: { TableName: this.tableName, Item: uniqueItem(spec, after, after.purl), ConditionExpression: 'attribute_not_exists(PK)' } }]),
       ];
       const deltas = referenceDeltas(before, after, licenseKeys);
-      const newCounters = deltas.filter(({ id }) => !chunk.counters.has(id)).length;
-      if (chunk.items.length + chunk.counters.size + own.length + newCounters > TRANSACTION_ITEMS) await flush();
+      const lists = listCounterChanges(spec, before, after);
+      const newCounters = deltas.filter(({ id }) => !chunk.counters.has(id)).length + [...lists.keys()].filter((counter) => !chunk.lists.has(counter)).length;
+      if (chunk.items.length + chunk.counters.size + chunk.lists.size + own.length + newCounters > TRANSACTION_ITEMS) await flush();
       chunk.items.push(...own);
       for (const { id, reference, delta } of deltas) {
         const entry = chunk.counters.get(id) ?? { reference, delta: 0 };
         entry.delta += delta;
         chunk.counters.set(id, entry);
       }
+      for (const [counter, { total = 0 }] of lists) chunk.lists.set(counter, { total: (chunk.lists.get(counter)?.total ?? 0) + total });
     }
     await flush();
   }
@@ -301,6 +307,7 @@ class PlanWriter {
       },
       ...(before ? [] : [{ Put: { TableName: this.tableName, Item: uniqueItem(spec, after, after.vulnerabilityId), ConditionExpression: 'attribute_not_exists(PK)' } }]),
     ];
+    own.push(...counterUpdates(this.tableName, catalogCounterSpace('VULNERABILITY', after.dataspace), listCounterChanges(spec, before, after)).map(({ item }) => item));
     while (updates.length + own.length > TRANSACTION_ITEMS) await this.transact(labelled('link', updates.splice(0, TRANSACTION_ITEMS - own.length)));
     await this.transact([...labelled('link', updates), ...labelled('vulnerability', own)]);
   }

@@ -1,0 +1,129 @@
+/**
+ * A proxy in front of DynamoDB Local that gives its transactions DynamoDB's isolation: DynamoDB
+ * cancels a TransactWriteItems that touches an item another transaction is writing at that moment
+ * (cancellation reason TransactionConflict), and refuses a PutItem, UpdateItem or DeleteItem of such
+ * an item (TransactionConflictException). DynamoDB Local runs transactions one at a time and never
+ * does either, so write contention cannot be measured on it alone.
+ *
+ * The model: an item is "being written" from the moment its transaction reaches the proxy until
+ * DynamoDB Local has answered it. Everything else is forwarded untouched.
+ */
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+type AttributeValue = Record<string, unknown>;
+type TransactItem = Record<string, { TableName?: string; Key?: Record<string, AttributeValue>; Item?: Record<string, AttributeValue> }>;
+
+export interface ConflictProxy {
+  readonly endpoint: string;
+  /** Transactions cancelled and single writes refused for a conflict, since the start. */
+  readonly conflicts: () => { transactions: number; writes: number };
+  stop(): Promise<void>;
+}
+
+const itemId = (table: string | undefined, key: Record<string, AttributeValue> | undefined) =>
+  `${table ?? ''}\u0000${JSON.stringify(key?.PK ?? null)}\u0000${JSON.stringify(key?.SK ?? null)}`;
+
+/** The items a write names, by table and key. */
+function writtenItems(operation: string, body: Record<string, unknown>): string[] {
+  if (operation === 'TransactWriteItems') {
+    return ((body.TransactItems as TransactItem[] | undefined) ?? []).map((entry) => {
+      const [action] = Object.values(entry);
+      return itemId(action?.TableName, action?.Key ?? action?.Item);
+    });
+  }
+  if (operation === 'PutItem') return [itemId(body.TableName as string, body.Item as Record<string, AttributeValue>)];
+  if (operation === 'UpdateItem' || operation === 'DeleteItem') return [itemId(body.TableName as string, body.Key as Record<string, AttributeValue>)];
+  return [];
+}
+
+export async function startConflictProxy(target: string): Promise<ConflictProxy> {
+  const upstream = new URL(target);
+  const inFlight = new Map<string, number>();
+  const sockets = new Set<Socket>();
+  const counted = { transactions: 0, writes: 0 };
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const operation = String(req.headers['x-amz-target'] ?? '').split('.').at(-1) ?? '';
+      let parsed: Record<string, unknown> = {};
+      try {
+        parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+      } catch {
+        // not JSON: forwarded as is
+      }
+      const items = writtenItems(operation, parsed);
+      const busy = items.map((id) => inFlight.has(id));
+      if (busy.some(Boolean)) {
+        if (operation === 'TransactWriteItems') {
+          counted.transactions++;
+          refuse(res, 'TransactionCanceledException', {
+            message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${busy.map((b) => (b ? 'TransactionConflict' : 'None')).join(', ')}]`,
+            CancellationReasons: busy.map((b) => (b ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' } : { Code: 'None' })),
+          });
+        } else {
+          counted.writes++;
+          refuse(res, 'TransactionConflictException', { message: 'Transaction is ongoing for the item' });
+        }
+        return;
+      }
+      // Only transactions hold their items; a single write is atomic on its own.
+      const held = operation === 'TransactWriteItems' ? items : [];
+      for (const id of held) inFlight.set(id, (inFlight.get(id) ?? 0) + 1);
+      const release = () => {
+        for (const id of held) {
+          const left = (inFlight.get(id) ?? 1) - 1;
+          if (left === 0) inFlight.delete(id);
+          else inFlight.set(id, left);
+        }
+      };
+      forward(req, body, (status, headers, reply) => {
+        release();
+        res.writeHead(status, headers);
+        res.end(reply);
+      }, release);
+    });
+  });
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  function refuse(res: ServerResponse, type: string, fields: Record<string, unknown>) {
+    const text = JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, ...fields });
+    res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'content-length': String(Buffer.byteLength(text)), 'x-amzn-requestid': `conflict-${Date.now()}` });
+    res.end(text);
+  }
+
+  function forward(req: IncomingMessage, body: Buffer, done: (status: number, headers: Record<string, string | string[]>, body: Buffer) => void, failed: () => void) {
+    const outgoing = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, (reply) => {
+      const parts: Buffer[] = [];
+      reply.on('data', (chunk: Buffer) => parts.push(chunk));
+      reply.on('end', () => {
+        const headers: Record<string, string | string[]> = {};
+        for (const [name, value] of Object.entries(reply.headers)) if (value !== undefined) headers[name] = value;
+        done(reply.statusCode ?? 502, headers, Buffer.concat(parts));
+      });
+    });
+    outgoing.on('error', () => {
+      failed();
+      req.socket.destroy();
+    });
+    outgoing.end(body);
+  }
+
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', () => listening()));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    conflicts: () => ({ ...counted }),
+    async stop() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((closed) => server.close(() => closed()));
+    },
+  };
+}
