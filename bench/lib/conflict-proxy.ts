@@ -2,8 +2,10 @@
  * A proxy in front of DynamoDB Local that gives its transactions DynamoDB's isolation: DynamoDB
  * cancels a TransactWriteItems that touches an item another transaction is writing at that moment
  * (cancellation reason TransactionConflict), and refuses a PutItem, UpdateItem or DeleteItem of such
- * an item (TransactionConflictException). DynamoDB Local runs transactions one at a time and never
- * does either, so write contention cannot be measured on it alone.
+ * an item (TransactionConflictException); and a transaction resent with the token of one it is still
+ * applying (the SDK's retry after a timeout) is refused with TransactionInProgressException. DynamoDB
+ * Local runs transactions one at a time and does none of this, so write contention cannot be measured
+ * on it alone.
  *
  * The model: an item is "being written" from the moment its transaction reaches the proxy until
  * DynamoDB Local has answered it. Everything else is forwarded untouched.
@@ -16,8 +18,8 @@ type TransactItem = Record<string, { TableName?: string; Key?: Record<string, At
 
 export interface ConflictProxy {
   readonly endpoint: string;
-  /** Transactions cancelled and single writes refused for a conflict, since the start. */
-  readonly conflicts: () => { transactions: number; writes: number };
+  /** Transactions cancelled and single writes refused for a conflict, and resends refused as in progress, since the start. */
+  readonly conflicts: () => { transactions: number; writes: number; inProgress: number };
   stop(): Promise<void>;
 }
 
@@ -40,8 +42,9 @@ function writtenItems(operation: string, body: Record<string, unknown>): string[
 export async function startConflictProxy(target: string): Promise<ConflictProxy> {
   const upstream = new URL(target);
   const inFlight = new Map<string, number>();
+  const tokensInFlight = new Set<string>();
   const sockets = new Set<Socket>();
-  const counted = { transactions: 0, writes: 0 };
+  const counted = { transactions: 0, writes: 0, inProgress: 0 };
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -54,6 +57,12 @@ export async function startConflictProxy(target: string): Promise<ConflictProxy>
         parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
       } catch {
         // not JSON: forwarded as is
+      }
+      const token = operation === 'TransactWriteItems' && typeof parsed.ClientRequestToken === 'string' ? parsed.ClientRequestToken : undefined;
+      if (token !== undefined && tokensInFlight.has(token)) {
+        counted.inProgress++;
+        refuse(res, 'TransactionInProgressException', { message: 'The transaction with the given request token is already in progress.' });
+        return;
       }
       const items = writtenItems(operation, parsed);
       const busy = items.map((id) => inFlight.has(id));
@@ -73,7 +82,9 @@ export async function startConflictProxy(target: string): Promise<ConflictProxy>
       // Only transactions hold their items; a single write is atomic on its own.
       const held = operation === 'TransactWriteItems' ? items : [];
       for (const id of held) inFlight.set(id, (inFlight.get(id) ?? 0) + 1);
+      if (token !== undefined) tokensInFlight.add(token);
       const release = () => {
+        if (token !== undefined) tokensInFlight.delete(token);
         for (const id of held) {
           const left = (inFlight.get(id) ?? 1) - 1;
           if (left === 0) inFlight.delete(id);

@@ -29,7 +29,9 @@ import { isoWithOffset } from '../../shared/domain/time.ts';
 
 const NAME = 'request creates';
 const CLIENTS = 16;
-const SECONDS = 15;
+/** The two layouts take turns, ROUNDS times SECONDS each, so a change in the machine's load meets both. */
+const ROUNDS = 4;
+const SECONDS = 5;
 const WARMUP_SECONDS = 3;
 const TARGET = 0.8;
 const TEMPLATE = 'Contention Review';
@@ -50,6 +52,8 @@ interface Run {
   readonly other: number;
   readonly seconds: number;
   readonly byDataspace: ReadonlyMap<string, number>;
+  /** Every answer other than 201, by status. */
+  readonly refused: ReadonlyMap<number, number>;
 }
 
 async function seedClients(context: ScenarioContext, layout: 'one' | 'spread'): Promise<Client[]> {
@@ -96,6 +100,7 @@ async function load(apiUrl: string, clients: readonly Client[], seconds: number)
   let status5xx = 0;
   let other = 0;
   const byDataspace = new Map<string, number>();
+  const refused = new Map<number, number>();
   const started = performance.now();
   const until = started + seconds * 1000;
   await Promise.all(
@@ -106,13 +111,16 @@ async function load(apiUrl: string, clients: readonly Client[], seconds: number)
         if (status === 201) {
           created++;
           byDataspace.set(client.dataspace, (byDataspace.get(client.dataspace) ?? 0) + 1);
-        } else if (status >= 500) status5xx++;
+          continue;
+        }
+        refused.set(status, (refused.get(status) ?? 0) + 1);
+        if (status >= 500) status5xx++;
         else other++;
       }
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
-  return { created, perSecond: created / elapsed, status5xx, other, seconds: elapsed, byDataspace };
+  return { created, perSecond: created / elapsed, status5xx, other, seconds: elapsed, byDataspace, refused };
 }
 
 /** The requests of each dataspace, counted twice: the list's `count` (counters) and a Query of the index. */
@@ -213,9 +221,14 @@ async function measure(context: ScenarioContext, proxy: ConflictProxy): Promise<
   context.log(`${NAME}: warming up`);
   const spreadWarmup = await load(context.apiUrl, spread, WARMUP_SECONDS);
   const oneWarmup = await load(context.apiUrl, one, WARMUP_SECONDS);
-  context.log(`${NAME}: ${CLIENTS} clients over ${CLIENTS} dataspaces, then in one, ${SECONDS} s each`);
-  const spreadRun = await load(context.apiUrl, spread, SECONDS);
-  const oneRun = await load(context.apiUrl, one, SECONDS);
+  context.log(`${NAME}: ${CLIENTS} clients over ${CLIENTS} dataspaces, then in one, ${SECONDS} s each, ${ROUNDS} times`);
+  const spreadRuns: Run[] = [];
+  const oneRuns: Run[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    spreadRuns.push(await load(context.apiUrl, spread, SECONDS));
+    oneRuns.push(await load(context.apiUrl, one, SECONDS));
+  }
+  const [spreadRun, oneRun] = [combine(spreadRuns), combine(oneRuns)];
   const [onePresent, spreadPresent] = [await present(context, one), await present(context, spread)];
   // The warm-up wrote to the same dataspaces: every 201 of both loads must be there.
   const oneCreated = oneWarmup.created + oneRun.created;
@@ -234,8 +247,9 @@ async function measure(context: ScenarioContext, proxy: ConflictProxy): Promise<
       note:
         `one dataspace ${oneRun.perSecond.toFixed(1)}/s (${oneRun.created} in ${oneRun.seconds.toFixed(1)} s, ${oneRun.status5xx} 5xx, ${oneRun.other} other), ` +
         `spread ${spreadRun.perSecond.toFixed(1)}/s (${spreadRun.created}, ${spreadRun.status5xx} 5xx, ${spreadRun.other} other); ` +
+        `answers other than 201 by status: ${refusedText([oneWarmup, oneRun, spreadWarmup, spreadRun])}; ` +
         `present: one ${onePresent.listed} listed / ${onePresent.indexed} indexed of ${oneCreated}, spread ${spreadPresent.listed} / ${spreadPresent.indexed} of ${spreadCreated}; ` +
-        `${conflicts.transactions} transactions cancelled for a conflict (DynamoDB's isolation, bench/lib/conflict-proxy.ts)`,
+        `${conflicts.transactions} transactions cancelled for a conflict, ${conflicts.inProgress} resends refused as in progress (DynamoDB's isolation, bench/lib/conflict-proxy.ts)`,
     },
     {
       scenario: NAME,
@@ -255,4 +269,23 @@ async function measure(context: ScenarioContext, proxy: ConflictProxy): Promise<
     },
   ];
   return figures;
+}
+
+function refusedText(runs: readonly Run[]): string {
+  const all = new Map<number, number>();
+  for (const run of runs) for (const [status, n] of run.refused) all.set(status, (all.get(status) ?? 0) + n);
+  return all.size === 0 ? 'none' : [...all].map(([status, n]) => `${n} × ${status}`).join(', ');
+}
+
+function combine(runs: readonly Run[]): Run {
+  const sum = (f: (run: Run) => number) => runs.reduce((total, run) => total + f(run), 0);
+  const refused = new Map<number, number>();
+  const byDataspace = new Map<string, number>();
+  for (const run of runs) {
+    for (const [status, n] of run.refused) refused.set(status, (refused.get(status) ?? 0) + n);
+    for (const [dataspace, n] of run.byDataspace) byDataspace.set(dataspace, (byDataspace.get(dataspace) ?? 0) + n);
+  }
+  const seconds = sum((run) => run.seconds);
+  const created = sum((run) => run.created);
+  return { created, perSecond: created / seconds, status5xx: sum((run) => run.status5xx), other: sum((run) => run.other), seconds, byDataspace, refused };
 }

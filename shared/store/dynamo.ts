@@ -12,7 +12,7 @@ import {
   type TransactWriteCommandInput,
   type TransactWriteCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException, TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException, TransactionInProgressException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue as StreamAttributeValue } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -212,8 +212,11 @@ export function isConditionFailure(error: unknown): boolean {
  */
 export function isTransactionConflict(error: unknown): boolean {
   return (
-    error instanceof TransactionCanceledException &&
-    (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict' || reason.Code === 'ThrottlingError')
+    (error instanceof TransactionCanceledException &&
+      (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict' || reason.Code === 'ThrottlingError')) ||
+    // The SDK resent a transaction (same token) whose first send DynamoDB is still applying: try again,
+    // and the write finds what the first send did.
+    error instanceof TransactionInProgressException
   );
 }
 

@@ -314,6 +314,12 @@ export class RequestStore {
     return { input, recheck };
   }
 
+  /** Whether the request is stored as `request` was created (same uuid, creator and creation time). */
+  private async storedAsWritten(request: RequestRecord): Promise<boolean> {
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.request(request.uuid), ConsistentRead: true }));
+    return result.Item?.createdDate === request.createdDate && result.Item?.requester === request.requester && result.Item?.dataspace === request.dataspace;
+  }
+
   private async write(before: RequestRecord | undefined, after: RequestRecord): Promise<void> {
     const deltas = counterDeltas(before, after);
     if (before && deltas.size === 0) {
@@ -345,6 +351,10 @@ export class RequestStore {
     } catch (error) {
       if (cancelledBecause(error, 'request')) {
         if (before) throw new StaleRequestError(after.uuid);
+        // The uuid is new to this create: a request holding it is an earlier try of this very write
+        // that committed but whose answer was lost (a timeout while DynamoDB was slow), and was tried
+        // again under a new token. Its transaction wrote the counters too: done.
+        if (await this.storedAsWritten(after)) return;
         throw new ConflictError('uuid', 'A request with this uuid already exists.');
       }
       throw error;
