@@ -20,13 +20,13 @@ import { benchPackage } from './policy-seed.ts';
 import { Composition, catalogService, dynamoClient, productPackageService, productService, requestService } from '../../shared/runtime.ts';
 import { parseConfig } from '../../shared/config.ts';
 import type { Caller } from '../../shared/domain/caller.ts';
-import { PRODUCT_PACKAGE_DEFAULTS, type License, type Package, type Vulnerability } from '../../shared/domain/catalog.ts';
+import { PRODUCT_PACKAGE_DEFAULTS, type License, type Package, type ProductPackage, type Vulnerability } from '../../shared/domain/catalog.ts';
 import { REQUEST_STATUSES, type RequestRecord } from '../../shared/domain/request.ts';
 import { isoWithOffset } from '../../shared/domain/time.ts';
 import type { LicenseCategory } from '../../shared/domain/reference-license.ts';
 import { CATALOG_SPECS, catalogCountSeedItems, catalogSeedItems, type CollectionSpec } from '../../shared/store/catalog-store.ts';
 import { productCountItem, productSeedItems, productVersionCountItems } from '../../shared/store/product-store.ts';
-import { productPackageSeedItems } from '../../shared/store/product-package-store.ts';
+import { productPackageCountSeedItems, productPackageSeedItems } from '../../shared/store/product-package-store.ts';
 import { RequestStore, requestSeedItems } from '../../shared/store/request-store.ts';
 import type { Item } from '../../shared/store/dynamo.ts';
 
@@ -99,11 +99,12 @@ async function seed(context: Parameters<typeof benchDocumentClient>[0] & { table
   const packages: Package[] = [];
   const licenses: License[] = [];
   const vulnerabilities: Vulnerability[] = [];
+  const productPackages: ProductPackage[] = [];
   for (let i = 0; i < size; i++) {
     const pkg = benchPackage({ uuid: randomUUID(), dataspace, name: `package-${i}`, licenseExpression: i % 10 === 0 ? '' : `license-${i % 50}`, licenseKeys: i % 10 === 0 ? [] : [`license-${i % 50}`] });
     packages.push(pkg);
     // The first product holds every package.
-    items.push(...productPackageSeedItems({ ...PRODUCT_PACKAGE_DEFAULTS, uuid: randomUUID(), dataspace, productUuid, packageUuid: pkg.uuid, createdDate: at }));
+    productPackages.push({ ...PRODUCT_PACKAGE_DEFAULTS, uuid: randomUUID(), dataspace, productUuid, packageUuid: pkg.uuid, createdDate: at });
     licenses.push({
       uuid: randomUUID(),
       dataspace,
@@ -124,6 +125,7 @@ async function seed(context: Parameters<typeof benchDocumentClient>[0] & { table
   seedKind(CATALOG_SPECS.packages, packages);
   seedKind(CATALOG_SPECS.licenses, licenses);
   seedKind(CATALOG_SPECS.vulnerabilities, vulnerabilities);
+  items.push(...productPackages.flatMap((pp) => productPackageSeedItems(pp, { listCounted: true })), ...productPackageCountSeedItems(dataspace, productPackages));
   await writeAll(doc, context.tableName, items);
   doc.destroy();
   return { dataspace, users, templateUuid, productUuid };

@@ -125,3 +125,20 @@ export function counterTotals<T>(countersOf: (object: T) => ReadonlyMap<string, 
   }
   return totals;
 }
+
+/**
+ * The product package list's counters one product package adds to: the dataspace's, and its product's
+ * (the `product` filter). Here rather than in the product package store because deleting a product
+ * (product-store.ts) counts down the product packages it deletes.
+ */
+export function productPackageCounters(productUuid: string): Map<string, { total: number }> {
+  return new Map([
+    ['all', { total: 1 }],
+    [filterCounter('product', productUuid), { total: 1 }],
+  ]);
+}
+
+/** Whether an item (or an object read from one) was counted in its list's counters when written. */
+export function isListCounted(stored: object | undefined): boolean {
+  return (stored as { listCounted?: unknown } | undefined)?.listCounted === true;
+}

@@ -5,7 +5,7 @@
  * (by dataspace, and by viewer) never point at a product that is gone or under an old name.
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { counterChanges, counterSeedItems, counterTotals, counterUpdates, listCounterSpace, readCounters } from './counters.ts';
+import { counterChanges, counterSeedItems, counterTotals, counterUpdates, isListCounted, listCounterSpace, productPackageCounters, readCounters } from './counters.ts';
 import { keys } from '../keys.ts';
 import { ConflictError } from '../domain/errors.ts';
 import { compareCodePoints } from '../domain/text.ts';
@@ -215,10 +215,19 @@ export class ProductStore {
           : []),
       ])
       .map((item) => ({ label: 'contents', item }));
+    // The product packages each transaction deletes leave the product package list's counts with it.
+    const counted = new Set(dependents.filter((item) => item.entity === 'ProductPackage' && isListCounted(item)).map((item) => `${String(item.PK)}\u0000${String(item.SK)}`));
+    const countedDown = (items: readonly LabelledItem[]): LabelledItem[] => {
+      const gone = items.filter(({ item }) => item.Delete && counted.has(`${String(item.Delete.Key!.PK)}\u0000${String(item.Delete.Key!.SK)}`)).length;
+      if (gone === 0) return [];
+      const deltas = new Map([...productPackageCounters(product.uuid)].map(([counter]) => [counter, { total: -gone }]));
+      return counterUpdates(this.tableName, listCounterSpace(product.dataspace, 'PRODUCTPACKAGES'), deltas);
+    };
     let current = product;
     try {
       while (deletes.length > GRANTS_PER_TRANSACTION) {
-        await this.transact([{ label: 'product', item: bumpRevision(this.tableName, current) }, ...deletes.splice(0, GRANTS_PER_TRANSACTION)]);
+        const chunk = deletes.splice(0, GRANTS_PER_TRANSACTION);
+        await this.transact([{ label: 'product', item: bumpRevision(this.tableName, current) }, ...chunk, ...countedDown(chunk)]);
         current = { ...current, rev: current.rev + 1 };
       }
       await this.transact([
@@ -238,6 +247,7 @@ export class ProductStore {
         { label: 'count', item: this.adjustCount(product.dataspace, -1) },
         ...this.versionCount(current, undefined),
         ...deletes,
+        ...countedDown(deletes),
       ]);
     } catch (error) {
       if (cancelledBecause(error, 'product')) throw new StaleProductError(product.uuid);

@@ -27,8 +27,8 @@ import type { Product } from '../domain/product.ts';
 import type { ImportPlan, ImportStatus, ImportSummary, SbomImport } from '../domain/sbom-import.ts';
 import type { ImportMarks, ImportOutcome } from '../domain/change-records.ts';
 import { CATALOG_SPECS, catalogCounterSpace, isCounted, listCounterChanges, objectItem, uniqueItem, type CatalogStore, type Reference } from './catalog-store.ts';
-import { counterUpdates } from './counters.ts';
-import { analysisItem, analysisPointer, productPackageItem, productPackagePointer, toAnalysis, toProductPackage } from './product-package-store.ts';
+import { counterUpdates, listCounterSpace, type CounterDeltas } from './counters.ts';
+import { analysisItem, analysisPointer, productPackageCounterChanges, productPackageItem, productPackagePointer, toAnalysis, toProductPackage } from './product-package-store.ts';
 import { toProduct } from './product-store.ts';
 import {
   cancelledBecause,
@@ -45,6 +45,9 @@ import {
   type StreamImage,
   type TransactItem,
 } from './dynamo.ts';
+
+/** What goes into a product's transactions: an item, items that go together, or items with the list counter changes they make. */
+type ContentsEntry = TransactItem | TransactItem[] | { readonly items: TransactItem[]; readonly counters: CounterDeltas };
 
 /** Items per transaction (DynamoDB's limit). */
 const TRANSACTION_ITEMS = 100;
@@ -184,7 +187,7 @@ export class SbomImportStore {
    * keys as read (a counter is counted down only on a license that exists).
    */
   async write(plan: ImportPlan, target: { importUuid: string; product: Product; licenseKeys: ReadonlySet<string> }): Promise<number> {
-    const writer = new PlanWriter(this.doc, this.tableName, target.importUuid, target.product.uuid);
+    const writer = new PlanWriter(this.doc, this.tableName, target.importUuid, target.product.uuid, target.product.dataspace);
     await writer.packages(plan.packageWrites, target.licenseKeys);
     for (const write of plan.vulnerabilityWrites) await writer.vulnerability(write.before, write.after, write.links);
     await writer.productContents(plan);
@@ -211,6 +214,7 @@ class PlanWriter {
     private readonly tableName: string,
     private readonly importUuid: string,
     private readonly productUuid: string,
+    private readonly dataspace: string,
   ) {}
 
   /** The marks of one write of an item (see the module's head): a token no other write carries. */
@@ -315,7 +319,7 @@ class PlanWriter {
   /** Removals (marked, then deleted), product packages, then analyses: transactions that each bump the product. */
   async productContents(plan: ImportPlan): Promise<void> {
     const marks: TransactItem[] = [];
-    const deletes: TransactItem[] = [];
+    const deletes: ContentsEntry[] = [];
     const markThenDelete = (key: Record<string, unknown>) => {
       marks.push({
         Update: {
@@ -330,7 +334,7 @@ class PlanWriter {
     };
     for (const pp of plan.productPackageRemovals) {
       markThenDelete(keys.productPackage(pp.productUuid, pp.packageUuid));
-      deletes.push({ Delete: { TableName: this.tableName, Key: keys.pointer('PRODUCTPACKAGE', pp.uuid) } });
+      deletes.push({ items: [{ Delete: { TableName: this.tableName, Key: keys.pointer('PRODUCTPACKAGE', pp.uuid) } }], counters: productPackageCounterChanges(pp, undefined) });
     }
     for (const analysis of plan.analysisRemovals) {
       markThenDelete(keys.analysis(analysis.productUuid, analysis.packageUuid, analysis.vulnerabilityId));
@@ -339,9 +343,11 @@ class PlanWriter {
     await this.inProduct(marks);
     await this.inProduct(deletes);
 
-    const puts: TransactItem[][] = [];
+    const puts: ContentsEntry[] = [];
     for (const { before, after } of plan.productPackageWrites) {
-      puts.push([
+      puts.push({
+        counters: productPackageCounterChanges(before, after),
+        items: [
         {
           Put: {
             TableName: this.tableName,
@@ -350,8 +356,9 @@ class PlanWriter {
             ConditionExpression: before ? 'attribute_exists(PK)' : 'attribute_not_exists(PK)',
           },
         },
-        ...(before ? [] : [{ Put: { TableName: this.tableName, Item: productPackagePointer(after) } }]),
-      ]);
+          ...(before ? [] : [{ Put: { TableName: this.tableName, Item: productPackagePointer(after) } }]),
+        ],
+      });
     }
     for (const { before, after } of plan.analysisWrites) {
       puts.push([
@@ -374,8 +381,9 @@ class PlanWriter {
    * Writes the items (or groups of items that go together) in transactions of the product: each one
    * bumps its revision and fails if it is gone.
    */
-  private async inProduct(items: readonly (TransactItem | TransactItem[])[]): Promise<void> {
+  private async inProduct(entries: readonly ContentsEntry[]): Promise<void> {
     let chunk: TransactItem[] = [];
+    let counters = new Map<string, Record<string, number>>();
     const flush = async () => {
       if (chunk.length === 0) return;
       const bump: TransactItem = {
@@ -388,14 +396,23 @@ class PlanWriter {
           ExpressionAttributeValues: { ':one': 1 },
         },
       };
-      const items = [{ label: 'product', item: bump }, ...labelled('contents', chunk)];
+      const moved = new Map([...counters].filter(([, delta]) => Object.values(delta).some((v) => v !== 0)));
+      const items = [{ label: 'product', item: bump }, ...labelled('contents', chunk), ...counterUpdates(this.tableName, listCounterSpace(this.dataspace, 'PRODUCTPACKAGES'), moved)];
       chunk = [];
+      counters = new Map();
       await this.transact(items);
     };
-    for (const entry of items) {
-      const group = Array.isArray(entry) ? entry : [entry];
-      if (chunk.length + group.length > TRANSACTION_ITEMS - 1) await flush();
+    for (const entry of entries) {
+      const group = Array.isArray(entry) ? entry : 'items' in entry ? entry.items : [entry];
+      const deltas: CounterDeltas = !Array.isArray(entry) && 'counters' in entry ? entry.counters : new Map();
+      const added = [...deltas.keys()].filter((counter) => !counters.has(counter)).length;
+      if (chunk.length + counters.size + group.length + added > TRANSACTION_ITEMS - 1) await flush();
       chunk.push(...group);
+      for (const [counter, delta] of deltas) {
+        const sum = counters.get(counter) ?? {};
+        for (const [attribute, value] of Object.entries(delta)) sum[attribute] = (sum[attribute] ?? 0) + value;
+        counters.set(counter, sum);
+      }
     }
     await flush();
   }

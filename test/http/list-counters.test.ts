@@ -97,6 +97,52 @@ describe('list counts from counters', () => {
     await expectPackageCounts(8);
   }, 120_000);
 
+  it('follow product packages added, removed, imported, and deleted with their product', async () => {
+    // What the table holds: the dataspace's product packages, and one product's.
+    const held = async (product?: string) => {
+      const items = await queryAll(http.env.doc, partitionQueryInput(http.env.tableName, keys.productPackagesOfDataspace('acme')));
+      return items.filter((item) => product === undefined || item.productUuid === product).length;
+    };
+    const expectCounts = async (...products: string[]) => {
+      expect(await count('product_packages')).toBe(await held());
+      for (const product of products) expect(await count('product_packages', `&product=${product}`), product).toBe(await held(product));
+    };
+    const [one, two] = [await ok('POST', '/api/v2/products/', { name: 'Holds packages' }), await ok('POST', '/api/v2/products/', { name: 'Holds more' })];
+    const pkgs = await Promise.all(['pkg:npm/a@1.0.0', 'pkg:npm/b@1.0.0', 'pkg:npm/c@1.0.0'].map((purl) => ok('POST', '/api/v2/packages/', { purl })));
+    const added = [];
+    for (const pkg of pkgs) added.push(await ok('POST', '/api/v2/product_packages/', { product: one.api_url, package: pkg.uuid }));
+    await ok('POST', '/api/v2/product_packages/', { product: two.api_url, package: pkgs[0].uuid });
+    await expectCounts(one.uuid, two.uuid);
+    expect(await count('product_packages', `&product=${one.uuid}`)).toBe(3);
+    await ok('PATCH', `/api/v2/product_packages/${added[0].uuid}/`, { is_modified: true });
+    await ok('DELETE', `/api/v2/product_packages/${added[1].uuid}/`);
+    await expectCounts(one.uuid, two.uuid);
+    expect(await count('product_packages', `&product=${one.uuid}`)).toBe(2);
+    // An import adds the document's packages to the product, and a replacing import removes what it does not name.
+    const document = readFileSync(new URL('../fixtures/sbom/cyclonedx-npm-1.6-prod.cdx.json', import.meta.url));
+    const load = async (query = '') => {
+      const response = await fetch(`${http.api.url}/api/v2/products/${two.uuid}/load_sboms/${query}`, {
+        method: 'POST',
+        headers: { authorization: `Token ${http.team.keys.root}`, 'content-type': 'application/vnd.cyclonedx+json' },
+        body: document,
+      });
+      expect(response.status, await response.clone().text()).toBe(200);
+    };
+    await load();
+    const imported = await held(two.uuid);
+    expect(imported).toBeGreaterThan(10);
+    await expectCounts(one.uuid, two.uuid);
+    // One more by hand; importing again (mode replace, the default) removes it.
+    await ok('POST', '/api/v2/product_packages/', { product: two.api_url, package: pkgs[1].uuid });
+    expect(await count('product_packages', `&product=${two.uuid}`)).toBe(imported + 1);
+    await load();
+    expect(await held(two.uuid)).toBe(imported);
+    await expectCounts(one.uuid, two.uuid);
+    await ok('DELETE', `/api/v2/products/${two.uuid}/`);
+    expect(await held(two.uuid)).toBe(0);
+    await expectCounts(one.uuid);
+  }, 120_000);
+
   it('follow license creates, updates and deletes for spdx_license_key, category and is_exception', async () => {
     const gpl = await ok('POST', '/api/v2/licenses/', { key: 'gpl-2.0', name: 'GPL 2.0', spdx_license_key: 'GPL-2.0-only', category: 'Copyleft' });
     await ok('POST', '/api/v2/licenses/', { key: 'classpath', name: 'Classpath', spdx_license_key: 'Classpath-exception-2.0', category: 'Copyleft', is_exception: true });
