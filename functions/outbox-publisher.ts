@@ -44,18 +44,17 @@ async function eventOf(record: DynamoDBRecord, requests: RequestStore, baseUrl: 
     const inserted = record.eventName === 'INSERT';
     const comments = inserted ? [] : await requests.commentsUntil(request.uuid, request.lastModifiedDate);
     return requestEvent(inserted ? REQUEST_ADDED : REQUEST_UPDATED, id, request.lastModifiedDate, request.dataspace, {
-      request: requestView(request, comments, baseUrl),
+      request: requestView(request, { shown: comments, count: comments.length }, baseUrl),
     });
   }
   const added = RequestStore.commentFromImage(image);
   if (added) {
     if (record.eventName !== 'INSERT') return undefined;
     // The request itself is another item: read as it is now, with the comments up to this one.
-    const found = await requests.getWithComments(added.requestUuid);
-    if (!found) return undefined;
-    const comments = found.comments.filter((comment) => comment.createdDate <= added.comment.createdDate);
-    return requestEvent(REQUEST_COMMENT_ADDED, id, added.comment.createdDate, found.request.dataspace, {
-      request: requestView(found.request, comments, baseUrl),
+    const [request, comments] = await Promise.all([requests.get(added.requestUuid), requests.commentsUntil(added.requestUuid, added.comment.createdDate)]);
+    if (!request) return undefined;
+    return requestEvent(REQUEST_COMMENT_ADDED, id, added.comment.createdDate, request.dataspace, {
+      request: requestView(request, { shown: comments, count: comments.length }, baseUrl),
       comment: commentView(added.comment),
     });
   }

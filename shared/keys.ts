@@ -25,7 +25,12 @@
  *                GSI2..GSI9 PK=DS#<ds>#REQUESTS, SK=<ordering value>␁<uuid>
  *                                                              one sorted index per ordering of the request list;
  *                                                              an equality filter on a field is a prefix of its index
- *   Comment      PK=REQUEST#<uuid>        SK=COMMENT#<created>#<uuid>  a request's comments, oldest first
+ *   Comment      PK=REQUEST#<uuid>        SK=COMMENT#<created>#<uuid>  a request's comments, oldest first (a page of
+ *                                                              them; the latest few with the request, in one Query
+ *                                                              read newest first)
+ *   Comment count PK=REQUEST#<uuid>       SK=COMMENTCOUNT       how many comments, and the last one's date: exact
+ *                                                              counts without reading them (sorts between them and
+ *                                                              the request); its condition numbers each comment
  *   Request count PK=DS#<ds>#REQCOUNT     SK=<counter key>      exact list counts: all, status=open, requester=bob...
  *   Catalog object (usage policy, license, package, vulnerability)
  *                PK=<TYPE>#<uuid>         SK=<TYPE>             get one
@@ -129,6 +134,9 @@ export const keys = {
     PK: `REQUEST#${requestUuid}`,
     SK: `COMMENT#${createdDate}#${uuid}`,
   }),
+  /** A request's comments, oldest first (the comment count sorts after them: its SK does not start with COMMENT#). */
+  commentsOfRequest: (requestUuid: string) => ({ PK: `REQUEST#${requestUuid}`, skPrefix: 'COMMENT#' }),
+  commentCount: (requestUuid: string): Key => ({ PK: `REQUEST#${requestUuid}`, SK: 'COMMENTCOUNT' }),
   /** The sort-key range of a request's comments made at or before `until` (an event's view of the request). */
   commentsUntil: (requestUuid: string, until: string) => ({ PK: `REQUEST#${requestUuid}`, from: 'COMMENT#', to: `COMMENT#${until}#\uffff` }),
   /** The index of each ordering of the request list. */
@@ -215,6 +223,7 @@ export type EntityType =
   | 'Priority'
   | 'Request'
   | 'RequestComment'
+  | 'RequestCommentCount'
   | 'RequestCount'
   | 'UsagePolicy'
   | 'License'

@@ -35,7 +35,7 @@ const fakes = {
   fanOut: vi.fn(),
   attempt: vi.fn(),
   retryAfter: vi.fn(),
-  getWithComments: vi.fn(),
+  get: vi.fn(),
   commentsUntil: vi.fn(),
   runUpload: vi.fn(),
 };
@@ -53,7 +53,7 @@ const sbomImport = makeSbomImport({ sbomImports: fakeOf<SbomImportService>({ run
 const streamRouter = makeStreamRouter({ changeTargetResolver: fakeOf<ChangeTargetResolver>({ products: fakes.products }), evaluationQueue: { send: fakes.enqueue } });
 const outboxPublisher = makeOutboxPublisher({
   config: parseConfig({ TABLE_NAME: 'unit-batch-consumers' }),
-  requestStore: fakeOf<RequestStore>({ getWithComments: fakes.getWithComments, commentsUntil: fakes.commentsUntil }),
+  requestStore: fakeOf<RequestStore>({ get: fakes.get, commentsUntil: fakes.commentsUntil }),
   publisher: { publish: (events) => publisher.publish(events) },
 });
 
@@ -278,7 +278,7 @@ describe('outbox-publisher (DynamoDB stream)', () => {
     const modified = { ...anInsert('200', aRequestItem('closed', '2026-01-01T00:00:02+00:00')), eventName: 'MODIFY' as const };
     expect(await outboxPublisher(aStreamBatch(anInsert('100', aRequestItem('open', '2026-01-01T00:00:00+00:00')), modified), context)).toEqual(ids());
     // The store holds whatever the request became since: it is never read for the request itself.
-    expect(fakes.getWithComments).not.toHaveBeenCalled();
+    expect(fakes.get).not.toHaveBeenCalled();
     expect(fakes.commentsUntil.mock.calls).toEqual([['r1', '2026-01-01T00:00:02+00:00']]);
     expect(events.map((event) => [event.detailType, (event.detail.data as { request: { status: string; comments: unknown[] } }).request.status])).toEqual([
       ['request.added', 'open'],
