@@ -141,6 +141,26 @@ export function requestView(request: RequestRecord, comments: ShownComments, bas
   };
 }
 
+/** A summary of a request's comments as of a change: how many, and the latest. */
+export interface CommentSummary {
+  readonly count: number;
+  readonly latest: RequestComment | null;
+}
+
+/**
+ * The request as its events show it: its fields (every product shown: the events' subscriptions are
+ * their dataspace's superusers'), its number of comments, the latest and the link to them all. Bounded
+ * whatever the number of comments.
+ */
+export function requestSummary(request: RequestRecord, comments: CommentSummary, baseUrl: string) {
+  return {
+    ...requestFields(request, baseUrl),
+    comment_count: comments.count,
+    latest_comment: comments.latest && commentView(comments.latest),
+    comments_url: commentsUrl(baseUrl, request.uuid),
+  };
+}
+
 /** A request as a list shows it: without its comments. */
 export type RequestListItem = ReturnType<typeof requestFields>;
 

@@ -198,16 +198,36 @@ export class RequestStore {
     return { ...partitionQueryInput(this.tableName, keys.commentsOfRequest(uuid)), ConsistentRead: true };
   }
 
-  /** The request's comments made at or before `until`, oldest first. */
-  async commentsUntil(uuid: string, until: string): Promise<RequestComment[]> {
+  /**
+   * The request's comments as of `until` (an event's view of the request at a change): how many were
+   * made at or before it, and the latest of them. One item read: the latest comment's number is the
+   * count (comments are numbered in the order of their dates); comments written before comments were
+   * numbered are counted by a Query.
+   */
+  async commentsAsOf(uuid: string, until: string): Promise<{ count: number; latest: RequestComment | null }> {
     const range = keys.commentsUntil(uuid, until);
-    const items = await queryAll(this.doc, {
+    const input: QueryCommandInput = {
       TableName: this.tableName,
       KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
       ExpressionAttributeValues: { ':pk': range.PK, ':from': range.from, ':to': range.to },
       ConsistentRead: true,
+    };
+    const page = await this.doc.send(new QueryCommand({ ...input, ScanIndexForward: false, Limit: 1 }));
+    const latest = page.Items?.[0] ? toComment(page.Items[0]) : null;
+    if (!latest) return { count: 0, latest: null };
+    return { count: latest.seq ?? (await queryCount(this.doc, input)), latest };
+  }
+
+  /** How many comments the request had once this one was added: its number, or for one written before comments were numbered, a count. */
+  async commentsUpTo(requestUuid: string, comment: RequestComment): Promise<number> {
+    if (comment.seq !== undefined) return comment.seq;
+    const key = keys.comment(requestUuid, comment.createdDate, comment.uuid);
+    return queryCount(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': key.PK, ':from': 'COMMENT#', ':to': key.SK },
+      ConsistentRead: true,
     });
-    return items.map(toComment);
   }
 
   /** A request as a stream image holds it; undefined for an image of anything else. */
