@@ -36,6 +36,10 @@
  *                PK=<TYPE>#<uuid>         SK=<TYPE>             get one
  *                GSI1PK=DS#<ds>#<TYPE>S   GSI1SK=<unique value>␁<uuid>   list a dataspace's, in order
  *                                                              (all its licenses: to resolve license expressions)
+ *   Vulnerability link PK=VULNERABILITY#<uuid>  SK=AFFECTS#<package uuid>   the packages a vulnerability affects, one
+ *                                                              item each (read with a Query, in their `position`):
+ *                                                              no item limit on how many (vulnerabilities written
+ *                                                              before hold them in their own item: affectedPackages)
  *   Unique value PK=DS#<ds>#<TYPE>#<unique value>  SK=UNIQUE   label / key / purl / vulnerability id → uuid
  *                                                              (a license's and a policy's also count who names them:
  *                                                              usedByPackages, usedByLicenses)
@@ -160,6 +164,8 @@ export const keys = {
   }),
   catalogOfDataspace: (type: CatalogType, dataspace: string) => ({ index: 'GSI1' as const, indexPK: `DS#${dataspace}#${type}S` }),
   catalogUnique: (type: CatalogType, dataspace: string, unique: string): Key => ({ PK: `DS#${dataspace}#${type}#${unique}`, SK: 'UNIQUE' }),
+  vulnerabilityLink: (vulnerabilityUuid: string, packageUuid: string): Key => ({ PK: `VULNERABILITY#${vulnerabilityUuid}`, SK: `AFFECTS#${packageUuid}` }),
+  linksOfVulnerability: (vulnerabilityUuid: string) => ({ PK: `VULNERABILITY#${vulnerabilityUuid}`, skPrefix: 'AFFECTS#' }),
 
   productPackage: (productUuid: string, packageUuid: string): Key => ({ PK: `PRODUCT#${productUuid}`, SK: `PACKAGE#${packageUuid}` }),
   packagesOfProduct: (productUuid: string) => ({ PK: `PRODUCT#${productUuid}`, skPrefix: 'PACKAGE#' }),
@@ -229,6 +235,7 @@ export type EntityType =
   | 'License'
   | 'Package'
   | 'Vulnerability'
+  | 'VulnerabilityLink'
   | 'CatalogUnique'
   | 'ProductPackage'
   | 'Analysis'
