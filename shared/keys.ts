@@ -25,13 +25,22 @@
  *                GSI2..GSI9 PK=DS#<ds>#REQUESTS, SK=<ordering value>␁<uuid>
  *                                                              one sorted index per ordering of the request list;
  *                                                              an equality filter on a field is a prefix of its index
- *   Comment      PK=REQUEST#<uuid>        SK=COMMENT#<created>#<uuid>  a request's comments, oldest first
+ *   Comment      PK=REQUEST#<uuid>        SK=COMMENT#<created>#<uuid>  a request's comments, oldest first (a page of
+ *                                                              them; the latest few with the request, in one Query
+ *                                                              read newest first)
+ *   Comment count PK=REQUEST#<uuid>       SK=COMMENTCOUNT       how many comments, and the last one's date: exact
+ *                                                              counts without reading them (sorts between them and
+ *                                                              the request); its condition numbers each comment
  *   Request count PK=DS#<ds>#REQCOUNT[#<shard>]  SK=<counter key>  exact list counts: all, status=open, requester=bob...
  *                                                              (shard 0 has no suffix: the one item written before sharding)
  *   Catalog object (usage policy, license, package, vulnerability)
  *                PK=<TYPE>#<uuid>         SK=<TYPE>             get one
  *                GSI1PK=DS#<ds>#<TYPE>S   GSI1SK=<unique value>␁<uuid>   list a dataspace's, in order
  *                                                              (all its licenses: to resolve license expressions)
+ *   Vulnerability link PK=VULNERABILITY#<uuid>  SK=AFFECTS#<package uuid>   the packages a vulnerability affects, one
+ *                                                              item each (read with a Query, in their `position`):
+ *                                                              no item limit on how many (vulnerabilities written
+ *                                                              before hold them in their own item: affectedPackages)
  *   Unique value PK=DS#<ds>#<TYPE>#<unique value>  SK=UNIQUE   label / key / purl / vulnerability id → uuid
  *                                                              (a license's and a policy's also count who names them:
  *                                                              usedByPackages, usedByLicenses)
@@ -140,6 +149,9 @@ export const keys = {
     PK: `REQUEST#${requestUuid}`,
     SK: `COMMENT#${createdDate}#${uuid}`,
   }),
+  /** A request's comments, oldest first (the comment count sorts after them: its SK does not start with COMMENT#). */
+  commentsOfRequest: (requestUuid: string) => ({ PK: `REQUEST#${requestUuid}`, skPrefix: 'COMMENT#' }),
+  commentCount: (requestUuid: string): Key => ({ PK: `REQUEST#${requestUuid}`, SK: 'COMMENTCOUNT' }),
   /** The sort-key range of a request's comments made at or before `until` (an event's view of the request). */
   commentsUntil: (requestUuid: string, until: string) => ({ PK: `REQUEST#${requestUuid}`, from: 'COMMENT#', to: `COMMENT#${until}#\uffff` }),
   /** The index of each ordering of the request list. */
@@ -167,6 +179,8 @@ export const keys = {
   }),
   catalogOfDataspace: (type: CatalogType, dataspace: string) => ({ index: 'GSI1' as const, indexPK: `DS#${dataspace}#${type}S` }),
   catalogUnique: (type: CatalogType, dataspace: string, unique: string): Key => ({ PK: `DS#${dataspace}#${type}#${unique}`, SK: 'UNIQUE' }),
+  vulnerabilityLink: (vulnerabilityUuid: string, packageUuid: string): Key => ({ PK: `VULNERABILITY#${vulnerabilityUuid}`, SK: `AFFECTS#${packageUuid}` }),
+  linksOfVulnerability: (vulnerabilityUuid: string) => ({ PK: `VULNERABILITY#${vulnerabilityUuid}`, skPrefix: 'AFFECTS#' }),
 
   productPackage: (productUuid: string, packageUuid: string): Key => ({ PK: `PRODUCT#${productUuid}`, SK: `PACKAGE#${packageUuid}` }),
   packagesOfProduct: (productUuid: string) => ({ PK: `PRODUCT#${productUuid}`, skPrefix: 'PACKAGE#' }),
@@ -230,12 +244,14 @@ export type EntityType =
   | 'Priority'
   | 'Request'
   | 'RequestComment'
+  | 'RequestCommentCount'
   | 'RequestCount'
   | 'ListCount'
   | 'UsagePolicy'
   | 'License'
   | 'Package'
   | 'Vulnerability'
+  | 'VulnerabilityLink'
   | 'CatalogUnique'
   | 'ProductPackage'
   | 'Analysis'

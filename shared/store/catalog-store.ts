@@ -3,7 +3,7 @@
  * keyed by uuid, listed through GSI1 in the order of its unique value (label, key, purl, vulnerability
  * id), whose uniqueness in the dataspace is a reservation item written in the same transaction.
  * A vulnerability's links live on the packages it affects too, so one read of a package tells its
- * vulnerabilities and scores. A reservation also counts the objects that name its value (a license's
+ * vulnerabilities and scores; its own list of them is one item per link, so it may affect any number. A reservation also counts the objects that name its value (a license's
  * packages, a usage policy's licenses and packages), in the transactions that start or stop naming it,
  * so a license or policy in use cannot be deleted or renamed: no read-then-write decides it.
  */
@@ -210,7 +210,9 @@ export function catalogSeedItems<T extends Stored>(spec: CollectionSpec<T>, obje
   // Seeding counts no references, so the object is not marked as counted: a later write counts them.
   // Nor is it in its list's counters unless the loader writes them too (catalogCountSeedItems) and says so.
   const { refsCounted: _uncounted, listCounted: _listed, ...item } = objectItem(spec, object);
-  return [{ ...item, ...(options.listCounted ? { listCounted: true } : {}) }, uniqueItem(spec, object, spec.unique(object))];
+  // A vulnerability's affected packages are items of their own.
+  const links = spec.entity === 'Vulnerability' ? vulnerabilityLinkWrites('', undefined, object as unknown as Vulnerability).map((write) => write.Put!.Item!) : [];
+  return [{ ...item, ...(options.listCounted ? { listCounted: true } : {}) }, uniqueItem(spec, object, spec.unique(object)), ...links];
 }
 
 /** One catalog collection: get, list, and create / update / delete under a revision check. */
@@ -561,7 +563,7 @@ export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSp
       aliases: [...v.aliases],
       summary: v.summary,
       riskScore: v.riskScore,
-      affectedPackages: v.affectedPackages.map((a) => ({ packageUuid: a.packageUuid, linkedDate: a.linkedDate })),
+      // The affected packages are items of their own (vulnerabilityLinkWrites).
     }),
     fromItem: (item) => ({
       ...stored(item),
@@ -569,6 +571,7 @@ export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSp
       aliases: (item.aliases as string[] | undefined) ?? [],
       summary: String(item.summary ?? ''),
       riskScore: item.riskScore === null || item.riskScore === undefined ? null : Number(item.riskScore),
+      // Only on items written before the links were items of their own; VulnerabilityCollection reads the links.
       affectedPackages: ((item.affectedPackages as Item[] | undefined) ?? []).map((a) => ({
         packageUuid: String(a.packageUuid),
         linkedDate: String(a.linkedDate),
@@ -576,6 +579,100 @@ export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSp
     }),
   },
 };
+
+/**
+ * Vulnerabilities read from items written before their links were items of their own: their links
+ * are in the vulnerability's item, and no link item exists yet (the next write writes them all).
+ */
+const linksInItem = new WeakSet<Vulnerability>();
+
+/**
+ * The transaction items that bring a vulnerability's link items (one per affected package, with its
+ * linked date and its position in the list) from `before` to `after`: a Put for each link that is new
+ * or moved or re-dated, a Delete for each it no longer has. Read whole, they are the vulnerability's
+ * affected packages in their order, however many there are (one item held them before, up to 400 KB).
+ */
+export function vulnerabilityLinkWrites(tableName: string, before: Vulnerability | undefined, after: Vulnerability | undefined): TransactItem[] {
+  const stored = before && !linksInItem.has(before) ? before.affectedPackages : [];
+  const was = new Map(stored.map((link, position) => [link.packageUuid, { linkedDate: link.linkedDate, position }]));
+  const writes: TransactItem[] = [];
+  const vulnerability = (after ?? before)!;
+  (after?.affectedPackages ?? []).forEach((link, position) => {
+    const old = was.get(link.packageUuid);
+    if (old && old.linkedDate === link.linkedDate && old.position === position) return;
+    writes.push({
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.vulnerabilityLink(vulnerability.uuid, link.packageUuid),
+          entity: 'VulnerabilityLink',
+          vulnerabilityUuid: vulnerability.uuid,
+          packageUuid: link.packageUuid,
+          linkedDate: link.linkedDate,
+          position,
+        },
+      },
+    });
+  });
+  const kept = new Set((after?.affectedPackages ?? []).map((link) => link.packageUuid));
+  for (const packageUuid of was.keys()) {
+    if (!kept.has(packageUuid)) writes.push({ Delete: { TableName: tableName, Key: keys.vulnerabilityLink(vulnerability.uuid, packageUuid) } });
+  }
+  return writes;
+}
+
+/** The vulnerabilities collection: each object read with its link items (its affected packages). */
+class VulnerabilityCollection extends Collection<Vulnerability> {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {
+    super(db, table, CATALOG_SPECS.vulnerabilities);
+  }
+
+  override async get(uuid: string): Promise<Vulnerability | undefined> {
+    const found = await super.get(uuid);
+    return found && (await this.withLinks([found], true))[0];
+  }
+
+  override async getByUnique(dataspace: string, values: readonly string[], consistent = false): Promise<Map<string, Vulnerability>> {
+    const found = [...(await super.getByUnique(dataspace, values, consistent)).values()];
+    return new Map((await this.withLinks(found, consistent)).map((v) => [v.vulnerabilityId, v]));
+  }
+
+  override async getMany(uuids: readonly string[], consistent = false): Promise<Vulnerability[]> {
+    return this.withLinks(await super.getMany(uuids, consistent), consistent);
+  }
+
+  override async list(dataspace: string, offset: number, limit: number, options: ListOptions = {}): Promise<{ count: number; items: Vulnerability[] }> {
+    const page = await super.list(dataspace, offset, limit, options);
+    return { count: page.count, items: await this.withLinks(page.items, false) };
+  }
+
+  override async all(dataspace: string): Promise<Vulnerability[]> {
+    return this.withLinks(await super.all(dataspace), false);
+  }
+
+  /** Each vulnerability with its links read from their items, in their order; one written before keeps those of its item. */
+  private withLinks(vulnerabilities: Vulnerability[], consistent: boolean): Promise<Vulnerability[]> {
+    return Promise.all(
+      vulnerabilities.map(async (vulnerability) => {
+        if (vulnerability.affectedPackages.length > 0) {
+          linksInItem.add(vulnerability);
+          return vulnerability;
+        }
+        const items = await queryAll(this.db, {
+          ...partitionQueryInput(this.table, keys.linksOfVulnerability(vulnerability.uuid)),
+          ...(consistent ? { ConsistentRead: true } : {}),
+        });
+        const affectedPackages = items
+          .sort((a, b) => Number(a.position) - Number(b.position))
+          .map((item) => ({ packageUuid: String(item.packageUuid), linkedDate: String(item.linkedDate) }));
+        return { ...vulnerability, affectedPackages };
+      }),
+    );
+  }
+}
 
 /** License item attributes that only the list's filters read. */
 const SPDX_FOLDED = 'spdxKeyFolded';
@@ -629,7 +726,7 @@ export class CatalogStore {
   readonly usagePolicies: Collection<UsagePolicy>;
   readonly licenses: Collection<License>;
   readonly packages: Collection<Package>;
-  readonly vulnerabilities: Collection<Vulnerability>;
+  readonly vulnerabilities: VulnerabilityCollection;
 
   constructor(
     private readonly doc: DynamoDBDocumentClient,
@@ -638,7 +735,7 @@ export class CatalogStore {
     this.usagePolicies = new Collection(doc, tableName, CATALOG_SPECS.usagePolicies);
     this.licenses = new Collection(doc, tableName, CATALOG_SPECS.licenses);
     this.packages = new Collection(doc, tableName, CATALOG_SPECS.packages);
-    this.vulnerabilities = new Collection(doc, tableName, CATALOG_SPECS.vulnerabilities);
+    this.vulnerabilities = new VulnerabilityCollection(doc, tableName);
   }
 
   /** The object of the collection a stream image is of; undefined for an image of anything else. */
@@ -680,6 +777,8 @@ export class CatalogStore {
         },
       })),
     ];
+    // The link items too: each package's link and the vulnerability's own list of them move together.
+    updates.push(...vulnerabilityLinkWrites(this.tableName, before, after));
     while (updates.length > LINKS_PER_TRANSACTION) {
       await transact(this.doc, labelled('link', updates.splice(0, LINKS_PER_TRANSACTION)));
     }

@@ -26,7 +26,7 @@ import type { Analysis, License, Package, ProductPackage, Vulnerability } from '
 import type { Product } from '../domain/product.ts';
 import type { ImportPlan, ImportStatus, ImportSummary, SbomImport } from '../domain/sbom-import.ts';
 import type { ImportMarks, ImportOutcome } from '../domain/change-records.ts';
-import { CATALOG_SPECS, catalogCounterSpace, isCounted, listCounterChanges, objectItem, uniqueItem, type CatalogStore, type Reference } from './catalog-store.ts';
+import { CATALOG_SPECS, catalogCounterSpace, isCounted, listCounterChanges, objectItem, uniqueItem, vulnerabilityLinkWrites, type CatalogStore, type Reference } from './catalog-store.ts';
 import { counterUpdates, listCounterSpace, type CounterDeltas } from './counters.ts';
 import { analysisItem, analysisPointer, productPackageCounterChanges, productPackageItem, productPackagePointer, toAnalysis, toProductPackage } from './product-package-store.ts';
 import { toProduct } from './product-store.ts';
@@ -298,6 +298,8 @@ class PlanWriter {
         },
       };
     });
+    // The vulnerability's own link items (its affected packages) move with the packages' links.
+    updates.push(...vulnerabilityLinkWrites(this.tableName, before, after));
     const spec = CATALOG_SPECS.vulnerabilities;
     const own: TransactItem[] = [
       {

@@ -93,6 +93,8 @@ describe('the HTTP API', () => {
       for (const key of gatewayRouteKeys(route)) expect(functionOf(key), key).toBe(functionId(route.function));
     }
     expect(functionOf('$default')).toBe(functionId(DEFAULT_ROUTE_FUNCTION));
+    // A request's comments, a page at a time, are served by the requests function, as the request is.
+    expect(functionOf('GET /api/v2/requests/{uuid}/comments')).toBe(functionId('requests'));
     synth.template.allResourcesProperties('AWS::ApiGatewayV2::Integration', {
       IntegrationType: 'AWS_PROXY',
       PayloadFormatVersion: '2.0',

@@ -10,7 +10,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { useTestTable } from '../support/environment.ts';
 import { aTeam, load } from '../support/factories.ts';
 import { ProductStore } from '../../shared/store/product-store.ts';
-import { RequestStore } from '../../shared/store/request-store.ts';
+import { RequestStore, StaleRequestError } from '../../shared/store/request-store.ts';
 import { ProductService } from '../../shared/services/products.ts';
 import { RequestService } from '../../shared/services/requests.ts';
 import type { Caller } from '../../shared/domain/caller.ts';
@@ -99,6 +99,39 @@ describe('writes that lose a transaction race run again', () => {
     control.left = 2;
     await requests.addComment(alice, request.uuid, () => 'after two conflicts');
     expect((await requests.retrieve(alice, request.uuid, 'https://x')).comments.map((c) => c.text)).toEqual(['after two conflicts']);
+  });
+
+  it('two comments added at once from two processes: one number each, the loser told to read again', async () => {
+    const request = await requests.create(
+      alice,
+      { title: 'Two at once', request_template: 'Review', status: 'open', assignee: null, priority: null, product_context: null, content_object: null, notes: '', serialized_data: {}, is_private: false, cc_emails: [] },
+      'https://x',
+    );
+    // Both read the count before either writes: each process's store holds its transaction until both have one.
+    let release!: () => void;
+    const bothRead = new Promise<void>((resolve) => (release = resolve));
+    let held = 0;
+    const barrier = {
+      send: async (command: unknown) => {
+        if (command instanceof TransactWriteCommand && ++held === 2) release();
+        if (command instanceof TransactWriteCommand) await bothRead;
+        return env.doc.send(command as never);
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const [one, two] = [new RequestStore(barrier, env.tableName), new RequestStore(barrier, env.tableName)];
+    const outcomes = await Promise.allSettled([
+      one.addComment(request.uuid, { uuid: randomUUID(), username: 'alice', text: 'one' }, new Date()),
+      two.addComment(request.uuid, { uuid: randomUUID(), username: 'bob', text: 'two' }, new Date()),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const lost = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
+    expect(lost.reason).toBeInstanceOf(StaleRequestError);
+    expect((outcomes.find((outcome) => outcome.status === 'fulfilled') as PromiseFulfilledResult<{ seq?: number }>).value.seq).toBe(1);
+    // Read again, it is the second.
+    const again = await env.requests.addComment(request.uuid, { uuid: randomUUID(), username: 'carol', text: 'again' }, new Date());
+    expect(again.seq).toBe(2);
+    expect(await env.requests.commentCount(request.uuid)).toBe(2);
+    expect((await env.requests.comments(request.uuid, 0, 10)).map((comment) => comment.seq)).toEqual([1, 2]);
   });
 
   it('gives up when its time budget is spent, as "busy" (503) with the lost race as the cause', async () => {

@@ -35,8 +35,8 @@ const fakes = {
   fanOut: vi.fn(),
   attempt: vi.fn(),
   retryAfter: vi.fn(),
-  getWithComments: vi.fn(),
-  commentsUntil: vi.fn(),
+  get: vi.fn(),
+  commentsAsOf: vi.fn(),
   runUpload: vi.fn(),
 };
 /** What each test puts on the bus (outbox-publisher). */
@@ -53,7 +53,7 @@ const sbomImport = makeSbomImport({ sbomImports: fakeOf<SbomImportService>({ run
 const streamRouter = makeStreamRouter({ changeTargetResolver: fakeOf<ChangeTargetResolver>({ products: fakes.products }), evaluationQueue: { send: fakes.enqueue } });
 const outboxPublisher = makeOutboxPublisher({
   config: parseConfig({ TABLE_NAME: 'unit-batch-consumers' }),
-  requestStore: fakeOf<RequestStore>({ getWithComments: fakes.getWithComments, commentsUntil: fakes.commentsUntil }),
+  requestStore: fakeOf<RequestStore>({ get: fakes.get, commentsAsOf: fakes.commentsAsOf }),
   publisher: { publish: (events) => publisher.publish(events) },
 });
 
@@ -274,17 +274,22 @@ describe('outbox-publisher (DynamoDB stream)', () => {
     const events: BusEvent[] = [];
     publisher = { publish: async (published: readonly BusEvent[]) => void events.push(...published) };
     const comment = { uuid: 'c1', username: 'bob', text: 'Looks fine', createdDate: '2026-01-01T00:00:01+00:00' };
-    fakes.commentsUntil.mockResolvedValue([comment]);
+    fakes.commentsAsOf.mockResolvedValue({ count: 7, latest: comment });
     const modified = { ...anInsert('200', aRequestItem('closed', '2026-01-01T00:00:02+00:00')), eventName: 'MODIFY' as const };
     expect(await outboxPublisher(aStreamBatch(anInsert('100', aRequestItem('open', '2026-01-01T00:00:00+00:00')), modified), context)).toEqual(ids());
     // The store holds whatever the request became since: it is never read for the request itself.
-    expect(fakes.getWithComments).not.toHaveBeenCalled();
-    expect(fakes.commentsUntil.mock.calls).toEqual([['r1', '2026-01-01T00:00:02+00:00']]);
+    expect(fakes.get).not.toHaveBeenCalled();
+    expect(fakes.commentsAsOf.mock.calls).toEqual([['r1', '2026-01-01T00:00:02+00:00']]);
     expect(events.map((event) => [event.detailType, (event.detail.data as { request: { status: string; comments: unknown[] } }).request.status])).toEqual([
       ['request.added', 'open'],
       ['request.updated', 'closed'],
     ]);
-    expect((events[1]!.detail.data as { request: { comments: unknown[] } }).request.comments).toHaveLength(1);
+    expect(events.map((event) => event.detail.version)).toEqual([2, 2]);
+    expect(events.map((event) => (event.detail.data as { request: Record<string, unknown> }).request)).toMatchObject([
+      { comment_count: 0, latest_comment: null },
+      { comment_count: 7, latest_comment: { uuid: 'c1', username: 'bob', text: 'Looks fine', created_date: comment.createdDate } },
+    ]);
+    for (const event of events) expect((event.detail.data as { request: Record<string, unknown> }).request).not.toHaveProperty('comments');
     expect(events.map((event) => [event.detail.timestamp, event.detail.correlation_id])).toEqual([
       ['2026-01-01T00:00:00+00:00', 'from-the-api'],
       ['2026-01-01T00:00:02+00:00', 'from-the-api'],
