@@ -130,10 +130,19 @@ const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 export class WebhookService {
   private readonly posts: <T>(task: () => Promise<T>) => Promise<T>;
   private readonly firstTryTimeoutMs: number;
+  /** The events of a batch, fanned out at once, share one read of each dataspace's subscriptions... */
+  private readonly subscribers: (dataspace: string) => Promise<Subscription[]>;
+  /** ...and one BatchGetItem telling which of them were fanned out before. */
+  private readonly fannedOut: (eventId: string) => Promise<boolean>;
 
   constructor(private readonly deps: WebhookServiceDeps) {
     this.posts = limiter(deps.postConcurrency ?? POST_CONCURRENCY);
     this.firstTryTimeoutMs = Math.min(deps.firstTryTimeoutMs ?? FIRST_TRY_TIMEOUT_MS, DELIVERY_TIMEOUT_MS);
+    this.subscribers = sharedWhileInFlight((dataspace) => deps.store.subscriptionsOf(dataspace));
+    this.fannedOut = gathered(async (eventIds) => {
+      const seen = await deps.store.fannedOut(eventIds);
+      return new Map(eventIds.map((id) => [id, seen.has(id)]));
+    });
   }
 
   // --- subscriptions -------------------------------------------------------------------------
@@ -260,20 +269,24 @@ export class WebhookService {
 
   /**
    * An event from the bus: one delivery per active subscription of its dataspace to its type, each
-   * attempted here at once. On the hot path: the subscriptions (one Query), the claim on the event
-   * (one conditional put, which also keeps the envelope) and the POSTs; then the log, in batches, and
-   * the queue messages of the deliveries to retry. A duplicated event (or the retry of a fan-out that
-   * failed part-way) finds its claim taken and attempts only the deliveries not recorded yet.
+   * attempted here at once. On the hot path, two reads shared by the events fanned out at the same
+   * moment (the dataspace's subscriptions, one Query started after the event arrived, so none is
+   * missed; and whether the event was fanned out before, one BatchGetItem), then the POSTs; after
+   * them the log, in batches (with the envelope, once), and the queue messages of the deliveries to
+   * retry. A duplicated event (or the retry of a fan-out that failed part-way) attempts only the
+   * deliveries not recorded yet; two copies fanned out at the very same time may both deliver
+   * (at-least-once: receivers deduplicate on webhook-id).
    */
   async fanOut(envelope: Envelope): Promise<FanOutResult> {
     const result = { subscriptions: 0, alreadyMade: 0, delivered: 0, failed: 0, handedOver: 0, disabled: 0 };
     if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(envelope.type)) return result;
-    const subscriptions = await this.deps.store.subscribers(envelope.dataspace, envelope.type);
+    const [all, seenBefore] = await Promise.all([this.subscribers(envelope.dataspace), this.fannedOut(envelope.id)]);
+    const subscriptions = all.filter((s) => s.isActive && (s.events as readonly string[]).includes(envelope.type));
     result.subscriptions = subscriptions.length;
     if (subscriptions.length === 0) return result;
     // The same event (a duplicate from the bus or a retry) makes the same delivery.
     let due = subscriptions.map((subscription) => ({ subscription, deliveryId: stableUuid(`${envelope.id}|${subscription.uuid}`) }));
-    if (!(await this.deps.store.claimEvent(envelope, this.deps.now()))) {
+    if (seenBefore) {
       const recorded = await this.deps.store.deliveryStates(due.map((d) => ({ webhookUuid: d.subscription.uuid, deliveryId: d.deliveryId })));
       due = due.filter((d) => !recorded.has(d.deliveryId));
       result.alreadyMade = subscriptions.length - due.length;
@@ -319,7 +332,7 @@ export class WebhookService {
       attempts.push({ webhookUuid: subscription.uuid, attempt: this.attemptEntry(subscription, deliveryId, envelope, 1, sent, outcome, now, note) });
     }
     // The deliveries are recorded before their retries are queued: a retry reads its delivery.
-    await Promise.all([this.deps.store.writeLog(records, attempts, now), ...failingWrites]);
+    await Promise.all([this.deps.store.writeLog(records, attempts, now, envelope), ...failingWrites]);
     await this.deps.queue.send(messages);
     return result;
   }
@@ -384,6 +397,42 @@ export class WebhookService {
       outcome,
     };
   }
+}
+
+/**
+ * A read that callers asking for the same key while it is in flight share; the next caller after it
+ * ends reads again (nothing is cached, so nothing can be stale beyond the read itself).
+ */
+function sharedWhileInFlight<T>(read: (key: string) => Promise<T>): (key: string) => Promise<T> {
+  const inFlight = new Map<string, Promise<T>>();
+  return (key) => {
+    let pending = inFlight.get(key);
+    if (!pending) {
+      pending = read(key).finally(() => inFlight.delete(key));
+      inFlight.set(key, pending);
+    }
+    return pending;
+  };
+}
+
+/** Keys asked for within one turn of the event loop, looked up together in one call. */
+function gathered<V>(lookUp: (keys: string[]) => Promise<Map<string, V>>): (key: string) => Promise<V> {
+  let batch: { keys: string[]; result: Promise<Map<string, V>> } | undefined;
+  return async (key) => {
+    if (!batch) {
+      const keys: string[] = [];
+      const result = new Promise<Map<string, V>>((resolve, reject) =>
+        setImmediate(() => {
+          batch = undefined;
+          lookUp([...new Set(keys)]).then(resolve, reject);
+        }),
+      );
+      batch = { keys, result };
+    }
+    batch.keys.push(key);
+    const values = await batch.result;
+    return values.get(key) as V;
+  };
 }
 
 /** Runs at most `concurrency` tasks at once; the others wait their turn, in order. */

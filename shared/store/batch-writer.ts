@@ -14,8 +14,11 @@ import type { Item } from './dynamo.ts';
 
 /** DynamoDB's limit of put requests in one BatchWriteItem. */
 const ITEMS_PER_CALL = 25;
-/** Calls in flight at once. */
-const CONCURRENT_CALLS = 4;
+/**
+ * Calls in flight at once: few, so that the reads on the delivery's hot path (the next events'
+ * subscriptions) are not queued behind a long train of log writes.
+ */
+const CONCURRENT_CALLS = 2;
 /** Rounds of unprocessed items (throttling) before the write fails. */
 const UNPROCESSED_ROUNDS = 8;
 

@@ -74,10 +74,10 @@ export class WebhookStore {
     return { count, items: offset < count ? (await queryOffset(this.doc, input, offset, limit)).map(toSubscription) : [] };
   }
 
-  /** Every active subscription of the dataspace to this event type. */
-  async subscribers(dataspace: string, eventType: string): Promise<Subscription[]> {
+  /** Every subscription of the dataspace (the fan-out picks the active ones to the event's type). */
+  async subscriptionsOf(dataspace: string): Promise<Subscription[]> {
     const items = await queryAll(this.doc, partitionQueryInput(this.tableName, keys.webhooksOfDataspace(dataspace)));
-    return items.map(toSubscription).filter((s) => s.isActive && (s.events as readonly string[]).includes(eventType));
+    return items.map(toSubscription);
   }
 
   /** Writes the subscription if it is still at `before`'s revision (or new). */
@@ -185,24 +185,13 @@ export class WebhookStore {
   }
 
   /**
-   * Keeps the event's envelope, once for all its deliveries, and tells whether this is the first
-   * fan-out of the event: false when it was fanned out before (a duplicate from the bus, or the retry of
-   * a fan-out that failed part-way), whose deliveries must then be looked up (deliveryStates).
+   * The events of these that were fanned out before (a duplicate from the bus, or the retry of a
+   * fan-out that failed part-way): their WebhookEvent item exists. One BatchGetItem for a whole batch
+   * of events; a fanned-out event's deliveries must then be looked up (deliveryStates).
    */
-  async claimEvent(envelope: Envelope, now: Date): Promise<boolean> {
-    try {
-      await this.doc.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...keys.webhookEvent(envelope.id), entity: 'WebhookEvent', envelope, [TABLE.ttlAttribute]: ttl(now) },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+  async fannedOut(eventIds: readonly string[]): Promise<Set<string>> {
+    const items = await batchGet(this.doc, this.tableName, eventIds.map((id) => keys.webhookEvent(id)), true);
+    return new Set(items.map((item) => (item.envelope as Envelope).id));
   }
 
   /** The deliveries of these that are recorded already, by delivery id (BatchGetItem, 100 keys a call). */
@@ -217,8 +206,15 @@ export class WebhookStore {
    * Records deliveries and attempts with BatchWriteItem, together with what other callers write at the
    * same moment (./batch-writer.ts), each row with the log's TTL. Resolves once all are stored.
    */
-  async writeLog(deliveries: readonly DeliveryRecord[], attempts: readonly { webhookUuid: string; attempt: Attempt }[], now: Date): Promise<void> {
+  async writeLog(
+    deliveries: readonly DeliveryRecord[],
+    attempts: readonly { webhookUuid: string; attempt: Attempt }[],
+    now: Date,
+    /** The event's envelope, kept once for all its deliveries (retries and redelivery read it). */
+    event?: Envelope,
+  ): Promise<void> {
     await this.logWriter.write([
+      ...(event ? [{ ...keys.webhookEvent(event.id), entity: 'WebhookEvent', envelope: event, [TABLE.ttlAttribute]: ttl(now) }] : []),
       ...deliveries.map((delivery) => ({
         ...keys.delivery(delivery.webhookUuid, delivery.deliveryId),
         entity: 'WebhookDelivery',

@@ -32,6 +32,8 @@ it('retries while failing, then switches the subscription off once it has failed
   expect(await service.fanOut(envelope)).toMatchObject({ subscriptions: 1, alreadyMade: 1, failed: 0 });
   expect(queued).toHaveLength(1);
 
+  // The retry comes after its backoff (the queue's delay).
+  now = new Date(now.getTime() + queued[0]!.delaySeconds! * 1000);
   await expect(service.attempt(queued[0]!, 1)).rejects.toBeInstanceOf(RetryLaterError);
   now = new Date(now.getTime() + 1800_000);
   await expect(service.attempt(queued[0]!, 2)).rejects.toBeInstanceOf(RetryLaterError);
