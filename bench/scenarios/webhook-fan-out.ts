@@ -43,7 +43,7 @@ const EVENTS = 20;
 /** Requests created through the API first, all the way to the receiver. */
 const WARMUP_EVENTS = 3;
 /** Events of each slow-target run, and the time between two. */
-const PACED_EVENTS = 10;
+const PACED_EVENTS = 6;
 const PACE_MS = 250;
 /** How long the slow target takes to answer. */
 const SLOW_ANSWER_MS = 10_000;

@@ -19,8 +19,11 @@ const ITEMS_PER_CALL = 25;
  * subscriptions) are not queued behind a long train of log writes.
  */
 const CONCURRENT_CALLS = 2;
-/** Rounds of unprocessed items (throttling) before the write fails. */
-const UNPROCESSED_ROUNDS = 8;
+/**
+ * Rounds before the write fails: of unprocessed items (throttling), and of calls that failed after the
+ * SDK's own retries with an error worth another try (a timeout or throttling). The puts are idempotent.
+ */
+const ROUNDS = 8;
 
 interface Pending {
   readonly item: Item;
@@ -90,14 +93,25 @@ export class BatchWriter {
     try {
       let requests = call.map((pending) => ({ PutRequest: { Item: pending.item } }));
       for (let round = 0; requests.length > 0; round++) {
-        if (round >= UNPROCESSED_ROUNDS) throw new Error(`${requests.length} items of the delivery log stayed unprocessed`);
-        if (round > 0) await sleep(Math.min(1000, 25 * 2 ** round) * Math.random());
-        const result = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }));
+        if (round > 0) await sleep(Math.min(2000, 50 * 2 ** round) * (0.5 + Math.random() / 2));
+        let result;
+        try {
+          result = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }));
+        } catch (error) {
+          if (round + 1 < ROUNDS && worthRetrying(error)) continue;
+          throw error;
+        }
         requests = (result.UnprocessedItems?.[this.tableName] ?? []) as typeof requests;
+        if (requests.length > 0 && round + 1 >= ROUNDS) throw new Error(`${requests.length} items stayed unprocessed`);
       }
       for (const pending of call) pending.done();
     } catch (error) {
       for (const pending of call) pending.done(error);
     }
   }
+}
+
+function worthRetrying(error: unknown): boolean {
+  const name = (error as { name?: unknown } | undefined)?.name;
+  return name === 'TimeoutError' || name === 'ThrottlingException' || name === 'ProvisionedThroughputExceededException' || name === 'RequestLimitExceeded';
 }
