@@ -194,9 +194,10 @@ export const EVENT_SOURCES: readonly EventSourceDefinition[] = [
   { kind: 'queue', queue: 'evaluation', function: 'evaluator', batchSize: 10, maxBatchingWindowSeconds: 1 },
   // The fan-out attempts every delivery of an event itself, the events of a batch at once, and gives a
   // receiver FIRST_TRY_TIMEOUT_MS (2 s) before it hands the delivery to the deliveries queue: a batch
-  // takes that long at most plus its log writes, and ten of them run side by side, so a slow receiver
-  // holds up no other delivery (shared/services/webhooks.ts).
-  { kind: 'queue', queue: 'webhookEvents', function: 'webhook-fanout', batchSize: 10, maxConcurrency: 10 },
+  // takes that long at most plus its log writes, and up to 50 run side by side (about 250 events a
+  // second to 100 subscriptions each when every receiver is slow; more when they answer), so a slow
+  // receiver holds up no other delivery (shared/services/webhooks.ts).
+  { kind: 'queue', queue: 'webhookEvents', function: 'webhook-fanout', batchSize: 10, maxConcurrency: 50 },
   // Retries and hand-overs: the messages of a batch are attempted at once, each with its own 10 s
   // timeout, so a slow subscriber holds up only its own message.
   { kind: 'queue', queue: 'webhookDeliveries', function: 'webhook-delivery', batchSize: 10, maxConcurrency: 10 },

@@ -299,7 +299,7 @@ export const webhookFanOut: Scenario = {
         `${SUBSCRIBERS - 1}: worst ${withSlow.worst.toFixed(0)} ms, median ${withSlow.median.toFixed(0)} ms with ${SLOW_PATH} answering ` +
         `after ${SLOW_ANSWER_MS / 1000} s; worst ${normal.worst.toFixed(0)} ms, median ${normal.median.toFixed(0)} ms with every ` +
         `receiver answering at once. The fan-out gives a receiver ${FIRST_TRY_TIMEOUT_MS / 1000} s, then hands the delivery to the ` +
-        `deliveries queue; the events of a batch, and ${'up to 10'} batches, are fanned out side by side`;
+        `deliveries queue; the events of a batch, and up to 50 batches, are fanned out side by side`;
       log(`slow target: ${slowNote}`);
 
       const problems = [

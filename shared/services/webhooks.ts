@@ -51,6 +51,11 @@ export interface DeliveryMessage {
 export const FIRST_TRY_TIMEOUT_MS = 2_000;
 /** Signed POSTs the fan-out keeps in flight at once (per function instance). */
 export const POST_CONCURRENCY = 100;
+/**
+ * How long a fan-out's log may wait while other fan-outs of the same instance are still reading or
+ * POSTing: the log goes after the deliveries, not among them, but not indefinitely later.
+ */
+export const LOG_DEFER_MAX_MS = 5_000;
 
 export interface WebhookServiceDeps {
   readonly store: WebhookStore;
@@ -134,6 +139,9 @@ export class WebhookService {
   private readonly subscribers: (dataspace: string) => Promise<Subscription[]>;
   /** ...and one BatchGetItem telling which of them were fanned out before. */
   private readonly fannedOut: (eventId: string) => Promise<boolean>;
+  /** Fan-outs of this instance between their first read and their last POST. */
+  private delivering = 0;
+  private readonly waitingForQuiet: (() => void)[] = [];
 
   constructor(private readonly deps: WebhookServiceDeps) {
     this.posts = limiter(deps.postConcurrency ?? POST_CONCURRENCY);
@@ -280,23 +288,20 @@ export class WebhookService {
   async fanOut(envelope: Envelope): Promise<FanOutResult> {
     const result = { subscriptions: 0, alreadyMade: 0, delivered: 0, failed: 0, handedOver: 0, disabled: 0 };
     if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(envelope.type)) return result;
-    const [all, seenBefore] = await Promise.all([this.subscribers(envelope.dataspace), this.fannedOut(envelope.id)]);
-    const subscriptions = all.filter((s) => s.isActive && (s.events as readonly string[]).includes(envelope.type));
-    result.subscriptions = subscriptions.length;
-    if (subscriptions.length === 0) return result;
-    // The same event (a duplicate from the bus or a retry) makes the same delivery.
-    let due = subscriptions.map((subscription) => ({ subscription, deliveryId: stableUuid(`${envelope.id}|${subscription.uuid}`) }));
-    if (seenBefore) {
-      const recorded = await this.deps.store.deliveryStates(due.map((d) => ({ webhookUuid: d.subscription.uuid, deliveryId: d.deliveryId })));
-      due = due.filter((d) => !recorded.has(d.deliveryId));
-      result.alreadyMade = subscriptions.length - due.length;
+    this.delivering += 1;
+    let attempted;
+    try {
+      attempted = await this.attemptAll(envelope, result);
+    } finally {
+      this.delivering -= 1;
+      if (this.delivering === 0) for (const release of this.waitingForQuiet.splice(0)) release();
     }
-    const policy = { allowPrivate: this.deps.allowPrivateTargets };
-    const attempted = await Promise.all(
-      due.map(async (d) => ({ ...d, outcome: await this.posts(() => deliver(d.subscription.targetUrl, envelope, d.subscription.secret, policy, this.firstTryTimeoutMs)) })),
-    );
-
+    if (attempted.length === 0) return result;
     const now = this.deps.now();
+    // The log waits for the other fan-outs' reads and POSTs (for a while at most): on a table that is
+    // slow to write, they would queue behind it.
+    await this.quiet();
+
     const records: DeliveryRecord[] = [];
     const attempts: { webhookUuid: string; attempt: Attempt }[] = [];
     const messages: DeliveryMessage[] = [];
@@ -335,6 +340,39 @@ export class WebhookService {
     await Promise.all([this.deps.store.writeLog(records, attempts, now, envelope), ...failingWrites]);
     await this.deps.queue.send(messages);
     return result;
+  }
+
+  /** The hot path of a fan-out: its subscriptions, whether it was fanned out before, and the POSTs. */
+  private async attemptAll(envelope: Envelope, result: { subscriptions: number; alreadyMade: number }) {
+    const [all, seenBefore] = await Promise.all([this.subscribers(envelope.dataspace), this.fannedOut(envelope.id)]);
+    const subscriptions = all.filter((s) => s.isActive && (s.events as readonly string[]).includes(envelope.type));
+    result.subscriptions = subscriptions.length;
+    if (subscriptions.length === 0) return [];
+    // The same event (a duplicate from the bus or a retry) makes the same delivery.
+    let due = subscriptions.map((subscription) => ({ subscription, deliveryId: stableUuid(`${envelope.id}|${subscription.uuid}`) }));
+    if (seenBefore) {
+      const recorded = await this.deps.store.deliveryStates(due.map((d) => ({ webhookUuid: d.subscription.uuid, deliveryId: d.deliveryId })));
+      due = due.filter((d) => !recorded.has(d.deliveryId));
+      result.alreadyMade = subscriptions.length - due.length;
+    }
+    const policy = { allowPrivate: this.deps.allowPrivateTargets };
+    const attempted = await Promise.all(
+      due.map(async (d) => ({ ...d, outcome: await this.posts(() => deliver(d.subscription.targetUrl, envelope, d.subscription.secret, policy, this.firstTryTimeoutMs)) })),
+    );
+
+    return attempted;
+  }
+
+  /** Resolves once no fan-out of this instance is reading or POSTing, or after LOG_DEFER_MAX_MS. */
+  private quiet(): Promise<void> {
+    if (this.delivering === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, LOG_DEFER_MAX_MS);
+      this.waitingForQuiet.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /**
