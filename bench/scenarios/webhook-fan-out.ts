@@ -47,7 +47,7 @@ const PACED_EVENTS = 6;
 const PACE_MS = 250;
 /** How long the slow target takes to answer. */
 const SLOW_ANSWER_MS = 10_000;
-const FLOOR_SECONDS = 6;
+const FLOOR_SECONDS = 10;
 const RATIO_TARGET = 0.5;
 const DELAY_TARGET_SECONDS = 1;
 /** Generous: the scenarios before may have left thousands of request events in the stream. */
