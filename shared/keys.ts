@@ -57,7 +57,9 @@
  *   Outbox event PK=OUTBOX#<event id>     SK=EVENT              an event to publish: the stream carries it to the bus
  *   Webhook      PK=WEBHOOK#<uuid>        SK=WEBHOOK            a subscription
  *                GSI1PK=DS#<ds>#WEBHOOKS  GSI1SK=<created>␁<uuid>   list a dataspace's subscriptions
- *   Delivery     PK=WEBHOOK#<uuid>        SK=DELIVERY#<delivery id>   an event to deliver to it (for redelivery)
+ *   Delivery     PK=WEBHOOK#<uuid>        SK=DELIVERY#<delivery id>   an event to deliver to it: attempts, delivered (TTL 30 days)
+ *   Webhook event PK=WEBHOOKEVENT#<event id> SK=WEBHOOKEVENT     an event's envelope, once for all its deliveries (for
+ *                                                              retries and redelivery), and the fan-out's claim on it (TTL 30 days)
  *   Attempt      PK=WEBHOOK#<uuid>        SK=ATTEMPT#<time>#<id>      its delivery log, newest first (TTL 30 days)
  *   SBOM import  PK=SBOMIMPORT#<uuid>     SK=SBOMIMPORT         an import (GET /api/v2/sbom_imports/{uuid}/; the upload's S3 key names it)
  *   List count   PK=DS#<ds>#COUNT#<collection>[#<shard>]  SK=<counter key>   exact counts of a catalog list
@@ -219,6 +221,7 @@ export const keys = {
   delivery: (webhookUuid: string, deliveryId: string): Key => ({ PK: `WEBHOOK#${webhookUuid}`, SK: `DELIVERY#${deliveryId}` }),
   attempt: (webhookUuid: string, at: string, id: string): Key => ({ PK: `WEBHOOK#${webhookUuid}`, SK: `ATTEMPT#${at}#${id}` }),
   attemptsOf: (webhookUuid: string) => ({ PK: `WEBHOOK#${webhookUuid}`, skPrefix: 'ATTEMPT#' }),
+  webhookEvent: (eventId: string): Key => ({ PK: `WEBHOOKEVENT#${eventId}`, SK: 'WEBHOOKEVENT' }),
 
   sbomImport: (uuid: string): Key => ({ PK: `SBOMIMPORT#${uuid}`, SK: 'SBOMIMPORT' }),
 
@@ -263,6 +266,7 @@ export type EntityType =
   | 'Webhook'
   | 'WebhookDelivery'
   | 'WebhookAttempt'
+  | 'WebhookEvent'
   | 'SbomImport'
   | 'RateLimit'
   | 'DataspaceRateLimit'

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 
 vi.hoisted(() => {
   // Before the logger (shared/observability/logger.ts) is made, when the functions' modules load.
@@ -86,6 +86,8 @@ const anInsert = (sequenceNumber: string, item: Record<string, unknown>): Dynamo
 const aStreamBatch = (...records: DynamoDBRecord[]): DynamoDBStreamEvent => ({ Records: records });
 
 const ids = (...identifiers: string[]) => ({ batchItemFailures: identifiers.map((itemIdentifier) => ({ itemIdentifier })) });
+/** A reply of a consumer that handles its messages at once, its failures sorted (they come as they happen). */
+const inOrder = (reply: SQSBatchResponse) => ({ batchItemFailures: [...reply.batchItemFailures].sort((a, b) => a.itemIdentifier.localeCompare(b.itemIdentifier)) });
 
 let errors: ReturnType<typeof vi.spyOn>;
 
@@ -140,15 +142,32 @@ describe('webhook-fanout (SQS)', () => {
   it('reports exactly the messages that failed: a fan-out that threw and a message that is no event', async () => {
     fakes.fanOut.mockImplementation(async (envelope: { id: string }) => {
       if (envelope.id === 'e2') throw new Error('table throttled');
-      return 1;
+      return { subscriptions: 1, alreadyMade: 0, delivered: 1, failed: 0, handedOver: 0, disabled: 0 };
     });
     const reply = await webhookFanout(
       aQueueBatch(aMessage('m1', anEvent('e1')), aMessage('m2', anEvent('e2')), aMessage('m3', { detail: {} }), aMessage('m4', anEvent('e4'))),
       context,
     );
-    expect(reply).toEqual(ids('m2', 'm3'));
+    // The events of a batch are fanned out at once: the failures come in the order they happen.
+    expect(inOrder(reply)).toEqual(ids('m2', 'm3'));
     expect(fakes.fanOut.mock.calls.map(([envelope]) => envelope.id)).toEqual(['e1', 'e2', 'e4']);
     expect(errors).toHaveBeenCalledTimes(2);
+  });
+
+  it('fans out the events of a batch at once: one whose receivers are slow holds up none of the others', async () => {
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    fakes.fanOut.mockImplementation(async (envelope: { id: string }) => {
+      // e1 ends only once e2 has started: one event after another, this batch would never end.
+      if (envelope.id === 'e1') await firstHeld;
+      if (envelope.id === 'e2') releaseFirst();
+      return { subscriptions: 1, alreadyMade: 0, delivered: 1, failed: 0, handedOver: 0, disabled: 0 };
+    });
+    const reply = await Promise.race([
+      webhookFanout(aQueueBatch(aMessage('m1', anEvent('e1')), aMessage('m2', anEvent('e2'))), context),
+      new Promise((resolve) => setTimeout(() => resolve('held up'), 2_000)),
+    ]);
+    expect(reply).toEqual(ids());
   });
 });
 
@@ -166,10 +185,25 @@ describe('webhook-delivery (SQS)', () => {
       aQueueBatch(aMessage('m1', aDelivery('d1'), 2), aMessage('m2', aDelivery('d2')), aMessage('m3', aDelivery('d3'))),
       context,
     );
-    expect(reply).toEqual(ids('m1', 'm3'));
+    expect(inOrder(reply)).toEqual(ids('m1', 'm3'));
     expect(fakes.attempt.mock.calls[0]).toEqual([aDelivery('d1'), 2]);
     expect(fakes.retryAfter.mock.calls).toEqual([['receipt-m1', 120]]);
     expect(errors).toHaveBeenCalledTimes(1);
+  });
+
+  it('attempts the messages of a batch at once: a receiver that is slow holds up only its own message', async () => {
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    fakes.attempt.mockImplementation(async (message: { deliveryId: string }) => {
+      if (message.deliveryId === 'd1') await firstHeld;
+      if (message.deliveryId === 'd2') releaseFirst();
+      return { outcome: 'delivered', attempt: 2 };
+    });
+    const reply = await Promise.race([
+      webhookDelivery(aQueueBatch(aMessage('m1', aDelivery('d1')), aMessage('m2', aDelivery('d2'))), context),
+      new Promise((resolve) => setTimeout(() => resolve('held up'), 2_000)),
+    ]);
+    expect(reply).toEqual(ids());
   });
 });
 
