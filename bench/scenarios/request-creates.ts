@@ -231,6 +231,9 @@ async function measure(context: ScenarioContext, proxy: ConflictProxy): Promise<
   // The warm-up wrote to the same dataspaces: every 201 of both loads must be there.
   const oneCreated = oneWarmup.created + oneRun.created;
   const spreadCreated = spreadWarmup.created + spreadRun.created;
+  if (spreadRun.created === 0 || oneRun.created === 0) {
+    throw new Error(`No create succeeded (spread ${spreadRun.created}, one dataspace ${oneRun.created}; answers ${refusedText([spreadRun, oneRun])}): DynamoDB Local is too busy to measure`);
+  }
   const ratio = oneRun.perSecond / spreadRun.perSecond;
   const complete = onePresent.listed === oneCreated && onePresent.indexed === oneCreated && spreadPresent.listed === spreadCreated && spreadPresent.indexed === spreadCreated;
   const conflicts = proxy.conflicts();
