@@ -10,8 +10,7 @@
  * The model: an item is "being written" from the moment its transaction reaches the proxy until
  * DynamoDB Local has answered it. Everything else is forwarded untouched.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { startDynamoDbProxy } from './dynamodb-proxy.ts';
 
 type AttributeValue = Record<string, unknown>;
 type TransactItem = Record<string, { TableName?: string; Key?: Record<string, AttributeValue>; Item?: Record<string, AttributeValue> }>;
@@ -40,101 +39,51 @@ function writtenItems(operation: string, body: Record<string, unknown>): string[
 }
 
 export async function startConflictProxy(target: string): Promise<ConflictProxy> {
-  const upstream = new URL(target);
   const inFlight = new Map<string, number>();
   const tokensInFlight = new Set<string>();
-  const sockets = new Set<Socket>();
   const counted = { transactions: 0, writes: 0, inProgress: 0 };
 
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const operation = String(req.headers['x-amz-target'] ?? '').split('.').at(-1) ?? '';
-      let parsed: Record<string, unknown> = {};
-      try {
-        parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
-      } catch {
-        // not JSON: forwarded as is
+  const proxy = await startDynamoDbProxy(target, (call) => {
+    const { operation, parsed } = call;
+    const token = operation === 'TransactWriteItems' && typeof parsed.ClientRequestToken === 'string' ? parsed.ClientRequestToken : undefined;
+    if (token !== undefined && tokensInFlight.has(token)) {
+      counted.inProgress++;
+      call.error('TransactionInProgressException', { message: 'The transaction with the given request token is already in progress.' });
+      return;
+    }
+    const items = writtenItems(operation, parsed);
+    const busy = items.map((id) => inFlight.has(id));
+    if (busy.some(Boolean)) {
+      if (operation === 'TransactWriteItems') {
+        counted.transactions++;
+        call.error('TransactionCanceledException', {
+          message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${busy.map((b) => (b ? 'TransactionConflict' : 'None')).join(', ')}]`,
+          fields: { CancellationReasons: busy.map((b) => (b ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' } : { Code: 'None' })) },
+        });
+      } else {
+        counted.writes++;
+        call.error('TransactionConflictException', { message: 'Transaction is ongoing for the item' });
       }
-      const token = operation === 'TransactWriteItems' && typeof parsed.ClientRequestToken === 'string' ? parsed.ClientRequestToken : undefined;
-      if (token !== undefined && tokensInFlight.has(token)) {
-        counted.inProgress++;
-        refuse(res, 'TransactionInProgressException', { message: 'The transaction with the given request token is already in progress.' });
-        return;
+      return;
+    }
+    // Only transactions hold their items; a single write is atomic on its own.
+    const held = operation === 'TransactWriteItems' ? items : [];
+    for (const id of held) inFlight.set(id, (inFlight.get(id) ?? 0) + 1);
+    if (token !== undefined) tokensInFlight.add(token);
+    const release = () => {
+      if (token !== undefined) tokensInFlight.delete(token);
+      for (const id of held) {
+        const left = (inFlight.get(id) ?? 1) - 1;
+        if (left === 0) inFlight.delete(id);
+        else inFlight.set(id, left);
       }
-      const items = writtenItems(operation, parsed);
-      const busy = items.map((id) => inFlight.has(id));
-      if (busy.some(Boolean)) {
-        if (operation === 'TransactWriteItems') {
-          counted.transactions++;
-          refuse(res, 'TransactionCanceledException', {
-            message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${busy.map((b) => (b ? 'TransactionConflict' : 'None')).join(', ')}]`,
-            CancellationReasons: busy.map((b) => (b ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' } : { Code: 'None' })),
-          });
-        } else {
-          counted.writes++;
-          refuse(res, 'TransactionConflictException', { message: 'Transaction is ongoing for the item' });
-        }
-        return;
-      }
-      // Only transactions hold their items; a single write is atomic on its own.
-      const held = operation === 'TransactWriteItems' ? items : [];
-      for (const id of held) inFlight.set(id, (inFlight.get(id) ?? 0) + 1);
-      if (token !== undefined) tokensInFlight.add(token);
-      const release = () => {
-        if (token !== undefined) tokensInFlight.delete(token);
-        for (const id of held) {
-          const left = (inFlight.get(id) ?? 1) - 1;
-          if (left === 0) inFlight.delete(id);
-          else inFlight.set(id, left);
-        }
-      };
-      forward(req, body, (status, headers, reply) => {
-        release();
-        res.writeHead(status, headers);
-        res.end(reply);
-      }, release);
-    });
-  });
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    };
+    call.forward((status, headers, reply) => {
+      release();
+      call.res.writeHead(status, headers);
+      call.res.end(reply);
+    }, release);
   });
 
-  function refuse(res: ServerResponse, type: string, fields: Record<string, unknown>) {
-    const text = JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, ...fields });
-    res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'content-length': String(Buffer.byteLength(text)), 'x-amzn-requestid': `conflict-${Date.now()}` });
-    res.end(text);
-  }
-
-  function forward(req: IncomingMessage, body: Buffer, done: (status: number, headers: Record<string, string | string[]>, body: Buffer) => void, failed: () => void) {
-    const outgoing = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, (reply) => {
-      const parts: Buffer[] = [];
-      reply.on('data', (chunk: Buffer) => parts.push(chunk));
-      reply.on('end', () => {
-        const headers: Record<string, string | string[]> = {};
-        for (const [name, value] of Object.entries(reply.headers)) if (value !== undefined) headers[name] = value;
-        done(reply.statusCode ?? 502, headers, Buffer.concat(parts));
-      });
-    });
-    outgoing.on('error', () => {
-      failed();
-      req.socket.destroy();
-    });
-    outgoing.end(body);
-  }
-
-  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', () => listening()));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    conflicts: () => ({ ...counted }),
-    async stop() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((closed) => server.close(() => closed()));
-    },
-  };
+  return { endpoint: proxy.endpoint, conflicts: () => ({ ...counted }), stop: () => proxy.stop() };
 }

@@ -12,7 +12,7 @@ import { useHttpTeam } from '../support/http-team.ts';
 import { CATALOG_SPECS, catalogSeedItems, type CatalogObject } from '../../shared/store/catalog-store.ts';
 import { partitionQueryInput, queryAll } from '../../shared/store/dynamo.ts';
 import { keys } from '../../shared/keys.ts';
-import { NO_PACKAGE_DETAILS, type Package } from '../../shared/domain/catalog.ts';
+import { aPackage } from '../support/factories.ts';
 
 const http = useHttpTeam({
   acme: { users: { root: { superuser: true } } },
@@ -189,7 +189,7 @@ describe('list counts from counters', () => {
 
   it('count an object written before counters once it is written again, and never below zero', async () => {
     // A package as a deployment of the previous version left it: no list counters moved, no mark.
-    const legacy = { ...aPackage('pkg:golang/example.com/legacy@1.0.0'), dataspace: 'beta' };
+    const legacy = aPackage({ dataspace: 'beta', type: 'golang', namespace: 'example.com', name: 'legacy', version: '1.0.0' });
     const [item, reservation] = catalogSeedItems(CATALOG_SPECS.packages, legacy);
     expect(item).not.toHaveProperty('listCounted');
     for (const Item of [item, reservation]) await http.env.doc.send(new PutCommand({ TableName: http.env.tableName, Item }));
@@ -200,30 +200,3 @@ describe('list counts from counters', () => {
     expect(await count('packages', '', 'mallory')).toBe(0);
   });
 });
-
-/** A package of acme's catalog, as stored (the purl's parts; no license). */
-function aPackage(purl: string): Package {
-  const match = /^pkg:(\w+)\/(.+)\/([^/@]+)@(.+)$/.exec(purl)!;
-  return {
-    uuid: crypto.randomUUID(),
-    dataspace: 'acme',
-    rev: 0,
-    purl,
-    type: match[1]!,
-    namespace: match[2]!,
-    name: match[3]!,
-    version: match[4]!,
-    qualifiers: {},
-    subpath: '',
-    filename: '',
-    downloadUrl: '',
-    ...NO_PACKAGE_DETAILS,
-    licenseExpression: '',
-    licenseKeys: [],
-    countedLicenseKeys: [],
-    declaredLicenseExpression: '',
-    unknownLicenses: [],
-    usagePolicy: null,
-    vulnerabilities: {},
-  };
-}
