@@ -39,7 +39,14 @@ export interface EvaluateOptions {
 }
 
 export type EvaluationOutcome =
-  | { readonly outcome: 'evaluated'; readonly violations: readonly Violation[]; readonly events: readonly Envelope[]; readonly evaluatedAt: string }
+  | {
+      readonly outcome: 'evaluated';
+      readonly violations: readonly Violation[];
+      readonly events: readonly Envelope[];
+      readonly evaluatedAt: string;
+      /** The product's packages: what the evaluation cost (the evaluator sizes its batches by them). */
+      readonly packages: number;
+    }
   | { readonly outcome: 'skipped'; readonly reason: 'gone' | 'up to date' };
 
 const isRace = (error: unknown) => error instanceof StaleEvaluationError || isTransactionConflict(error);
@@ -68,11 +75,14 @@ export class EvaluationService {
   private async once(productUuid: string, { requestedAt, baseUrl = this.deps.baseUrl, correlationId }: EvaluateOptions): Promise<EvaluationOutcome> {
     const started = this.deps.now();
     const evaluatedAt = isoWithOffset(started);
+    const answered = (state: { evaluatedAt: string | null }) => requestedAt !== undefined && state.evaluatedAt !== null && state.evaluatedAt >= requestedAt;
+    // The small items first: a request already answered, or a deleted product, reads no packages.
+    const head = await this.deps.policy.readHead(productUuid);
+    if (!head) return { outcome: 'skipped', reason: 'gone' };
+    if (answered(head)) return { outcome: 'skipped', reason: 'up to date' };
     const data = await this.deps.policy.readProduct(productUuid);
     if (!data) return { outcome: 'skipped', reason: 'gone' };
-    if (requestedAt !== undefined && data.state.evaluatedAt !== null && data.state.evaluatedAt >= requestedAt) {
-      return { outcome: 'skipped', reason: 'up to date' };
-    }
+    if (answered(data.state)) return { outcome: 'skipped', reason: 'up to date' };
     const { config } = await this.deps.policy.getConfig(data.product.dataspace);
     const results = await this.results(data, config, started);
     const { writes, detected, resolved } = reconcile(data.violations, results, started);
@@ -103,7 +113,7 @@ export class EvaluationService {
     await this.deps.policy.commitEvaluation(data.product, data.state, evaluatedAt, writes, events, started);
     const byType = new Map(data.violations.map((violation) => [violation.ruleType, violation]));
     for (const violation of writes) byType.set(violation.ruleType, violation);
-    return { outcome: 'evaluated', violations: [...byType.values()], events, evaluatedAt };
+    return { outcome: 'evaluated', violations: [...byType.values()], events, evaluatedAt, packages: data.productPackages.length };
   }
 
   /** The rules' results for the product as it is now (for the drill-down; writes nothing). */
