@@ -10,6 +10,7 @@ import { freshClone } from './fresh-clone.ts';
 import { permissionFilteredList } from './permission-filtered-list.ts';
 import { policyBurst } from './policy-burst.ts';
 import { policyEvaluation } from './policy-evaluation.ts';
+import { policyLargeProduct } from './policy-large-product.ts';
 import { policyRules } from './policy-rules.ts';
 import { requestListScaling } from './request-list-scaling.ts';
 import { webhookFanOut } from './webhook-fan-out.ts';
@@ -26,6 +27,7 @@ export const SCENARIOS: readonly Scenario[] = [
   coldStart,
   policyRules,
   policyEvaluation,
+  policyLargeProduct,
   policyBurst,
   webhookFanOut,
   sbomImport,

@@ -27,8 +27,15 @@ export class ProductGoneError extends Error {}
 export interface EvaluationState {
   /** Bumped by every evaluation that writes: the optimistic-concurrency token. */
   readonly version: number;
-  /** When the last evaluation started reading: it saw every change committed before. */
+  /** When the last evaluation started reading. */
   readonly evaluatedAt: string | null;
+  /**
+   * Every change committed before this time is reflected in the last evaluation: its start when it
+   * read strongly consistent, earlier by the stale-read margin when it read eventually consistent
+   * (shared/services/evaluation.ts). A request seen at or before it is already answered. Null on
+   * states written before it existed: evaluatedAt stands in.
+   */
+  readonly coveredUntil: string | null;
 }
 
 /** A product with everything its evaluation reads from its partition. */
@@ -40,14 +47,34 @@ export interface ProductData {
   readonly state: EvaluationState;
 }
 
+/** The product as an evaluation needs it: for its keys, and for the events it writes. */
+export type EvaluatedProduct = Pick<Product, 'uuid' | 'dataspace' | 'name' | 'version'>;
+
+/** The small items an evaluation reads first, strongly consistent: the product and its evaluation state. */
+export interface EvaluationHead {
+  readonly product: EvaluatedProduct;
+  readonly state: EvaluationState;
+}
+
+/** What an evaluation reads of its product's partition (readForEvaluation): only the attributes the rules need. */
+export interface EvaluationData extends EvaluationHead {
+  readonly productPackages: readonly Pick<ProductPackage, 'packageUuid' | 'licenseExpression' | 'licenseKeys' | 'unknownLicenses'>[];
+  readonly analyses: readonly Pick<Analysis, 'packageUuid' | 'vulnerabilityId' | 'state'>[];
+  readonly violations: readonly Violation[];
+}
+
+const PACKAGE_PROJECTION = 'packageUuid, licenseExpression, licenseKeys, unknownLicenses';
+const ANALYSIS_PROJECTION = 'packageUuid, vulnerabilityId, #state';
+
 /**
  * What an evaluation reads of its product's partition: the attributes the rules, the reconciliation
- * and the events need, and no more (grants, dates and revisions stay behind). A projection saves
- * transfer and memory, not read units: DynamoDB charges a Query by the size of the items it reads.
+ * and the events need, and no more (grants, dates, revisions, dependencies stay behind). A projection
+ * saves transfer and memory, not read units: DynamoDB charges a Query by the size of the items it
+ * reads. (The benchmark's floor reads the whole partition with it.)
  */
 export const EVALUATION_PROJECTION = {
-  ProjectionExpression: 'entity, #uuid, dataspace, #name, version, packageUuid, licenseExpression, licenseKeys, unknownLicenses, vulnerabilityId, #state, ruleType, #count, detectedDate, resolvedDate, lastEvaluatedAt, evaluatedAt',
-  ExpressionAttributeNames: { '#uuid': 'uuid', '#name': 'name', '#state': 'state', '#count': 'count' },
+  ProjectionExpression: `entity, #uuid, dataspace, #name, #version, ${PACKAGE_PROJECTION}, vulnerabilityId, #state, ruleType, #count, detectedDate, resolvedDate, lastEvaluatedAt, evaluatedAt, coveredUntil`,
+  ExpressionAttributeNames: { '#uuid': 'uuid', '#name': 'name', '#version': 'version', '#state': 'state', '#count': 'count' },
 } as const;
 
 export class PolicyStore {
@@ -97,26 +124,73 @@ export class PolicyStore {
     ]);
     return {
       violations: items.map(toViolation),
-      state: { version: Number(state.Item?.version ?? 0), evaluatedAt: (state.Item?.evaluatedAt as string | undefined) ?? null },
+      state: toState(state.Item),
     };
   }
 
   /**
-   * Whether the product exists, and its evaluation state: two small items, read before the partition
-   * so that a request an evaluation already answered (or a deleted product) costs no partition read.
+   * The product (the fields an evaluation needs) and its evaluation state, strongly consistent: two
+   * small items, read before the partition so that a request an evaluation already answered (or a
+   * deleted product) costs no partition read. Undefined when the product is gone.
    */
-  async readHead(productUuid: string): Promise<EvaluationState | undefined> {
-    const result = await this.doc.send(
-      new BatchGetCommand({
-        RequestItems: { [this.tableName]: { Keys: [keys.product(productUuid), keys.policyState(productUuid)], ConsistentRead: true, ProjectionExpression: 'SK, version, evaluatedAt' } },
-      }),
-    );
-    // Two keys are far below BatchGetItem's limits; an unprocessed one (throttling) reads as "go on".
-    const items = result.Responses?.[this.tableName] ?? [];
-    if ((result.UnprocessedKeys?.[this.tableName]?.Keys?.length ?? 0) > 0) return { version: 0, evaluatedAt: null };
-    if (!items.some((item) => item.SK === 'PRODUCT')) return undefined;
-    const state = items.find((item) => item.SK === 'POLICYSTATE');
-    return { version: Number(state?.version ?? 0), evaluatedAt: (state?.evaluatedAt as string | undefined) ?? null };
+  async readHead(productUuid: string): Promise<EvaluationHead | undefined> {
+    let pending: Record<string, unknown>[] = [keys.product(productUuid), keys.policyState(productUuid)];
+    const items: Item[] = [];
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
+      const result = await this.doc.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [this.tableName]: {
+              Keys: pending,
+              ConsistentRead: true,
+              ProjectionExpression: 'SK, #uuid, dataspace, #name, #version, evaluatedAt, coveredUntil',
+              ExpressionAttributeNames: { '#uuid': 'uuid', '#name': 'name', '#version': 'version' },
+            },
+          },
+        }),
+      );
+      items.push(...(result.Responses?.[this.tableName] ?? []));
+      pending = result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+    }
+    const product = items.find((item) => item.SK === 'PRODUCT');
+    if (!product) return undefined;
+    return {
+      product: { uuid: String(product.uuid), dataspace: String(product.dataspace), name: String(product.name), version: String(product.version ?? '') },
+      state: toState(items.find((item) => item.SK === 'POLICYSTATE')),
+    };
+  }
+
+  /**
+   * The rest of what an evaluation reads, after its head: the product's packages and analyses (the
+   * large part: consistent or not, as the evaluation decides) and its violations (always strongly
+   * consistent: the reconciliation writes over them, under the state's version read in the head).
+   */
+  async readForEvaluation(head: EvaluationHead, { consistent }: { consistent: boolean }): Promise<EvaluationData> {
+    const pk = keys.productPartition(head.product.uuid).PK;
+    const [packages, analyses, violations] = await Promise.all([
+      queryAll(this.doc, { ...partitionQueryInput(this.tableName, { PK: pk, skPrefix: 'PACKAGE#' }), ConsistentRead: consistent, ProjectionExpression: PACKAGE_PROJECTION }),
+      queryAll(this.doc, (() => {
+        const input = partitionQueryInput(this.tableName, { PK: pk, skPrefix: 'ANALYSIS#' });
+        return { ...input, ConsistentRead: consistent, ProjectionExpression: ANALYSIS_PROJECTION, ExpressionAttributeNames: { ...input.ExpressionAttributeNames, '#state': 'state' } };
+      })()),
+      queryAll(this.doc, { ...partitionQueryInput(this.tableName, { PK: pk, skPrefix: 'VIOLATION#' }), ConsistentRead: true }),
+    ]);
+    return {
+      ...head,
+      productPackages: packages.map((item) => ({
+        packageUuid: String(item.packageUuid),
+        licenseExpression: String(item.licenseExpression ?? ''),
+        licenseKeys: (item.licenseKeys as string[] | undefined) ?? [],
+        unknownLicenses: (item.unknownLicenses as string[] | undefined) ?? [],
+      })),
+      analyses: analyses.map((item) => ({
+        packageUuid: String(item.packageUuid),
+        vulnerabilityId: String(item.vulnerabilityId),
+        state: (item.state as Analysis['state'] | undefined) ?? null,
+      })),
+      violations: violations.map(toViolation),
+    };
   }
 
   /** The product and its packages, analyses, violations and state: one (paged) Query of its partition. */
@@ -130,7 +204,7 @@ export class PolicyStore {
       productPackages: items.filter((item) => item.entity === 'ProductPackage').map(toProductPackage),
       analyses: items.filter((item) => item.entity === 'Analysis').map(toAnalysis),
       violations: items.filter((item) => item.entity === 'Violation').map(toViolation),
-      state: { version: Number(state?.version ?? 0), evaluatedAt: (state?.evaluatedAt as string | undefined) ?? null },
+      state: toState(state),
     };
   }
 
@@ -140,9 +214,10 @@ export class PolicyStore {
    * so an evaluation that committed never loses its events and one that did not never sends any.
    */
   async commitEvaluation(
-    product: Product,
+    product: Pick<Product, 'uuid' | 'dataspace'>,
     before: EvaluationState,
     evaluatedAt: string,
+    coveredUntil: string,
     violations: readonly Violation[],
     events: readonly Envelope[],
     now: Date,
@@ -153,7 +228,7 @@ export class PolicyStore {
         item: {
           Put: {
             TableName: this.tableName,
-            Item: { ...keys.policyState(product.uuid), entity: 'PolicyState', dataspace: product.dataspace, productUuid: product.uuid, version: before.version + 1, evaluatedAt },
+            Item: { ...keys.policyState(product.uuid), entity: 'PolicyState', dataspace: product.dataspace, productUuid: product.uuid, version: before.version + 1, evaluatedAt, coveredUntil },
             ConditionExpression: before.version === 0 ? 'attribute_not_exists(PK)' : '#version = :version',
             ...(before.version === 0 ? {} : { ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': before.version } }),
           },
@@ -215,6 +290,14 @@ export class PolicyStore {
 /** A dataspace's rule configuration (none stored yet: every rule as its defaults have it). */
 function toConfig(item: Item | undefined): PolicyConfig {
   return (item?.rules as PolicyConfig | undefined) ?? {};
+}
+
+function toState(item: Item | undefined): EvaluationState {
+  return {
+    version: Number(item?.version ?? 0),
+    evaluatedAt: (item?.evaluatedAt as string | undefined) ?? null,
+    coveredUntil: (item?.coveredUntil as string | undefined) ?? null,
+  };
 }
 
 function toViolation(item: Item): Violation {
