@@ -11,6 +11,7 @@ import { permissionFilteredList } from './permission-filtered-list.ts';
 import { policyBurst } from './policy-burst.ts';
 import { policyEvaluation } from './policy-evaluation.ts';
 import { policyLargeProduct } from './policy-large-product.ts';
+import { policyFanOut } from './policy-fan-out.ts';
 import { policyRules } from './policy-rules.ts';
 import { requestListScaling } from './request-list-scaling.ts';
 import { webhookFanOut } from './webhook-fan-out.ts';
@@ -28,6 +29,7 @@ export const SCENARIOS: readonly Scenario[] = [
   policyRules,
   policyEvaluation,
   policyLargeProduct,
+  policyFanOut,
   policyBurst,
   webhookFanOut,
   sbomImport,

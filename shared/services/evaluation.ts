@@ -12,7 +12,9 @@ import { scancodeLibrary } from '../reference/scancode-licensedb.ts';
 import { evaluateRules, reconcile, type PackageFacts, type PolicyConfig, type RuleResult, type RuleType, type Violation } from '../domain/policy-rules.ts';
 import { isTransactionConflict, retryOnConflict } from '../store/dynamo.ts';
 import type { CatalogStore } from '../store/catalog-store.ts';
-import { ProductGoneError, StaleEvaluationError, type EvaluationData, type EvaluationState, type PolicyStore } from '../store/policy-store.ts';
+import { createHash } from 'node:crypto';
+import { ProductGoneError, StaleEvaluationError, type EvaluationData, type EvaluationState, type PolicyStore, type ViolationPackageList } from '../store/policy-store.ts';
+import { logger } from '../observability/logger.ts';
 import { violationDetected, violationResolved, type ProductOfEvent } from '../events/policy-events.ts';
 import { correlated, type Envelope } from '../events/envelope.ts';
 import { isoWithOffset } from '../domain/time.ts';
@@ -109,7 +111,28 @@ export class EvaluationService {
     const coveredUntil = consistent ? evaluatedAt : isoWithOffset(new Date(started.getTime() - STALE_READ_MARGIN_MS));
     const { config } = await this.deps.policy.getConfig(data.product.dataspace);
     const results = await this.results(data, config, started, consistent);
-    const { writes, detected, resolved } = reconcile(data.violations, results, started);
+    const reconciled = reconcile(data.violations, results, started);
+    const { detected, resolved } = reconciled;
+    // The packages behind each active violation, stored for the drill-down; a list that did not change is kept.
+    const listId = `${data.state.version + 1}.${this.deps.newUuid().slice(0, 8)}`;
+    const lists = new Map<RuleType, ViolationPackageList>();
+    const written: RuleType[] = [];
+    for (const result of results) {
+      if (!result.triggered) continue;
+      const hash = createHash('sha256').update(JSON.stringify(result.offenders)).digest('base64url');
+      const before = data.packageLists.get(result.type);
+      if (before?.hash === hash) {
+        lists.set(result.type, before);
+      } else {
+        lists.set(result.type, { id: listId, hash });
+        written.push(result.type);
+      }
+    }
+    // A violation whose list changed is written again to name it, even when its count did not change.
+    const writes = [
+      ...reconciled.writes,
+      ...data.violations.filter((v) => v.resolvedDate === null && written.includes(v.ruleType) && !reconciled.writes.some((w) => w.ruleType === v.ruleType)),
+    ];
     const product: ProductOfEvent = {
       uuid: data.product.uuid,
       name: data.product.name,
@@ -134,13 +157,40 @@ export class EvaluationService {
     if (resolved.length > 0) {
       events.push(correlated(violationResolved(this.deps.newUuid(), evaluatedAt, product, data.product.dataspace, resolved), correlationId));
     }
-    await this.deps.policy.commitEvaluation(data.product, data.state, evaluatedAt, coveredUntil, writes, events, started);
+    const byRule = new Map(results.map((result) => [result.type, result.offenders]));
+    for (const type of written) await this.deps.policy.writeViolationPackages(data.product, type, listId, byRule.get(type)!);
+    try {
+      await this.deps.policy.commitEvaluation(data.product, data.state, evaluatedAt, coveredUntil, writes, events, started, lists);
+    } catch (error) {
+      // Lists no violation names (the commit lost a race, or failed): remove them, as far as possible.
+      await this.removeLists(data.product.uuid, written.map((type) => [type, listId]));
+      throw error;
+    }
+    // The lists this commit replaced, and those of violations it resolved.
+    await this.removeLists(
+      data.product.uuid,
+      [...data.packageLists].filter(([type, list]) => lists.get(type)?.id !== list.id).map(([type, list]) => [type, list.id]),
+    );
     const byType = new Map(data.violations.map((violation) => [violation.ruleType, violation]));
     for (const violation of writes) byType.set(violation.ruleType, violation);
     return { outcome: 'evaluated', violations: [...byType.values()], events, evaluatedAt, packages: data.productPackages.length };
   }
 
-  /** The rules' results for the product as it is now (for the drill-down; writes nothing). */
+  /** Best effort: a list left behind costs storage, never a wrong answer (no violation names it). */
+  private async removeLists(productUuid: string, lists: readonly (readonly [RuleType, string])[]): Promise<void> {
+    for (const [type, listId] of lists) {
+      try {
+        await this.deps.policy.deleteViolationPackages(productUuid, type, listId);
+      } catch (error) {
+        logger.warn('Could not delete a superseded violation package list', { product: productUuid, ruleType: type, listId, error: error as Error });
+      }
+    }
+  }
+
+  /**
+   * The rules' results for the product as it is now (writes nothing): the drill-down's answer for a
+   * violation recorded before violations stored their package lists.
+   */
   async currentResults(productUuid: string, now: Date): Promise<RuleResult[] | undefined> {
     const head = await this.deps.policy.readHead(productUuid);
     if (!head) return undefined;

@@ -3,11 +3,11 @@
  * evaluation state (in the product's partition, read with it in one Query), and the outbox events an
  * evaluation writes in the same transaction as its violations.
  */
-import { BatchGetCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys.ts';
 import type { Analysis, ProductPackage } from '../domain/catalog.ts';
 import type { Product } from '../domain/product.ts';
-import type { PolicyConfig, RuleType, Violation } from '../domain/policy-rules.ts';
+import type { Offender, PolicyConfig, RuleType, Violation } from '../domain/policy-rules.ts';
 import type { Envelope } from '../events/envelope.ts';
 import type { DataspaceConfig } from '../domain/change-records.ts';
 import { cancelledBecause, imageItem, isConditionFailure, partitionQueryInput, queryAll, transact, type Item, type LabelledItem, type StreamImage } from './dynamo.ts';
@@ -47,6 +47,20 @@ export interface ProductData {
   readonly state: EvaluationState;
 }
 
+/**
+ * Where the packages behind an active violation are stored: the chunks one evaluation wrote under
+ * `id` (keys.violationPackages; the state version it committed and a random part, so that two racing
+ * evaluations never write the same keys), and a hash of the list, so that an evaluation finding the
+ * same packages writes nothing.
+ */
+export interface ViolationPackageList {
+  readonly id: string;
+  readonly hash: string;
+}
+
+/** At most this much of a list in one item (far below DynamoDB's 400 KB): a drill-down page reads one or two. */
+const CHUNK_BYTES = 32_000;
+
 /** The product as an evaluation needs it: for its keys, and for the events it writes. */
 export type EvaluatedProduct = Pick<Product, 'uuid' | 'dataspace' | 'name' | 'version'>;
 
@@ -61,6 +75,8 @@ export interface EvaluationData extends EvaluationHead {
   readonly productPackages: readonly Pick<ProductPackage, 'packageUuid' | 'licenseExpression' | 'licenseKeys' | 'unknownLicenses'>[];
   readonly analyses: readonly Pick<Analysis, 'packageUuid' | 'vulnerabilityId' | 'state'>[];
   readonly violations: readonly Violation[];
+  /** The stored package list of each violation that has one. */
+  readonly packageLists: ReadonlyMap<RuleType, ViolationPackageList>;
 }
 
 const PACKAGE_PROJECTION = 'packageUuid, licenseExpression, licenseKeys, unknownLicenses';
@@ -114,7 +130,7 @@ export class PolicyStore {
   }
 
   /** The product's violations and evaluation state only (what the violations and status endpoints answer). */
-  async readViolations(productUuid: string): Promise<{ violations: Violation[]; state: EvaluationState }> {
+  async readViolations(productUuid: string): Promise<{ violations: Violation[]; state: EvaluationState; packageLists: ReadonlyMap<RuleType, ViolationPackageList> }> {
     const [items, state] = await Promise.all([
       queryAll(this.doc, {
         ...partitionQueryInput(this.tableName, { PK: keys.productPartition(productUuid).PK, skPrefix: 'VIOLATION#' }),
@@ -125,6 +141,7 @@ export class PolicyStore {
     return {
       violations: items.map(toViolation),
       state: toState(state.Item),
+      packageLists: packageListsOf(items),
     };
   }
 
@@ -190,12 +207,95 @@ export class PolicyStore {
         state: (item.state as Analysis['state'] | undefined) ?? null,
       })),
       violations: violations.map(toViolation),
+      packageLists: packageListsOf(violations),
     };
+  }
+
+  /** Stores the packages behind a violation as list `listId`, in chunks; returns once all are written. */
+  async writeViolationPackages(product: Pick<Product, 'uuid' | 'dataspace'>, ruleType: RuleType, listId: string, offenders: readonly Offender[]): Promise<void> {
+    const items: Item[] = [];
+    let chunk: Offender[] = [];
+    let bytes = 0;
+    let first = 0;
+    const flush = () => {
+      if (chunk.length === 0) return;
+      items.push({ ...keys.violationPackages(product.uuid, ruleType, listId, first), entity: 'ViolationPackages', dataspace: product.dataspace, offenders: chunk });
+      first += chunk.length;
+      chunk = [];
+      bytes = 0;
+    };
+    for (const offender of offenders) {
+      const size = JSON.stringify(offender).length;
+      if (bytes + size > CHUNK_BYTES) flush();
+      chunk.push(offender);
+      bytes += size;
+    }
+    flush();
+    await this.batchWrite(items.map((Item) => ({ PutRequest: { Item } })));
+  }
+
+  /** Deletes a list (superseded, or written by an evaluation that lost its commit). */
+  async deleteViolationPackages(productUuid: string, ruleType: RuleType, listId: string): Promise<void> {
+    const found = await queryAll(this.doc, {
+      ...partitionQueryInput(this.tableName, keys.violationPackagesOf(productUuid, ruleType, listId)),
+      ProjectionExpression: 'PK, SK',
+    });
+    await this.batchWrite(found.map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } })));
+  }
+
+  /**
+   * Packages `offset` to `offset + limit` of a stored list: the chunk holding `offset` (the last one
+   * starting at or before it), then the chunks after it, each found by where the one before ends.
+   * Strongly consistent: a list is written just before the violation that names it.
+   */
+  async readViolationPackages(productUuid: string, ruleType: RuleType, list: ViolationPackageList, offset: number, limit: number): Promise<Offender[]> {
+    const prefix = keys.violationPackagesOf(productUuid, ruleType, list.id);
+    const holding = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': prefix.PK, ':from': prefix.skPrefix, ':to': keys.violationPackages(productUuid, ruleType, list.id, offset).SK },
+        ScanIndexForward: false,
+        Limit: 1,
+        ConsistentRead: true,
+      }),
+    );
+    let item = holding.Items?.[0];
+    if (!item) return [];
+    let start = Number(String(item.SK).slice(prefix.skPrefix.length));
+    const found: Offender[] = [];
+    while (item && found.length < limit) {
+      const offenders = item.offenders as Offender[];
+      found.push(...offenders.slice(Math.max(0, offset - start), Math.max(0, offset - start) + limit - found.length));
+      start += offenders.length;
+      if (found.length >= limit) break;
+      item = (await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.violationPackages(productUuid, ruleType, list.id, start), ConsistentRead: true }))).Item;
+      offset = start;
+    }
+    return found;
+  }
+
+  /** BatchWriteItem, 25 requests a call, until none is left unprocessed. */
+  private async batchWrite(requests: readonly Record<string, unknown>[]): Promise<void> {
+    for (let i = 0; i < requests.length; i += 25) {
+      let pending = requests.slice(i, i + 25);
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
+        const result = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }));
+        pending = (result.UnprocessedItems?.[this.tableName] ?? []) as typeof pending;
+      }
+    }
   }
 
   /** The product and its packages, analyses, violations and state: one (paged) Query of its partition. */
   async readProduct(productUuid: string): Promise<ProductData | undefined> {
-    const items = await queryAll(this.doc, { ...partitionQueryInput(this.tableName, keys.productPartition(productUuid)), ConsistentRead: true });
+    // Everything below the violations' package lists, which nothing reading the product needs.
+    const items = await queryAll(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'PK = :pk AND SK < :lists',
+      ExpressionAttributeValues: { ':pk': keys.productPartition(productUuid).PK, ':lists': keys.violationPackagesStart },
+      ConsistentRead: true,
+    });
     const product = items.find((item) => item.entity === 'Product');
     if (!product) return undefined;
     const state = items.find((item) => item.entity === 'PolicyState');
@@ -221,6 +321,7 @@ export class PolicyStore {
     violations: readonly Violation[],
     events: readonly Envelope[],
     now: Date,
+    packageLists: ReadonlyMap<RuleType, ViolationPackageList> = new Map(),
   ): Promise<void> {
     const items: LabelledItem[] = [
       {
@@ -252,6 +353,8 @@ export class PolicyStore {
                 detectedDate: violation.detectedDate,
                 resolvedDate: violation.resolvedDate,
                 lastEvaluatedAt: violation.lastEvaluatedAt,
+                // Active violations only: a resolved one has no packages to drill down to.
+                ...(violation.resolvedDate === null && packageLists.has(violation.ruleType) ? { packageList: packageLists.get(violation.ruleType) } : {}),
               },
             },
           },
@@ -298,6 +401,15 @@ function toState(item: Item | undefined): EvaluationState {
     evaluatedAt: (item?.evaluatedAt as string | undefined) ?? null,
     coveredUntil: (item?.coveredUntil as string | undefined) ?? null,
   };
+}
+
+function packageListsOf(violationItems: readonly Item[]): Map<RuleType, ViolationPackageList> {
+  const lists = new Map<RuleType, ViolationPackageList>();
+  for (const item of violationItems) {
+    const list = item.packageList as { id?: unknown; hash?: unknown } | undefined;
+    if (item.resolvedDate == null && list && typeof list.id === 'string' && typeof list.hash === 'string') lists.set(item.ruleType as RuleType, { id: list.id, hash: list.hash });
+  }
+  return lists;
 }
 
 function toViolation(item: Item): Violation {
