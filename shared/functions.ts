@@ -131,9 +131,9 @@ export const FUNCTIONS = {
   evaluator: {
     entry: 'functions/evaluator.ts',
     description: 'Evaluation queue: runs the policy rules on a product and records its violations and events',
-    // A 50,000-package product holds about 140 MB of facts at its peak (README, Benchmarks); 1,024 MB
-    // buys the CPU share that evaluates it in seconds. The batch stops starting products at half the
-    // timeout and hands the rest back (functions/evaluator.ts), so one product never meets it.
+    // Memory for the CPU share (1,024 MB is about 0.6 vCPU) more than for the heap: the README's
+    // Benchmarks give a large product's heap growth per package. The batch stops starting products
+    // at half the timeout and hands the rest back (functions/evaluator.ts).
     memoryMb: 1024,
     timeoutSeconds: 60,
     table: 'read-write',

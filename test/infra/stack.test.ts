@@ -338,7 +338,7 @@ describe('the evaluation pipeline', () => {
     expect(JSON.stringify(evaluator.Properties.EventSourceArn)).toContain(logicalId(synth.stack, synth.stack.queues.evaluation.queue));
   });
 
-  it('sizes the evaluator for a 50,000-package product: 1,024 MB, 60 s, a queue that hides a message six timeouts long, and leave to hand a batch back', () => {
+  it('sizes the evaluator for large products: 1,024 MB, 60 s, a queue that hides a message six timeouts long, and leave to hand a batch back', () => {
     const resources = synth.template.toJSON().Resources;
     expect(resources[idOf('evaluator')].Properties).toMatchObject({ MemorySize: 1024, Timeout: 60 });
     const queue = resources[logicalId(synth.stack, synth.stack.queues.evaluation.queue)];
