@@ -100,7 +100,9 @@ export const policyLargeProduct: Scenario = {
       const seededAt = isoWithOffset(new Date());
       log(`seeded a product with ${PACKAGES} packages (${seeded.items.length} items) in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
 
-      // Let the pipeline's own evaluations of the seed settle (one read after the seed, then 5 s quiet).
+      // Let the pipeline's own evaluations of the seed settle: one read after the seed, then 30 s without
+      // a commit (longer than one evaluation of the product takes here: the stream router catches up
+      // with the seed's records for minutes, and each request it queues then can start another one).
       let last = { version: -1, since: Date.now() };
       await pollUntil(
         'the pipeline to evaluate the seeded product and go quiet',
@@ -109,7 +111,7 @@ export const policyLargeProduct: Scenario = {
           const version = Number(state?.version ?? 0);
           if (version !== last.version) last = { version, since: Date.now() };
           const evaluatedAt = state?.evaluatedAt as string | undefined;
-          return evaluatedAt !== undefined && evaluatedAt >= seededAt && Date.now() - last.since >= 5_000 ? version : undefined;
+          return evaluatedAt !== undefined && evaluatedAt >= seededAt && Date.now() - last.since >= 30_000 ? version : undefined;
         },
         420_000,
         500,
