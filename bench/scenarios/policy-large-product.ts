@@ -1,7 +1,7 @@
 /**
  * Evaluation of a large product in consumed capacity and memory: one evaluation
  * (EvaluationService.evaluate against the stack's DynamoDB Local) of a product with
- * BENCH_LARGE_PRODUCT_PACKAGES packages (20,000 by default: what seeds in a few minutes here), its
+ * BENCH_LARGE_PRODUCT_PACKAGES packages (5,000 by default: what seeds in four minutes here), its
  * read units against two floors measured in the same run, and the bench process's heap and RSS
  * growth while it runs.
  *
@@ -28,7 +28,7 @@ import { seedItems } from './policy-evaluation.ts';
 import { pollUntil } from './policy-seed.ts';
 
 const DATASPACE = 'bench-policy-large';
-const PACKAGES = Number(process.env.BENCH_LARGE_PRODUCT_PACKAGES ?? 20_000);
+const PACKAGES = Number(process.env.BENCH_LARGE_PRODUCT_PACKAGES ?? 5_000);
 /** The targets. */
 const MAX_READS_PER_FLOOR = 1.2;
 const MAX_MEMORY_MB = 512;
