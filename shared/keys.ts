@@ -54,6 +54,11 @@
  *   Policy config PK=DS#<ds>              SK=POLICYCONFIG       the dataspace's policy rule configuration
  *   Violation    PK=PRODUCT#<uuid>        SK=VIOLATION#<rule type>   one per product and rule (read with the product)
  *   Policy state PK=PRODUCT#<uuid>        SK=POLICYSTATE        the product's evaluation version and time
+ *   Violation packages PK=PRODUCT#<uuid>  SK=VIOLATIONPKG#<rule type>#<list id>#<first index>
+ *                                                              the packages behind a violation as one evaluation found them
+ *                                                              (its list id: state version and a random part), in chunks of at most 32 KB
+ *                                                              (the drill-down's pages); after every other item of the
+ *                                                              partition ('P' > '#'), so partition reads can stop before them
  *   Outbox event PK=OUTBOX#<event id>     SK=EVENT              an event to publish: the stream carries it to the bus
  *   Webhook      PK=WEBHOOK#<uuid>        SK=WEBHOOK            a subscription
  *                GSI1PK=DS#<ds>#WEBHOOKS  GSI1SK=<created>␁<uuid>   list a dataspace's subscriptions
@@ -210,6 +215,16 @@ export const keys = {
   policyConfig: (dataspace: string): Key => ({ PK: `DS#${dataspace}`, SK: 'POLICYCONFIG' }),
   violation: (productUuid: string, ruleType: string): Key => ({ PK: `PRODUCT#${productUuid}`, SK: `VIOLATION#${ruleType}` }),
   policyState: (productUuid: string): Key => ({ PK: `PRODUCT#${productUuid}`, SK: 'POLICYSTATE' }),
+  violationPackages: (productUuid: string, ruleType: string, listId: string, first: number): Key => ({
+    PK: `PRODUCT#${productUuid}`,
+    SK: `VIOLATIONPKG#${ruleType}#${listId}#${String(first).padStart(9, '0')}`,
+  }),
+  violationPackagesOf: (productUuid: string, ruleType: string, listId: string) => ({
+    PK: `PRODUCT#${productUuid}`,
+    skPrefix: `VIOLATIONPKG#${ruleType}#${listId}#`,
+  }),
+  /** The sort keys of a product's partition below this one are everything but its violation package lists. */
+  violationPackagesStart: 'VIOLATIONPKG#',
   outboxEvent: (eventId: string): Key => ({ PK: `OUTBOX#${eventId}`, SK: 'EVENT' }),
 
   webhook: (uuid: string): Key => ({ PK: `WEBHOOK#${uuid}`, SK: 'WEBHOOK' }),
@@ -261,6 +276,7 @@ export type EntityType =
   | 'Pointer'
   | 'PolicyConfig'
   | 'Violation'
+  | 'ViolationPackages'
   | 'PolicyState'
   | 'OutboxEvent'
   | 'Webhook'

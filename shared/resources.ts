@@ -24,7 +24,8 @@ export const QUEUES = {
   evaluation: {
     localName: 'evaluation',
     urlEnvVar: 'EVALUATION_QUEUE_URL',
-    visibilityTimeoutSeconds: 180,
+    // Six times the evaluator's 60 s timeout.
+    visibilityTimeoutSeconds: 360,
     maxReceiveCount: 5,
     retentionDays: 4,
     deadLetterRetentionDays: 14,

@@ -10,6 +10,8 @@ import { freshClone } from './fresh-clone.ts';
 import { permissionFilteredList } from './permission-filtered-list.ts';
 import { policyBurst } from './policy-burst.ts';
 import { policyEvaluation } from './policy-evaluation.ts';
+import { policyLargeProduct } from './policy-large-product.ts';
+import { policyFanOut } from './policy-fan-out.ts';
 import { policyRules } from './policy-rules.ts';
 import { requestListScaling } from './request-list-scaling.ts';
 import { webhookFanOut } from './webhook-fan-out.ts';
@@ -28,6 +30,8 @@ export const SCENARIOS: readonly Scenario[] = [
   coldStart,
   policyRules,
   policyEvaluation,
+  policyLargeProduct,
+  policyFanOut,
   policyBurst,
   webhookFanOut,
   sbomImport,

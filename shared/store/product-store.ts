@@ -4,7 +4,7 @@
  * and deletions of one product are serialised without locks, and the indexes that list products
  * (by dataspace, and by viewer) never point at a product that is gone or under an old name.
  */
-import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { counterChanges, counterSeedItems, counterTotals, counterUpdates, isListCounted, listCounterSpace, productPackageCounters, readCounters } from './counters.ts';
 import { keys } from '../keys.ts';
 import { ConflictError } from '../domain/errors.ts';
@@ -324,15 +324,23 @@ export class ProductStore {
     return { count: visible.length, products };
   }
 
-  /** The uuids of every product of the dataspace: its product index, nothing else of the items read. */
-  async uuidsOfDataspace(dataspace: string): Promise<string[]> {
-    const input = partitionQueryInput(this.tableName, keys.productsOfDataspace(dataspace));
-    const items = await queryAll(this.doc, {
-      ...input,
-      ProjectionExpression: '#uuid',
-      ExpressionAttributeNames: { ...input.ExpressionAttributeNames, '#uuid': 'uuid' },
-    });
-    return items.map((item) => String(item.uuid));
+  /**
+   * One page of the dataspace's products, in list order, keys only (the uuid is the sort key's last
+   * part): at most `limit`, from `cursor` (a page's `next`) on. A dataspace-wide re-evaluation walks
+   * these pages one invocation at a time.
+   */
+  async uuidsOfDataspacePage(dataspace: string, cursor: string | undefined, limit: number): Promise<{ uuids: string[]; next: string | undefined }> {
+    const index = keys.productsOfDataspace(dataspace);
+    const start = cursor === undefined ? undefined : (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>);
+    // A cursor of another dataspace's list is no cursor of this one.
+    if (start !== undefined && start.GSI1PK !== index.indexPK) throw new Error(`A cursor of another list: ${String(start.GSI1PK)}`);
+    const page = await this.doc.send(
+      new QueryCommand({ ...partitionQueryInput(this.tableName, index), ProjectionExpression: 'GSI1SK', Limit: limit, ExclusiveStartKey: start }),
+    );
+    return {
+      uuids: (page.Items ?? []).map((item) => parseSortKey(String(item.GSI1SK)).uuid),
+      next: page.LastEvaluatedKey ? Buffer.from(JSON.stringify(page.LastEvaluatedKey), 'utf8').toString('base64url') : undefined,
+    };
   }
 
   /** The uuids of every product the principals may view: their viewer index entries, keys only. */

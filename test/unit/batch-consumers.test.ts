@@ -20,6 +20,7 @@ import { makeHandler as makeStreamRouter } from '../../functions/stream-router.t
 import { makeHandler as makeOutboxPublisher } from '../../functions/outbox-publisher.ts';
 import { RetryLaterError, type WebhookService } from '../../shared/services/webhooks.ts';
 import type { EvaluationService } from '../../shared/services/evaluation.ts';
+import type { EvaluationFanOut } from '../../shared/services/evaluation-fan-out.ts';
 import type { SbomImportService } from '../../shared/services/sbom-import.ts';
 import type { ChangeTargetResolver } from '../../shared/store/change-targets.ts';
 import type { RequestStore } from '../../shared/store/request-store.ts';
@@ -30,6 +31,8 @@ import { lambdaContext } from '../../bin/local/lambda-context.ts';
 
 const fakes = {
   evaluate: vi.fn(),
+  handBack: vi.fn(),
+  page: vi.fn(),
   products: vi.fn(),
   enqueue: vi.fn(),
   fanOut: vi.fn(),
@@ -46,7 +49,12 @@ let publisher: EventPublisher = { publish: async () => undefined };
 const fakeOf = <T,>(methods: Partial<T>) => methods as T;
 
 // Each function made from faked parts, as the local stack makes it from real ones.
-const evaluator = makeEvaluator({ evaluation: fakeOf<EvaluationService>({ evaluate: fakes.evaluate }) });
+const evaluator = makeEvaluator({
+  evaluation: fakeOf<EvaluationService>({ evaluate: fakes.evaluate }),
+  evaluationQueue: { send: fakes.handBack },
+  evaluationFanOut: fakeOf<EvaluationFanOut>({ page: fakes.page }),
+  config: parseConfig({ TABLE_NAME: 'unit-batch-consumers', EVALUATION_PACKAGES_PER_INVOCATION: 1_000 }),
+});
 const webhookFanout = makeWebhookFanout({ webhooks: fakeOf<WebhookService>({ fanOut: fakes.fanOut }) });
 const webhookDelivery = makeWebhookDelivery({ webhooks: fakeOf<WebhookService>({ attempt: fakes.attempt }), deliveryQueue: { retryAfter: fakes.retryAfter } });
 const sbomImport = makeSbomImport({ sbomImports: fakeOf<SbomImportService>({ runUpload: fakes.runUpload }) });
@@ -132,6 +140,40 @@ describe('evaluator (SQS)', () => {
     fakes.evaluate.mockResolvedValue({ outcome: 'evaluated', events: [] });
     expect(await evaluator(aQueueBatch(aMessage('m1', request('p1', '2026-01-01T00:00:01+00:00'))), context)).toEqual(ids());
     expect(await evaluator(aQueueBatch(), context)).toEqual(ids());
+    expect(fakes.evaluate).toHaveBeenCalledTimes(1);
+  });
+
+  it('sizes a batch by packages: past EVALUATION_PACKAGES_PER_INVOCATION (1,000 here) it hands the products not started back to the queue, once each, failing none', async () => {
+    fakes.evaluate.mockResolvedValue({ outcome: 'evaluated', events: [], packages: 600 });
+    fakes.handBack.mockResolvedValue(undefined);
+    const reply = await evaluator(
+      aQueueBatch(
+        aMessage('m1', request('p1', '2026-01-01T00:00:01+00:00')),
+        aMessage('m2', request('p2', '2026-01-01T00:00:01+00:00')),
+        aMessage('m3', request('p3', '2026-01-01T00:00:01+00:00')),
+        aMessage('m4', request('p3', '2026-01-01T00:00:02+00:00')),
+        aMessage('m5', request('p4', '2026-01-01T00:00:01+00:00')),
+      ),
+      context,
+    );
+    expect(reply).toEqual(ids());
+    // 600 after p1, 1,200 after p2: p3 and p4 wait for another invocation, p3 as of its latest request.
+    expect(fakes.evaluate.mock.calls.map(([product]) => product)).toEqual(['p1', 'p2']);
+    expect(fakes.handBack.mock.calls).toEqual([[[request('p3', '2026-01-01T00:00:02+00:00')]], [[request('p4', '2026-01-01T00:00:01+00:00')]]]);
+  });
+
+  it('handles at most one page of a dataspace-wide re-evaluation per invocation and hands the other pages back', async () => {
+    const page = (cursor?: string) => ({ fanOut: 'dataspace', dataspace: 'acme', requestedAt: '2026-01-01T00:00:01+00:00', ...(cursor ? { cursor } : {}) });
+    fakes.page.mockResolvedValue({ queued: 10, next: true });
+    fakes.handBack.mockResolvedValue(undefined);
+    fakes.evaluate.mockResolvedValue({ outcome: 'evaluated', events: [], packages: 1 });
+    const reply = await evaluator(
+      aQueueBatch(aMessage('m1', page()), aMessage('m2', request('p1', '2026-01-01T00:00:01+00:00')), aMessage('m3', page('c2'))),
+      context,
+    );
+    expect(reply).toEqual(ids());
+    expect(fakes.page.mock.calls).toEqual([[page()]]);
+    expect(fakes.handBack.mock.calls).toEqual([[[page('c2')]]]);
     expect(fakes.evaluate).toHaveBeenCalledTimes(1);
   });
 });
