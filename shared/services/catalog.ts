@@ -611,7 +611,7 @@ function licenseCounters(criteria: Omit<LicenseCriteria, 'key'>): string[] | und
 /** The list counters that count a package list (CATALOG_SPECS.packages.filterCounters), as licenseCounters. */
 function packageCounters(equal: Readonly<Record<string, string>>, search: readonly string[], holds: readonly Holds[]): string[] | undefined {
   const given = [
-    ...Object.entries(equal).map(([field, value]) => filterCounter(field, value)),
+    ...Object.entries(equal).map(([field, value]) => (field === 'type' ? filterCounter(field, value) : undefined)),
     ...holds.map((h) => (h.attribute === 'licenseKeys' && h.element === UNKNOWN_LICENSE_KEY ? filterCounter('has_unknown_license', String(h.present)) : undefined)),
   ];
   if (search.length > 0 || given.length > 1 || given.includes(undefined)) return undefined;
