@@ -10,8 +10,9 @@ import { EVENT_SOURCE } from '../events/envelope.ts';
 
 /**
  * The Tracer in a Lambda execution environment with active tracing (Lambda then names its X-Ray daemon
- * in AWS_XRAY_DAEMON_ADDRESS); none elsewhere. Loading the X-Ray SDK adds about 60 to 120 ms to a cold
- * start (`npm run bench -- "cold start"`), so a function without active tracing does not load it.
+ * in AWS_XRAY_DAEMON_ADDRESS); none elsewhere. Loading the X-Ray SDK adds to a cold start (up to about
+ * 70 ms in the recorded `npm run bench -- "cold start"`, within the run-to-run noise for most functions),
+ * so a function without active tracing does not load it.
  */
 const tracer: Tracer | undefined =
   process.env['AWS_LAMBDA_FUNCTION_NAME'] && process.env['AWS_XRAY_DAEMON_ADDRESS']
