@@ -7,7 +7,7 @@ import { benchDocumentClient } from './seed.ts';
 
 /**
  * A document client that asks every call for its consumed capacity (ReturnConsumedCapacity TOTAL)
- * and adds it up, so that the export and its floor can be compared in read units.
+ * and adds it up, so that work and its floor (or one list at two sizes) can be compared in units.
  */
 export function capacityCountingClient(context: Parameters<typeof benchDocumentClient>[0]) {
   const doc = benchDocumentClient(context);
@@ -34,4 +34,3 @@ export function capacityCountingClient(context: Parameters<typeof benchDocumentC
     },
   };
 }
-

@@ -34,7 +34,6 @@ export interface FreshStackOptions {
   readonly dynamodbEndpoint?: string;
 }
 
-
 /** How long a stop on a signal may take before it is cut short (as bin/local.ts cuts `npm start`'s). */
 const STOP_WITHIN_MS = 4_000;
 /** Runs `fn` against a freshly started local stack and stops it afterwards, whatever happens. */

@@ -13,7 +13,7 @@ import { REFERENCE_DATA_FILE } from '../../shared/reference/scancode-licensedb.t
 import { CYCLONEDX_SCHEMA_FOLDER, cyclonedxSchemaFiles } from '../../shared/sbom/schema-validation.ts';
 import { useTestTable } from '../support/environment.ts';
 import { aUserWithKey } from '../support/factories.ts';
-import { bundleBudget } from '../../bench/lib/bundle-budget.ts';
+import { bundleBudget, readsSboms } from '../../bench/lib/bundle-budget.ts';
 
 const names = Object.keys(FUNCTIONS) as FunctionName[];
 let outdir: string;
@@ -44,7 +44,7 @@ describe('bundled functions', () => {
     expect(statSync(bundle).size).toBeLessThan(bundleBudget(name));
   });
 
-  it.each(names.filter((name) => (FUNCTIONS[name] as { readsSboms?: true }).readsSboms))(
+  it.each(names.filter(readsSboms))(
     '%s has the CycloneDX schemas beside its bundle, where the SBOM reader looks for them',
     (name) => {
       for (const file of cyclonedxSchemaFiles()) {
