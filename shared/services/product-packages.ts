@@ -173,10 +173,11 @@ export class ProductPackageService {
       isDeployed: (body.is_deployed as boolean | undefined) ?? true,
       isModified: (body.is_modified as boolean | undefined) ?? false,
     };
+    // Not queued behind the product's other writes (no `key`): an add only touches the product's revision.
     await retryOnConflict(async () => {
       const current = await this.deps.products.authorize(caller, product!.uuid, 'change');
       await this.deps.productPackages.add(current, productPackage);
-    }, isRace, { key: productKey(product!.uuid) });
+    }, isRace);
     const [view] = await this.views(caller.dataspace, [productPackage], baseUrl);
     return tagged(view!, productPackageTag(productPackage));
   }

@@ -9,7 +9,7 @@ import { keys } from '../keys.ts';
 import { ConflictError } from '../domain/errors.ts';
 import type { Analysis, ProductPackage } from '../domain/catalog.ts';
 import type { Product } from '../domain/product.ts';
-import { StaleProductError, bumpRevision } from './product-store.ts';
+import { StaleProductError, bumpRevision, touchRevision } from './product-store.ts';
 import { counterChanges, counterSeedItems, counterTotals, counterUpdates, filterCounter, isListCounted, listCounterSpace, productPackageCounters, readCounters } from './counters.ts';
 import {
   cancelledBecause,
@@ -89,11 +89,15 @@ export class ProductPackageStore {
     return items.map((item) => String(item.GSI10SK));
   }
 
-  /** Adds the package to the product; the same package twice is a ConflictError. */
+  /**
+   * Adds the package to the product; the same package twice is a ConflictError. The product's
+   * revision is bumped whatever it is (touchRevision): adds to one product do not queue behind each
+   * other, and the product's deletion still sees every one.
+   */
   async add(product: Product, productPackage: ProductPackage): Promise<void> {
     try {
       await this.transact([
-        { label: 'product', item: bumpRevision(this.tableName, product) },
+        { label: 'product', item: touchRevision(this.tableName, product) },
         {
           label: 'product package',
           item: { Put: { TableName: this.tableName, Item: productPackageItem(productPackage), ConditionExpression: 'attribute_not_exists(PK)' } },

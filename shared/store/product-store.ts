@@ -430,6 +430,25 @@ function productCounters(product: Product): Map<string, { total: number }> {
   return new Map([[versionCounter(product.version), { total: 1 }]]);
 }
 
+/**
+ * Bumps the product's revision whatever it was read at: for a write that needs the product to exist
+ * and its deletion to see it (a package added), not the product as read. Concurrent adds then
+ * never fail each other's condition; a deletion that read the contents before one of them is
+ * refused by its own `rev` condition and reads again.
+ */
+export function touchRevision(tableName: string, product: Product): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.product(product.uuid),
+      UpdateExpression: 'SET #rev = #rev + :one',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#rev': 'rev' },
+      ExpressionAttributeValues: { ':one': 1 },
+    },
+  };
+}
+
 /** Serialises a write with every other write to the product (grants, packages, analyses, deletion). */
 export function bumpRevision(tableName: string, product: Product): TransactItem {
   return {
