@@ -190,6 +190,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       port: options.port,
       invoke: async (name, event) =>
         (await loadHandler(name))(event, lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000, { region: options.region })),
+      init: loadHandler,
       ...(consoleDir ? { consoleDir } : {}),
       onError: (error) => options.log(`[gateway] ${String(error)}`),
     });

@@ -173,11 +173,10 @@ export class ProductPackageService {
       isDeployed: (body.is_deployed as boolean | undefined) ?? true,
       isModified: (body.is_modified as boolean | undefined) ?? false,
     };
-    // Not queued behind the product's other writes (no `key`): an add only touches the product's revision.
     await retryOnConflict(async () => {
       const current = await this.deps.products.authorize(caller, product!.uuid, 'change');
       await this.deps.productPackages.add(current, productPackage);
-    }, isRace);
+    }, isRace, { key: productKey(product!.uuid) });
     const [view] = await this.views(caller.dataspace, [productPackage], baseUrl);
     return tagged(view!, productPackageTag(productPackage));
   }
