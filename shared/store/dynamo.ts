@@ -17,6 +17,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue as StreamAttributeValue } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceUnavailableError } from '../domain/errors.ts';
+import { transactionRequestTimeoutMs } from '../aws/clients.ts';
 import { TABLE, type GsiName } from '../table.ts';
 
 export type Item = Record<string, unknown>;
@@ -250,7 +251,9 @@ export async function transact(
   options: Omit<TransactWriteCommandInput, 'TransactItems'> = {},
 ): Promise<TransactWriteCommandOutput> {
   try {
-    return await doc.send(new TransactWriteCommand({ ...options, TransactItems: items.map(({ item }) => item) }));
+    return await doc.send(new TransactWriteCommand({ ...options, TransactItems: items.map(({ item }) => item) }), {
+      requestTimeout: transactionRequestTimeoutMs(items.length),
+    });
   } catch (error) {
     if (error instanceof TransactionCanceledException) cancelledLabels.set(error, items.map(({ label }) => label));
     throw error;
