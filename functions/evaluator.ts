@@ -2,11 +2,18 @@
  * The evaluation queue → the evaluator: each product of the batch is evaluated once (its latest
  * request), and the messages of a product that failed are reported for retry (partial batch
  * failure); after the queue's maxReceiveCount they move to the dead-letter queue.
+ *
+ * A batch is sized by packages, not messages: once the invocation has evaluated
+ * EVALUATION_PACKAGES_PER_INVOCATION packages, or spent half its time, the products it has not
+ * started are handed back to the queue (sent again, not failed: a large batch must not use up
+ * receives and end in the DLQ). At most one page of a dataspace-wide re-evaluation is handled per
+ * invocation (shared/services/evaluation-fan-out.ts); other pages of the batch are handed back too.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { EvaluationRequestSchema, type EvaluationRequest } from '../shared/aws/evaluation-queue.ts';
-import { evaluationService, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
+import { EvaluationMessageSchema, isFanOutPage, type EvaluationMessage, type EvaluationRequest } from '../shared/aws/evaluation-queue.ts';
+import { evaluationFanOut, evaluationQueue, evaluationService, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
 import type { EvaluationOutcome, EvaluationService } from '../shared/services/evaluation.ts';
+import type { EvaluationFanOut } from '../shared/services/evaluation-fan-out.ts';
 import { messageBody, processQueueBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/observability/logger.ts';
 import { instrumented, withCorrelation } from '../shared/observability/invocation.ts';
@@ -21,47 +28,90 @@ class MalformedRequestError extends Error {
   }
 }
 
-export const makeHandler =
-  ({ evaluation }: Pick<Dependencies, 'evaluation'>) =>
-    instrumented((event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => evaluateBatch(evaluation, event, context));
+/** `config`: EVALUATION_PACKAGES_PER_INVOCATION, the packages evaluated before the rest of a batch is handed back. */
+type EvaluatorDependencies = Pick<Dependencies, 'evaluation' | 'evaluationQueue' | 'config'> & { readonly evaluationFanOut: Pick<EvaluationFanOut, 'page'> };
 
-export const handler = lambdaHandler((c) => makeHandler({ evaluation: evaluationService(c) }));
+export const makeHandler = (deps: EvaluatorDependencies) =>
+  instrumented((event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => evaluateBatch(deps, event, context));
 
-async function evaluateBatch(evaluation: EvaluationService, event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
+export const handler = lambdaHandler((c) =>
+  makeHandler({
+    evaluation: evaluationService(c),
+    // Made when first used (a batch to hand back, a dataspace page): most batches need no queue.
+    evaluationQueue: { send: (messages) => evaluationQueue(c).send(messages) },
+    evaluationFanOut: { page: (page) => evaluationFanOut(c).page(page) },
+    config: c.config,
+  }),
+);
+
+/** What became of a product's messages: its evaluation, or handed back to the queue for a later invocation. */
+type Handled = EvaluationOutcome | { readonly outcome: 'handed back' };
+
+async function evaluateBatch(deps: EvaluatorDependencies, event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
+  const { evaluation, evaluationQueue: queue, evaluationFanOut: fanOut } = deps;
   // Coalescing spans the batch, which a record handler alone cannot see: every message is read first,
   // so that a product is evaluated once, as of its latest request (whose correlation id its events
   // carry). Its messages then share that one evaluation, and all of them fail (and come back) when it fails.
-  const requests = new Map<string, EvaluationRequest>();
+  const messages = new Map<string, EvaluationMessage>();
   const latest = new Map<string, EvaluationRequest>();
   for (const record of event.Records ?? []) {
-    const parsed = EvaluationRequestSchema.safeParse(messageBody(record));
+    const parsed = EvaluationMessageSchema.safeParse(messageBody(record));
     if (!parsed.success) continue;
-    requests.set(record.messageId, parsed.data);
+    messages.set(record.messageId, parsed.data);
+    if (isFanOutPage(parsed.data)) continue;
     const current = latest.get(parsed.data.product);
     if (current === undefined || parsed.data.requestedAt > current.requestedAt) latest.set(parsed.data.product, parsed.data);
   }
-  const evaluations = new Map<string, Promise<EvaluationOutcome>>();
-  const evaluateOnce = (product: string): Promise<EvaluationOutcome> => {
-    let evaluated = evaluations.get(product);
-    if (!evaluated) {
-      evaluated = evaluate(evaluation, latest.get(product)!);
-      evaluations.set(product, evaluated);
+  // The batch's budget: packages evaluated, and time (half of what the invocation had at its start,
+  // so that the product started last, as large as the largest seen, still ends before the timeout).
+  let packages = 0;
+  const startedWith = context?.getRemainingTimeInMillis();
+  const spent = () =>
+    packages >= deps.config.EVALUATION_PACKAGES_PER_INVOCATION || (startedWith !== undefined && context!.getRemainingTimeInMillis() < startedWith / 2);
+  const handled = new Map<string, Promise<Handled>>();
+  const evaluateOnce = (product: string): Promise<Handled> => {
+    let done = handled.get(product);
+    if (!done) {
+      const request = latest.get(product)!;
+      done = spent()
+        ? queue.send([request]).then(() => ({ outcome: 'handed back' as const }))
+        : evaluate(evaluation, request).then((outcome) => {
+          if (outcome.outcome === 'evaluated') packages += outcome.packages;
+          return outcome;
+        });
+      handled.set(product, done);
     }
-    return evaluated;
+    return done;
   };
+  let pageHandled = false;
   return processQueueBatch('evaluation', event, context, async (record: SQSRecord) => {
-    const request = requests.get(record.messageId);
-    await withCorrelation(request?.correlationId, async () => {
-      if (!request) {
+    const message = messages.get(record.messageId);
+    await withCorrelation(message?.correlationId, async () => {
+      if (!message) {
         logger.error('Malformed evaluation request', { messageId: record.messageId });
         throw new MalformedRequestError(record.messageId);
       }
-      const outcome = await evaluateOnce(request.product);
+      if (isFanOutPage(message)) {
+        if (pageHandled) {
+          await queue.send([message]);
+          logger.info('Dataspace page handed back', { dataspace: message.dataspace });
+          return;
+        }
+        pageHandled = true;
+        const page = await fanOut.page(message);
+        logger.info('Dataspace page queued', { dataspace: message.dataspace, products: page.queued, next: page.next });
+        return;
+      }
+      const outcome = await evaluateOnce(message.product);
       // One line per message, under the message's own correlation id: each path that asked finds the evaluation.
       logger.info('Evaluation request handled', {
-        product: request.product,
+        product: message.product,
         outcome: outcome.outcome,
-        ...(outcome.outcome === 'evaluated' ? { events: outcome.events.map((event) => event.type) } : { reason: outcome.reason }),
+        ...(outcome.outcome === 'evaluated'
+          ? { events: outcome.events.map((event) => event.type), packages: outcome.packages }
+          : outcome.outcome === 'skipped'
+            ? { reason: outcome.reason }
+            : {}),
       });
     });
   });

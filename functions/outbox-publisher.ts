@@ -12,7 +12,7 @@ import { REQUEST_ADDED, REQUEST_COMMENT_ADDED, REQUEST_UPDATED, requestEvent } f
 import { stableUuid } from '../shared/domain/identifiers.ts';
 import { eventBaseUrl } from '../shared/config.ts';
 import { eventPublisher, lambdaHandler, requestStore, type Dependencies } from '../shared/runtime.ts';
-import { commentView, requestView } from '../shared/services/requests.ts';
+import { commentView, requestSummary } from '../shared/services/requests.ts';
 import { RequestStore } from '../shared/store/request-store.ts';
 import { imageItem, type StreamImage } from '../shared/store/dynamo.ts';
 import { processStreamBatch } from '../shared/aws/partial-batch.ts';
@@ -32,7 +32,7 @@ export const handler = lambdaHandler((c) => makeHandler({ config: c.config, requ
 /**
  * The event a stream record stands for, or undefined when it stands for none. A request's event shows
  * the request as the record's new image holds it (the change itself, not whatever the request became
- * since), with the comments made up to that change.
+ * since), with the number of comments made up to that change and the latest of them.
  */
 async function eventOf(record: DynamoDBRecord, requests: RequestStore, baseUrl: string): Promise<Envelope | undefined> {
   const image = record.dynamodb?.NewImage as StreamImage | undefined;
@@ -42,20 +42,19 @@ async function eventOf(record: DynamoDBRecord, requests: RequestStore, baseUrl: 
   const request = RequestStore.requestFromImage(image);
   if (request) {
     const inserted = record.eventName === 'INSERT';
-    const comments = inserted ? [] : await requests.commentsUntil(request.uuid, request.lastModifiedDate);
+    const comments = inserted ? { count: 0, latest: null } : await requests.commentsAsOf(request.uuid, request.lastModifiedDate);
     return requestEvent(inserted ? REQUEST_ADDED : REQUEST_UPDATED, id, request.lastModifiedDate, request.dataspace, {
-      request: requestView(request, comments, baseUrl),
+      request: requestSummary(request, comments, baseUrl),
     });
   }
   const added = RequestStore.commentFromImage(image);
   if (added) {
     if (record.eventName !== 'INSERT') return undefined;
-    // The request itself is another item: read as it is now, with the comments up to this one.
-    const found = await requests.getWithComments(added.requestUuid);
+    // The request itself is another item: read as it is now; its comments up to this one.
+    const [found, count] = await Promise.all([requests.get(added.requestUuid), requests.commentsUpTo(added.requestUuid, added.comment)]);
     if (!found) return undefined;
-    const comments = found.comments.filter((comment) => comment.createdDate <= added.comment.createdDate);
-    return requestEvent(REQUEST_COMMENT_ADDED, id, added.comment.createdDate, found.request.dataspace, {
-      request: requestView(found.request, comments, baseUrl),
+    return requestEvent(REQUEST_COMMENT_ADDED, id, added.comment.createdDate, found.dataspace, {
+      request: requestSummary(found, { count, latest: added.comment }, baseUrl),
       comment: commentView(added.comment),
     });
   }

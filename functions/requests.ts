@@ -1,4 +1,4 @@
-/** /api/v2/requests/: list, create, retrieve, update, and add_comment. */
+/** /api/v2/requests/: list, create, retrieve, update, comments and add_comment. */
 import { apiFunction } from '../shared/http/api-handler.ts';
 import { apiDependencies, lambdaHandler, requestService, type Dependencies } from '../shared/runtime.ts';
 
@@ -22,6 +22,10 @@ export const makeHandler = ({ api, requests }: Pick<Dependencies, 'api' | 'reque
   partial_update_request: async (request) => ({
     statusCode: 200,
     body: await requests.update(request.caller, request.pathParameters.uuid, () => request.body, request.baseUrl, request.ifMatch),
+  }),
+  list_request_comments: async (request) => ({
+    statusCode: 200,
+    body: await requests.listComments(request.caller, request.pathParameters.uuid, request.query, request.url),
   }),
   add_request_comment: async (request) => {
     await requests.addComment(request.caller, request.pathParameters.uuid, () => request.body.text);

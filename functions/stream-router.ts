@@ -1,7 +1,8 @@
 /**
  * The table's stream → the evaluation queue: each change record that can change an evaluation
  * (filter criteria select them) is mapped to the products it affects, and each product is queued
- * once per batch and correlation id, with that id. The first record that fails stops the batch: it and the records after it are
+ * once per batch and correlation id, with that id. A change that affects a whole dataspace queues
+ * its first fan-out page instead (once per batch, dataspace and id): the evaluator walks the pages. The first record that fails stops the batch: it and the records after it are
  * reported (partial batch failure), and Lambda retries from it.
  */
 import { randomUUID } from 'node:crypto';
@@ -36,14 +37,27 @@ async function route(deps: RouterDependencies, event: DynamoDBStreamEvent, conte
   return processStreamBatch(event, context, (record: DynamoDBRecord) =>
     withCorrelation(streamCorrelationId(record) ?? batchCorrelationId, async (correlationId) => {
       try {
-        const products = await resolver.products(changeTargets(changeRecordOf(record)));
+        const targets = changeTargets(changeRecordOf(record));
+        const products = await resolver.products(targets);
         const fresh = products.filter((product) => !queued.has(`${product.uuid}|${correlationId}`));
-        if (fresh.length === 0) return;
+        const dataspaces = [...new Set(targets.flatMap((target) => (target.kind === 'dataspace' ? [target.dataspace] : [])))].filter(
+          (dataspace) => !queued.has(`DS#${dataspace}|${correlationId}`),
+        );
+        if (fresh.length === 0 && dataspaces.length === 0) return;
         const requestedAt = isoWithOffset(new Date());
-        await queue.send(fresh.map((product) => ({ dataspace: product.dataspace, product: product.uuid, requestedAt, correlationId })));
+        await queue.send([
+          ...dataspaces.map((dataspace) => ({ fanOut: 'dataspace' as const, dataspace, requestedAt, correlationId })),
+          ...fresh.map((product) => ({ dataspace: product.dataspace, product: product.uuid, requestedAt, correlationId })),
+        ]);
+        for (const dataspace of dataspaces) queued.add(`DS#${dataspace}|${correlationId}`);
         for (const product of fresh) queued.add(`${product.uuid}|${correlationId}`);
-        // A change of a license may queue every product of its dataspace: the line names the first few.
-        logger.info('Evaluations queued', { eventID: record.eventID, count: fresh.length, products: fresh.slice(0, 10).map((product) => product.uuid) });
+        // A package shared by many products may queue many: the line names the first few.
+        logger.info('Evaluations queued', {
+          eventID: record.eventID,
+          count: fresh.length,
+          products: fresh.slice(0, 10).map((product) => product.uuid),
+          ...(dataspaces.length > 0 ? { dataspaces } : {}),
+        });
       } catch (error) {
         logger.error('Could not route a change record', { eventID: record.eventID, error: error as Error });
         throw error;

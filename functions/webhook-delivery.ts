@@ -1,7 +1,9 @@
 /**
- * One webhook delivery attempt per message. A failed attempt puts the message back after the
- * backoff of the retry schedule (by its visibility timeout) and reports it failed; after the queue's
- * maxReceiveCount the message moves to the DLQ, whose alarm tells an operator.
+ * One webhook delivery attempt per message: the deliveries the fan-out could not make (failed, or no
+ * answer within its first-try timeout) and redeliveries. The messages of a batch are attempted at once,
+ * each with its own 10 s timeout, so a slow receiver holds up only its own message. A failed attempt
+ * puts the message back after the backoff of the retry schedule (by its visibility timeout) and reports
+ * it failed; after the queue's maxReceiveCount the message moves to the DLQ, whose alarm tells an operator.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { DeliveryMessageSchema } from '../shared/aws/delivery-queue.ts';
@@ -50,7 +52,7 @@ async function deliver(deps: DeliveryDependencies, event: SQSEvent, context?: Co
         throw error;
       }
     });
-  });
+  }, { inParallel: true });
 }
 
 function countAttempt(outcome: DeliveryOutcome, attempt: number): void {

@@ -1,7 +1,9 @@
 /**
  * The bus's webhook rule → this queue → one delivery per active subscription of the event's
- * dataspace and type. Each SQS message holds the EventBridge event; its detail is the envelope.
- * A message that fails is reported alone (partial batch failure) and retried.
+ * dataspace and type, each attempted here (WebhookService.fanOut). Each SQS message holds the
+ * EventBridge event; its detail is the envelope. The events of a batch are fanned out at once, so a
+ * slow receiver of one does not hold up the others. A message that fails is reported alone (partial
+ * batch failure) and retried.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { lambdaHandler, webhookService, type Dependencies } from '../shared/runtime.ts';
@@ -11,6 +13,7 @@ import { messageBody, processQueueBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/observability/logger.ts';
 import { instrumented, withCorrelation } from '../shared/observability/invocation.ts';
 import { carriedCorrelationId } from '../shared/observability/correlation.ts';
+import { countMetric } from '../shared/observability/metrics.ts';
 
 export const makeHandler =
   ({ webhooks }: Pick<Dependencies, 'webhooks'>) =>
@@ -24,12 +27,16 @@ async function fanOut(webhooks: WebhookService, event: SQSEvent, context?: Conte
     await withCorrelation(carriedCorrelationId(envelope?.correlation_id), async () => {
       try {
         if (typeof envelope?.id !== 'string' || typeof envelope.type !== 'string') throw new Error('Not an event of the service');
-        const deliveries = await webhooks.fanOut(envelope as Envelope);
-        logger.info('Event fanned out', { id: envelope.id, type: envelope.type, deliveries });
+        const result = await webhooks.fanOut(envelope as Envelope);
+        // The first attempts are counted like the delivery function's (a hand-over is a failed attempt).
+        if (result.delivered > 0) countMetric('WebhookDeliveries', result.delivered, 'delivered');
+        if (result.failed + result.handedOver > 0) countMetric('WebhookDeliveries', result.failed + result.handedOver, 'failed');
+        if (result.disabled > 0) countMetric('WebhookDeliveries', result.disabled, 'disabled');
+        logger.info('Event fanned out', { id: envelope.id, type: envelope.type, deliveries: result.subscriptions, ...result });
       } catch (error) {
         logger.error('Could not fan out an event', { messageId: record.messageId, error: error as Error });
         throw error;
       }
     });
-  });
+  }, { inParallel: true });
 }

@@ -428,6 +428,7 @@ export class ComplianceStack extends Stack {
         ...(source.maxBatchingWindowSeconds !== undefined
           ? { maxBatchingWindow: Duration.seconds(source.maxBatchingWindowSeconds) }
           : {}),
+        ...(source.maxConcurrency !== undefined ? { maxConcurrency: source.maxConcurrency } : {}),
       }),
     );
   }

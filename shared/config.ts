@@ -21,6 +21,13 @@ const ConfigSchema = z.object({
   EVALUATION_QUEUE_URL: z.string().optional(),
   /** How long an evaluation request waits in the queue, so a burst of changes becomes one evaluation. */
   EVALUATION_DELAY_SECONDS: z.coerce.number().int().min(0).max(900).default(2),
+  /** Products one page of a dataspace-wide re-evaluation queues (shared/services/evaluation-fan-out.ts). */
+  EVALUATION_FAN_OUT_PAGE_SIZE: z.coerce.number().int().min(1).max(10_000).default(1_000),
+  /**
+   * Packages one evaluator invocation evaluates before it hands the rest of its batch back to the
+   * queue: a batch is sized by the packages it holds, not by its message count (functions/evaluator.ts).
+   */
+  EVALUATION_PACKAGES_PER_INVOCATION: z.coerce.number().int().min(1).default(100_000),
   /**
    * The public origin of the API (scheme, host, port), on which every absolute URL is built: api_url,
    * next and previous in answers, and the URLs in events. Set by the CDK stack and by the local stack;

@@ -25,12 +25,22 @@
  *                GSI2..GSI9 PK=DS#<ds>#REQUESTS, SK=<ordering value>␁<uuid>
  *                                                              one sorted index per ordering of the request list;
  *                                                              an equality filter on a field is a prefix of its index
- *   Comment      PK=REQUEST#<uuid>        SK=COMMENT#<created>#<uuid>  a request's comments, oldest first
- *   Request count PK=DS#<ds>#REQCOUNT     SK=<counter key>      exact list counts: all, status=open, requester=bob...
+ *   Comment      PK=REQUEST#<uuid>        SK=COMMENT#<created>#<uuid>  a request's comments, oldest first (a page of
+ *                                                              them; the latest few with the request, in one Query
+ *                                                              read newest first)
+ *   Comment count PK=REQUEST#<uuid>       SK=COMMENTCOUNT       how many comments, and the last one's date: exact
+ *                                                              counts without reading them (sorts between them and
+ *                                                              the request); its condition numbers each comment
+ *   Request count PK=DS#<ds>#REQCOUNT[#<shard>]  SK=<counter key>  exact list counts: all, status=open, requester=bob...
+ *                                                              (shard 0 has no suffix: the one item written before sharding)
  *   Catalog object (usage policy, license, package, vulnerability)
  *                PK=<TYPE>#<uuid>         SK=<TYPE>             get one
  *                GSI1PK=DS#<ds>#<TYPE>S   GSI1SK=<unique value>␁<uuid>   list a dataspace's, in order
  *                                                              (all its licenses: to resolve license expressions)
+ *   Vulnerability link PK=VULNERABILITY#<uuid>  SK=AFFECTS#<package uuid>   the packages a vulnerability affects, one
+ *                                                              item each (read with a Query, in their `position`):
+ *                                                              no item limit on how many (vulnerabilities written
+ *                                                              before hold them in their own item: affectedPackages)
  *   Unique value PK=DS#<ds>#<TYPE>#<unique value>  SK=UNIQUE   label / key / purl / vulnerability id → uuid
  *                                                              (a license's and a policy's also count who names them:
  *                                                              usedByPackages, usedByLicenses)
@@ -44,12 +54,23 @@
  *   Policy config PK=DS#<ds>              SK=POLICYCONFIG       the dataspace's policy rule configuration
  *   Violation    PK=PRODUCT#<uuid>        SK=VIOLATION#<rule type>   one per product and rule (read with the product)
  *   Policy state PK=PRODUCT#<uuid>        SK=POLICYSTATE        the product's evaluation version and time
+ *   Violation packages PK=PRODUCT#<uuid>  SK=VIOLATIONPKG#<rule type>#<list id>#<first index>
+ *                                                              the packages behind a violation as one evaluation found them
+ *                                                              (its list id: state version and a random part), in chunks of at most 32 KB
+ *                                                              (the drill-down's pages); after every other item of the
+ *                                                              partition ('P' > '#'), so partition reads can stop before them
  *   Outbox event PK=OUTBOX#<event id>     SK=EVENT              an event to publish: the stream carries it to the bus
  *   Webhook      PK=WEBHOOK#<uuid>        SK=WEBHOOK            a subscription
  *                GSI1PK=DS#<ds>#WEBHOOKS  GSI1SK=<created>␁<uuid>   list a dataspace's subscriptions
- *   Delivery     PK=WEBHOOK#<uuid>        SK=DELIVERY#<delivery id>   an event to deliver to it (for redelivery)
+ *   Delivery     PK=WEBHOOK#<uuid>        SK=DELIVERY#<delivery id>   an event to deliver to it: attempts, delivered (TTL 30 days)
+ *   Webhook event PK=WEBHOOKEVENT#<event id> SK=WEBHOOKEVENT     an event's envelope, once for all its deliveries (for
+ *                                                              retries and redelivery), and the fan-out's claim on it (TTL 30 days)
  *   Attempt      PK=WEBHOOK#<uuid>        SK=ATTEMPT#<time>#<id>      its delivery log, newest first (TTL 30 days)
  *   SBOM import  PK=SBOMIMPORT#<uuid>     SK=SBOMIMPORT         an import (GET /api/v2/sbom_imports/{uuid}/; the upload's S3 key names it)
+ *   List count   PK=DS#<ds>#COUNT#<collection>[#<shard>]  SK=<counter key>   exact counts of a catalog list
+ *                                                              and of each of its documented equality filters
+ *                                                              (shared/store/counters.ts: a write adds to one random shard,
+ *                                                              a count reads every shard of its counter in one BatchGetItem)
  *   Rate limit   PK=RATE#<keyId>          SK=RATE               an API key's throttling state (GCRA `tat`, TTL a minute past it)
  *   Dataspace quota PK=RATE#DS#<ds>       SK=RATE               a dataspace's throttling state, across its keys (GCRA `tat`, TTL; key ids and names hold no '#')
  *   Auth failures PK=AUTHFAIL#<source>    SK=AUTHFAIL           a source address's failed-authentication throttling state (GCRA `tat`, TTL)
@@ -58,6 +79,12 @@
  * unique within their dataspace. Names never contain '#': the load file and the services reject it.
  */
 export type Key = { PK: string; SK: string };
+
+/** The lists whose counts are kept in list count items (requests keep theirs in request count items). */
+export type CountedCollection = 'PRODUCTS' | 'USAGEPOLICIES' | 'LICENSES' | 'PACKAGES' | 'VULNERABILITIES' | 'PRODUCTPACKAGES';
+
+/** Counter items are sharded; shard 0 keeps the unsuffixed key, so counts written before sharding still count. */
+const shardSuffix = (shard: number) => (shard === 0 ? '' : `#${shard}`);
 
 /** The catalog's object types, as they appear in keys. */
 export type CatalogType = 'USAGEPOLICY' | 'LICENSE' | 'PACKAGE' | 'VULNERABILITY';
@@ -129,6 +156,9 @@ export const keys = {
     PK: `REQUEST#${requestUuid}`,
     SK: `COMMENT#${createdDate}#${uuid}`,
   }),
+  /** A request's comments, oldest first (the comment count sorts after them: its SK does not start with COMMENT#). */
+  commentsOfRequest: (requestUuid: string) => ({ PK: `REQUEST#${requestUuid}`, skPrefix: 'COMMENT#' }),
+  commentCount: (requestUuid: string): Key => ({ PK: `REQUEST#${requestUuid}`, SK: 'COMMENTCOUNT' }),
   /** The sort-key range of a request's comments made at or before `until` (an event's view of the request). */
   commentsUntil: (requestUuid: string, until: string) => ({ PK: `REQUEST#${requestUuid}`, from: 'COMMENT#', to: `COMMENT#${until}#\uffff` }),
   /** The index of each ordering of the request list. */
@@ -143,7 +173,11 @@ export const keys = {
     last_modified_date: 'GSI9',
   } as const,
   requestsPartition: (dataspace: string) => `DS#${dataspace}#REQUESTS`,
-  requestCount: (dataspace: string, counter: string): Key => ({ PK: `DS#${dataspace}#REQCOUNT`, SK: counter }),
+  requestCount: (dataspace: string, counter: string, shard = 0): Key => ({ PK: `DS#${dataspace}#REQCOUNT${shardSuffix(shard)}`, SK: counter }),
+  listCount: (dataspace: string, collection: CountedCollection, counter: string, shard = 0): Key => ({
+    PK: `DS#${dataspace}#COUNT#${collection}${shardSuffix(shard)}`,
+    SK: counter,
+  }),
 
   catalogObject: (type: CatalogType, uuid: string): Key => ({ PK: `${type}#${uuid}`, SK: type }),
   catalogInDataspace: (type: CatalogType, dataspace: string, unique: string, uuid: string) => ({
@@ -152,6 +186,8 @@ export const keys = {
   }),
   catalogOfDataspace: (type: CatalogType, dataspace: string) => ({ index: 'GSI1' as const, indexPK: `DS#${dataspace}#${type}S` }),
   catalogUnique: (type: CatalogType, dataspace: string, unique: string): Key => ({ PK: `DS#${dataspace}#${type}#${unique}`, SK: 'UNIQUE' }),
+  vulnerabilityLink: (vulnerabilityUuid: string, packageUuid: string): Key => ({ PK: `VULNERABILITY#${vulnerabilityUuid}`, SK: `AFFECTS#${packageUuid}` }),
+  linksOfVulnerability: (vulnerabilityUuid: string) => ({ PK: `VULNERABILITY#${vulnerabilityUuid}`, skPrefix: 'AFFECTS#' }),
 
   productPackage: (productUuid: string, packageUuid: string): Key => ({ PK: `PRODUCT#${productUuid}`, SK: `PACKAGE#${packageUuid}` }),
   packagesOfProduct: (productUuid: string) => ({ PK: `PRODUCT#${productUuid}`, skPrefix: 'PACKAGE#' }),
@@ -179,6 +215,16 @@ export const keys = {
   policyConfig: (dataspace: string): Key => ({ PK: `DS#${dataspace}`, SK: 'POLICYCONFIG' }),
   violation: (productUuid: string, ruleType: string): Key => ({ PK: `PRODUCT#${productUuid}`, SK: `VIOLATION#${ruleType}` }),
   policyState: (productUuid: string): Key => ({ PK: `PRODUCT#${productUuid}`, SK: 'POLICYSTATE' }),
+  violationPackages: (productUuid: string, ruleType: string, listId: string, first: number): Key => ({
+    PK: `PRODUCT#${productUuid}`,
+    SK: `VIOLATIONPKG#${ruleType}#${listId}#${String(first).padStart(9, '0')}`,
+  }),
+  violationPackagesOf: (productUuid: string, ruleType: string, listId: string) => ({
+    PK: `PRODUCT#${productUuid}`,
+    skPrefix: `VIOLATIONPKG#${ruleType}#${listId}#`,
+  }),
+  /** The sort keys of a product's partition below this one are everything but its violation package lists. */
+  violationPackagesStart: 'VIOLATIONPKG#',
   outboxEvent: (eventId: string): Key => ({ PK: `OUTBOX#${eventId}`, SK: 'EVENT' }),
 
   webhook: (uuid: string): Key => ({ PK: `WEBHOOK#${uuid}`, SK: 'WEBHOOK' }),
@@ -190,6 +236,7 @@ export const keys = {
   delivery: (webhookUuid: string, deliveryId: string): Key => ({ PK: `WEBHOOK#${webhookUuid}`, SK: `DELIVERY#${deliveryId}` }),
   attempt: (webhookUuid: string, at: string, id: string): Key => ({ PK: `WEBHOOK#${webhookUuid}`, SK: `ATTEMPT#${at}#${id}` }),
   attemptsOf: (webhookUuid: string) => ({ PK: `WEBHOOK#${webhookUuid}`, skPrefix: 'ATTEMPT#' }),
+  webhookEvent: (eventId: string): Key => ({ PK: `WEBHOOKEVENT#${eventId}`, SK: 'WEBHOOKEVENT' }),
 
   sbomImport: (uuid: string): Key => ({ PK: `SBOMIMPORT#${uuid}`, SK: 'SBOMIMPORT' }),
 
@@ -215,22 +262,27 @@ export type EntityType =
   | 'Priority'
   | 'Request'
   | 'RequestComment'
+  | 'RequestCommentCount'
   | 'RequestCount'
+  | 'ListCount'
   | 'UsagePolicy'
   | 'License'
   | 'Package'
   | 'Vulnerability'
+  | 'VulnerabilityLink'
   | 'CatalogUnique'
   | 'ProductPackage'
   | 'Analysis'
   | 'Pointer'
   | 'PolicyConfig'
   | 'Violation'
+  | 'ViolationPackages'
   | 'PolicyState'
   | 'OutboxEvent'
   | 'Webhook'
   | 'WebhookDelivery'
   | 'WebhookAttempt'
+  | 'WebhookEvent'
   | 'SbomImport'
   | 'RateLimit'
   | 'DataspaceRateLimit'

@@ -24,7 +24,8 @@ export const QUEUES = {
   evaluation: {
     localName: 'evaluation',
     urlEnvVar: 'EVALUATION_QUEUE_URL',
-    visibilityTimeoutSeconds: 180,
+    // Six times the evaluator's 60 s timeout.
+    visibilityTimeoutSeconds: 360,
     maxReceiveCount: 5,
     retentionDays: 4,
     deadLetterRetentionDays: 14,
@@ -39,14 +40,15 @@ export const QUEUES = {
     deadLetterRetentionDays: 14,
   },
   /**
-   * One message per webhook delivery. A failed attempt puts its message back with a backoff; after
-   * maxReceiveCount receives (the schedule's attempts: about 24 hours) it moves to the DLQ.
+   * One message per webhook delivery the fan-out could not make (its first attempt is the fan-out's).
+   * A failed attempt puts its message back with a backoff; after maxReceiveCount receives (the
+   * schedule's other 13 attempts: about 24 hours) it moves to the DLQ.
    */
   webhookDeliveries: {
     localName: 'webhook-deliveries',
     urlEnvVar: 'WEBHOOK_DELIVERIES_QUEUE_URL',
     visibilityTimeoutSeconds: 180,
-    maxReceiveCount: 14,
+    maxReceiveCount: 13,
     retentionDays: 2,
     deadLetterRetentionDays: 14,
   },
@@ -101,6 +103,12 @@ export type EventSourceDefinition =
       readonly function: string;
       readonly batchSize: number;
       readonly maxBatchingWindowSeconds?: number;
+      /**
+       * Batches handled at once at most (the mapping's ScalingConfig.MaximumConcurrency, 2 to 1000 on
+       * AWS; the local poller runs this many batches side by side). Unset: AWS scales as it likes, and
+       * the local poller handles one batch at a time.
+       */
+      readonly maxConcurrency?: number;
     };
 
 const entityFilter = (entities: readonly string[]) => [
@@ -185,9 +193,15 @@ export const EVENT_SOURCES: readonly EventSourceDefinition[] = [
     ]),
   },
   { kind: 'queue', queue: 'evaluation', function: 'evaluator', batchSize: 10, maxBatchingWindowSeconds: 1 },
-  { kind: 'queue', queue: 'webhookEvents', function: 'webhook-fanout', batchSize: 10 },
-  // One message per invocation: a slow subscriber never holds up another one's delivery.
-  { kind: 'queue', queue: 'webhookDeliveries', function: 'webhook-delivery', batchSize: 1 },
+  // The fan-out attempts every delivery of an event itself, the events of a batch at once, and gives a
+  // receiver FIRST_TRY_TIMEOUT_MS (2 s) before it hands the delivery to the deliveries queue: a batch
+  // takes that long at most plus its log writes, and up to 50 run side by side (about 250 events a
+  // second to 100 subscriptions each when every receiver is slow; more when they answer), so a slow
+  // receiver holds up no other delivery (shared/services/webhooks.ts).
+  { kind: 'queue', queue: 'webhookEvents', function: 'webhook-fanout', batchSize: 10, maxConcurrency: 50 },
+  // Retries and hand-overs: the messages of a batch are attempted at once, each with its own 10 s
+  // timeout, so a slow subscriber holds up only its own message.
+  { kind: 'queue', queue: 'webhookDeliveries', function: 'webhook-delivery', batchSize: 10, maxConcurrency: 10 },
   // One upload per invocation: an import is long, and a failed one retries alone.
   { kind: 'queue', queue: 'sbomUploads', function: 'sbom-import', batchSize: 1 },
 ];

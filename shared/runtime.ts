@@ -31,6 +31,7 @@ import { CatalogService } from './services/catalog.ts';
 import { ProductPackageService } from './services/product-packages.ts';
 import { PolicyStore } from './store/policy-store.ts';
 import { EvaluationService } from './services/evaluation.ts';
+import { EvaluationFanOut } from './services/evaluation-fan-out.ts';
 import { PolicyService } from './services/policy.ts';
 import { SqsEvaluationQueue, type EvaluationQueue } from './aws/evaluation-queue.ts';
 import { ChangeTargetResolver } from './store/change-targets.ts';
@@ -215,6 +216,13 @@ export function evaluationQueue(c: Composition): EvaluationQueue {
   );
 }
 
+export function evaluationFanOut(c: Composition): EvaluationFanOut {
+  return c.once(
+    evaluationFanOut,
+    () => new EvaluationFanOut({ products: productStore(c), queue: evaluationQueue(c), pageSize: c.config.EVALUATION_FAN_OUT_PAGE_SIZE }),
+  );
+}
+
 export function policyService(c: Composition): PolicyService {
   return c.once(
     policyService,
@@ -277,6 +285,7 @@ export interface Dependencies {
   readonly productPackages: ProductPackageService;
   readonly evaluation: EvaluationService;
   readonly evaluationQueue: EvaluationQueue;
+  readonly evaluationFanOut: EvaluationFanOut;
   readonly policy: PolicyService;
   readonly deliveryQueue: SqsDeliveryQueue;
   readonly webhooks: WebhookService;
@@ -296,6 +305,7 @@ export function dependencyFactories(c: Composition): { readonly [K in keyof Depe
     productPackages: () => productPackageService(c),
     evaluation: () => evaluationService(c),
     evaluationQueue: () => evaluationQueue(c),
+    evaluationFanOut: () => evaluationFanOut(c),
     policy: () => policyService(c),
     deliveryQueue: () => deliveryQueue(c),
     webhooks: () => webhookService(c),

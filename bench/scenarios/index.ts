@@ -10,12 +10,15 @@ import { freshClone } from './fresh-clone.ts';
 import { permissionFilteredList } from './permission-filtered-list.ts';
 import { policyBurst } from './policy-burst.ts';
 import { policyEvaluation } from './policy-evaluation.ts';
+import { policyLargeProduct } from './policy-large-product.ts';
+import { policyFanOut } from './policy-fan-out.ts';
 import { policyRules } from './policy-rules.ts';
 import { requestListScaling } from './request-list-scaling.ts';
 import { webhookFanOut } from './webhook-fan-out.ts';
 import { sbomImport } from './sbom-import.ts';
 import { sbomExport } from './sbom-export.ts';
 import { listCounts } from './list-counts.ts';
+import { requestCreates } from './request-creates.ts';
 
 export const SCENARIOS: readonly Scenario[] = [
   apiOverhead,
@@ -23,9 +26,12 @@ export const SCENARIOS: readonly Scenario[] = [
   permissionFilteredList,
   requestListScaling,
   listCounts,
+  requestCreates,
   coldStart,
   policyRules,
   policyEvaluation,
+  policyLargeProduct,
+  policyFanOut,
   policyBurst,
   webhookFanOut,
   sbomImport,

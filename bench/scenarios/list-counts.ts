@@ -20,13 +20,13 @@ import { benchPackage } from './policy-seed.ts';
 import { Composition, catalogService, dynamoClient, productPackageService, productService, requestService } from '../../shared/runtime.ts';
 import { parseConfig } from '../../shared/config.ts';
 import type { Caller } from '../../shared/domain/caller.ts';
-import { PRODUCT_PACKAGE_DEFAULTS, type License, type Vulnerability } from '../../shared/domain/catalog.ts';
+import { PRODUCT_PACKAGE_DEFAULTS, type License, type Package, type ProductPackage, type Vulnerability } from '../../shared/domain/catalog.ts';
 import { REQUEST_STATUSES, type RequestRecord } from '../../shared/domain/request.ts';
 import { isoWithOffset } from '../../shared/domain/time.ts';
 import type { LicenseCategory } from '../../shared/domain/reference-license.ts';
-import { CATALOG_SPECS, catalogSeedItems } from '../../shared/store/catalog-store.ts';
-import { productCountItem, productSeedItems } from '../../shared/store/product-store.ts';
-import { productPackageSeedItems } from '../../shared/store/product-package-store.ts';
+import { CATALOG_SPECS, catalogCountSeedItems, catalogSeedItems, type CollectionSpec } from '../../shared/store/catalog-store.ts';
+import { productCountItem, productSeedItems, productVersionCountItems } from '../../shared/store/product-store.ts';
+import { productPackageCountSeedItems, productPackageSeedItems } from '../../shared/store/product-package-store.ts';
 import { RequestStore, requestSeedItems } from '../../shared/store/request-store.ts';
 import type { Item } from '../../shared/store/dynamo.ts';
 
@@ -83,18 +83,29 @@ async function seed(context: Parameters<typeof benchDocumentClient>[0] & { table
   items.push(...requestSeedItems(requests));
 
   const productUuid = randomUUID();
-  for (let i = 0; i < size; i++) {
-    const uuid = i === 0 ? productUuid : randomUUID();
-    items.push(...productSeedItems({ uuid, dataspace, name: `product-${i}`, version: `${i % 10}.0`, createdBy: users[0]!, createdDate: at, lastModifiedDate: at, rev: 0 }, []));
-  }
-  items.push(productCountItem(dataspace, size));
+  const products = Array.from({ length: size }, (_, i) => ({
+    uuid: i === 0 ? productUuid : randomUUID(),
+    dataspace,
+    name: `product-${i}`,
+    version: `${i % 10}.0`,
+    createdBy: users[0]!,
+    createdDate: at,
+    lastModifiedDate: at,
+    rev: 0,
+  }));
+  for (const product of products) items.push(...productSeedItems(product, []));
+  items.push(productCountItem(dataspace, size), ...productVersionCountItems(dataspace, products));
 
+  const packages: Package[] = [];
+  const licenses: License[] = [];
+  const vulnerabilities: Vulnerability[] = [];
+  const productPackages: ProductPackage[] = [];
   for (let i = 0; i < size; i++) {
     const pkg = benchPackage({ uuid: randomUUID(), dataspace, name: `package-${i}`, licenseExpression: i % 10 === 0 ? '' : `license-${i % 50}`, licenseKeys: i % 10 === 0 ? [] : [`license-${i % 50}`] });
-    items.push(...catalogSeedItems(CATALOG_SPECS.packages, pkg));
+    packages.push(pkg);
     // The first product holds every package.
-    items.push(...productPackageSeedItems({ ...PRODUCT_PACKAGE_DEFAULTS, uuid: randomUUID(), dataspace, productUuid, packageUuid: pkg.uuid, createdDate: at }));
-    const license: License = {
+    productPackages.push({ ...PRODUCT_PACKAGE_DEFAULTS, uuid: randomUUID(), dataspace, productUuid, packageUuid: pkg.uuid, createdDate: at });
+    licenses.push({
       uuid: randomUUID(),
       dataspace,
       rev: 0,
@@ -105,11 +116,16 @@ async function seed(context: Parameters<typeof benchDocumentClient>[0] & { table
       category: CATEGORIES[i % CATEGORIES.length]!,
       isException: i % 20 === 0,
       usagePolicy: null,
-    };
-    items.push(...catalogSeedItems(CATALOG_SPECS.licenses, license));
-    const vulnerability: Vulnerability = { uuid: randomUUID(), dataspace, rev: 0, vulnerabilityId: `VCID-lists-${i}`, aliases: [], summary: '', riskScore: null, affectedPackages: [] };
-    items.push(...catalogSeedItems(CATALOG_SPECS.vulnerabilities, vulnerability));
+    });
+    vulnerabilities.push({ uuid: randomUUID(), dataspace, rev: 0, vulnerabilityId: `VCID-lists-${i}`, aliases: [], summary: '', riskScore: null, affectedPackages: [] });
   }
+  // Each kind with its list counters, as the API's writes would leave them.
+  const seedKind = <T extends Package | License | Vulnerability>(spec: CollectionSpec<T>, objects: readonly T[]) =>
+    items.push(...objects.flatMap((object) => catalogSeedItems(spec, object, { listCounted: true })), ...catalogCountSeedItems(spec, dataspace, objects));
+  seedKind(CATALOG_SPECS.packages, packages);
+  seedKind(CATALOG_SPECS.licenses, licenses);
+  seedKind(CATALOG_SPECS.vulnerabilities, vulnerabilities);
+  items.push(...productPackages.flatMap((pp) => productPackageSeedItems(pp, { listCounted: true })), ...productPackageCountSeedItems(dataspace, productPackages));
   await writeAll(doc, context.tableName, items);
   doc.destroy();
   return { dataspace, users, templateUuid, productUuid };

@@ -33,7 +33,7 @@ const MAX_CALLS = 100;
 
 type Item = Record<string, unknown>;
 
-interface Seeded {
+export interface Seeded {
   readonly productUuid: string;
   readonly items: Item[];
   readonly expectedCoverageGap: number;
@@ -41,13 +41,16 @@ interface Seeded {
   readonly analyses: number;
 }
 
-/** Usage policies, licenses, 2,000 packages (a quarter with vulnerabilities), a product holding them all, some analyses. */
-function seedItems(owner: string, now: Date): Seeded {
+/**
+ * Usage policies, licenses, `packageCount` packages (a quarter with vulnerabilities), a product holding
+ * them all, some analyses (policy-large-product.ts seeds the same shape, larger, in its own dataspace).
+ */
+export function seedItems(owner: string, now: Date, dataspace = DATASPACE, packageCount = PACKAGES): Seeded {
   const at = isoWithOffset(now);
   const items: Item[] = [];
   const policy = (label: string, contentType: UsagePolicy['contentType'], complianceAlert: ComplianceAlert): UsagePolicy => ({
     uuid: randomUUID(),
-    dataspace: DATASPACE,
+    dataspace,
     rev: 0,
     label,
     contentType,
@@ -66,7 +69,7 @@ function seedItems(owner: string, now: Date): Seeded {
   const licensePolicies = [null, 'Approved license', 'Approved license', 'License to check', 'Prohibited license'];
   const licenses: License[] = Array.from({ length: LICENSES }, (_, i) => ({
     uuid: randomUUID(),
-    dataspace: DATASPACE,
+    dataspace,
     rev: 0,
     key: `bench-license-${i}`,
     name: `Bench License ${i}`,
@@ -87,7 +90,7 @@ function seedItems(owner: string, now: Date): Seeded {
   const links: { pkg: number; vulnerabilityId: string }[] = [];
   let expectedCoverageGap = 0;
   let vulnerable = 0;
-  for (let i = 0; i < PACKAGES; i++) {
+  for (let i = 0; i < packageCount; i++) {
     const uuid = randomUUID();
     const keysOf = i % 10 === 0 ? [] : [`bench-license-${i % LICENSES}`, ...(i % 3 === 0 ? [`bench-license-${(i * 7 + 1) % LICENSES}`] : [])];
     if (keysOf.length === 0) expectedCoverageGap++;
@@ -106,8 +109,8 @@ function seedItems(owner: string, now: Date): Seeded {
     packages.push(
       benchPackage({
         uuid,
-        dataspace: DATASPACE,
-        name: `bench-eval-${String(i).padStart(4, '0')}`,
+        dataspace,
+        name: `bench-eval-${String(i).padStart(6, '0')}`,
         licenseExpression: keysOf.join(' AND '),
         licenseKeys: keysOf,
         usagePolicy: packagePolicies[i % packagePolicies.length]!,
@@ -119,7 +122,7 @@ function seedItems(owner: string, now: Date): Seeded {
   for (const v of vulnerabilities) {
     const vulnerability: Vulnerability = {
       uuid: v.uuid,
-      dataspace: DATASPACE,
+      dataspace,
       rev: 0,
       vulnerabilityId: v.id,
       aliases: [],
@@ -133,16 +136,16 @@ function seedItems(owner: string, now: Date): Seeded {
   const productUuid = randomUUID();
   items.push(
     ...productSeedItems(
-      { uuid: productUuid, dataspace: DATASPACE, name: 'Policy evaluation bench', version: '1.0', createdBy: owner, createdDate: at, lastModifiedDate: at, rev: 0 },
+      { uuid: productUuid, dataspace, name: 'Policy evaluation bench', version: '1.0', createdBy: owner, createdDate: at, lastModifiedDate: at, rev: 0 },
       [{ principal: { type: 'user', name: owner }, permissions: ['change_product', 'delete_product', 'view_product'] }],
     ),
-    productCountItem(DATASPACE, 1),
+    productCountItem(dataspace, 1),
   );
   const productPackageUuids: string[] = [];
   packages.forEach((pkg, i) => {
     const uuid = randomUUID();
     productPackageUuids[i] = uuid;
-    items.push(...productPackageSeedItems({ ...PRODUCT_PACKAGE_DEFAULTS, uuid, dataspace: DATASPACE, productUuid, packageUuid: pkg.uuid, createdDate: at }));
+    items.push(...productPackageSeedItems({ ...PRODUCT_PACKAGE_DEFAULTS, uuid, dataspace, productUuid, packageUuid: pkg.uuid, createdDate: at }));
   });
   // A third of the links have an analysis, in every state (terminal or not).
   let analyses = 0;
@@ -150,7 +153,7 @@ function seedItems(owner: string, now: Date): Seeded {
     if (n % 3 !== 0) return;
     const analysis: Analysis = {
       uuid: randomUUID(),
-      dataspace: DATASPACE,
+      dataspace,
       rev: 0,
       productUuid,
       productPackageUuid: productPackageUuids[link.pkg]!,
@@ -170,7 +173,7 @@ function seedItems(owner: string, now: Date): Seeded {
 }
 
 /** Counts the calls made through a document client while `counting` is on, by command. */
-function countCalls(doc: DynamoDBDocumentClient) {
+export function countCalls(doc: DynamoDBDocumentClient) {
   const counter = { counting: false, calls: new Map<string, number>() };
   const send = doc.send.bind(doc) as (...args: unknown[]) => Promise<unknown>;
   doc.send = ((...args: unknown[]) => {

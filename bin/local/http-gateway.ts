@@ -17,6 +17,12 @@ const GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 const LAMBDA_MAX_RESPONSE_BYTES = 6 * 1024 * 1024;
 
 export type Invoke = (name: FunctionName, event: APIGatewayProxyEventV2) => Promise<unknown>;
+/**
+ * A function's Init phase (loading its code), awaited before its first invocation's timeout starts, as
+ * Lambda keeps Init out of the function's timeout. Without it, the first requests to a function share
+ * its load time with their own budget, and a load slowed by a busy machine turns all of them into 503.
+ */
+export type Init = (name: FunctionName) => Promise<unknown>;
 
 export interface HttpGateway {
   readonly url: string;
@@ -32,6 +38,7 @@ export async function startHttpGateway(options: {
   host: string;
   port: number;
   invoke: Invoke;
+  init?: Init;
   consoleDir?: string;
   onError?: (error: unknown) => void;
 }): Promise<HttpGateway> {
@@ -44,7 +51,7 @@ export async function startHttpGateway(options: {
     }
     const handling = (options.consoleDir !== undefined && !url.pathname.startsWith('/api/')
       ? serveConsoleFile(options.consoleDir, (req.method ?? 'GET').toUpperCase(), url.pathname, res)
-      : handle(req, res, url, options.invoke)
+      : handle(req, res, url, options.invoke, options.init)
     )
       .catch((error: unknown) => {
         options.onError?.(error);
@@ -117,7 +124,7 @@ const SERVER_ERROR = 'A server error occurred.';
 const TOO_LARGE = `Request body is larger than API Gateway's ${GATEWAY_MAX_PAYLOAD_BYTES} bytes.`;
 const UNAVAILABLE = 'Service temporarily unavailable, try again later.';
 
-async function handle(req: IncomingMessage, res: ServerResponse, url: RequestTarget, invoke: Invoke): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, url: RequestTarget, invoke: Invoke, init?: Init): Promise<void> {
   const body = await readBody(req);
   if (body === 'too-large') {
     writeJson(res, 413, { detail: TOO_LARGE });
@@ -132,6 +139,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, url: RequestTar
   const timeoutMs = FUNCTIONS[functionName].timeoutSeconds * 1000;
   let result: unknown;
   try {
+    await init?.(functionName);
     result = await withTimeout(invoke(functionName, event), timeoutMs);
   } catch (error) {
     // API Gateway answers a function error or timeout this way; the details are only in the logs.

@@ -4,8 +4,9 @@
  * Failed messages stay on the queue, come back after the visibility timeout, and the queue's redrive
  * policy moves them to the dead-letter queue after maxReceiveCount receives, as on AWS.
  *
- * One batch at a time: Lambda runs several pollers and invocations per queue, which only changes
- * throughput and interleaving, never which messages end where.
+ * One batch at a time unless `maxConcurrency` says more (the mapping's MaximumConcurrency): then the
+ * loop keeps receiving while up to that many batches are being handled, as Lambda runs several
+ * invocations per queue. That changes throughput and interleaving, never which messages end where.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -26,7 +27,9 @@ export interface QueuePollerOptions {
   /** Messages per invocation, as the mapping's BatchSize. */
   batchSize: number;
   /** How long to gather messages before invoking, as MaximumBatchingWindowInSeconds (0 by default). */
-  maxBatchingWindowSeconds?: number;
+  maxBatchingWindowSeconds?: number | undefined;
+  /** Batches handled at once, as the mapping's MaximumConcurrency (1 by default). */
+  maxConcurrency?: number | undefined;
   handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
   /** Errors of the poller itself (not of the handler, whose failures are the queue's business). */
   onError?: (error: unknown) => void;
@@ -36,7 +39,7 @@ export interface QueuePollerOptions {
 }
 
 export interface QueuePoller {
-  /** Ends the loop; resolves once the batch in flight has been handled and deleted. */
+  /** Ends the loop; resolves once the batches in flight have been handled and deleted. */
   stop(): Promise<void>;
 }
 
@@ -112,11 +115,19 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
     }
   }
 
+  const maxConcurrency = Math.max(1, options.maxConcurrency ?? 1);
+  const inFlight = new Set<Promise<void>>();
   const loop = (async () => {
     while (!stopped) {
       try {
+        // A slot must be free before receiving: a received message waits for nobody.
+        while (inFlight.size >= maxConcurrency) await Promise.race(inFlight);
         const messages = await receiveBatch();
-        if (messages.length > 0) await handleBatch(messages);
+        if (messages.length === 0) continue;
+        const handled: Promise<void> = handleBatch(messages)
+          .catch(onError)
+          .finally(() => inFlight.delete(handled));
+        inFlight.add(handled);
       } catch (error) {
         onError(error);
         if (!stopped) await sleep(500);
@@ -128,6 +139,7 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
     async stop() {
       stopped = true;
       await loop;
+      await Promise.all(inFlight);
     },
   };
 }

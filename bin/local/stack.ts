@@ -133,10 +133,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const sqs = createSqsClient({ region: options.region, endpoint: sqsEndpoint });
     stoppers.push(async () => sqs.destroy());
     // The retry schedule of webhook deliveries is configurable locally, so tests run in seconds: the
-    // deliveries queue's receive limit follows its number of attempts, as on AWS.
+    // deliveries queue's receive limit follows its number of attempts, as on AWS (the fan-out makes the
+    // first one: the queue the others).
     const queues = await ensureQueues(sqs, {
       ...QUEUES,
-      webhookDeliveries: { ...QUEUES.webhookDeliveries, maxReceiveCount: settings.WEBHOOK_MAX_ATTEMPTS },
+      webhookDeliveries: { ...QUEUES.webhookDeliveries, maxReceiveCount: Math.max(1, settings.WEBHOOK_MAX_ATTEMPTS - 1) },
     } as Record<QueueName, QueueDefinition>);
     const doc = createDocumentClient(createDynamoClient({ region: options.region, endpoint: dynamo.endpoint }));
     stoppers.push(async () => doc.destroy());
@@ -189,6 +190,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       port: options.port,
       invoke: async (name, event) =>
         (await loadHandler(name))(event, lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000, { region: options.region })),
+      init: loadHandler,
       ...(consoleDir ? { consoleDir } : {}),
       onError: (error) => options.log(`[gateway] ${String(error)}`),
     });
@@ -227,6 +229,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           region: options.region,
           batchSize: source.batchSize,
           maxBatchingWindowSeconds: source.maxBatchingWindowSeconds,
+          maxConcurrency: source.maxConcurrency,
           handler: async (event) => (await loadHandler(name))(event, context()) as Promise<import('aws-lambda').SQSBatchResponse | void>,
           onError: (error) => log(`[${name}] ${String(error)}`),
         });

@@ -22,6 +22,15 @@ export interface DynamoEndpoint {
  * with Retry-After rather than a function timeout (the SDK's own default waits for minutes).
  */
 export const DYNAMODB_REQUEST_TIMEOUT_MS = 2_500;
+/**
+ * The same limit for one TransactWriteItems attempt, which grows with its items beyond 25: 40 ms an
+ * item more (100 items: 5.5 s). A transaction of 100 items is 100 writes; on DynamoDB Local (2.5 to 4 ms
+ * an item idle, several times that on a loaded machine) a large import's transactions took past 2.5 s
+ * and were cut off and sent again, until the import gave up busy (503). A hung connection is still cut.
+ */
+export function transactionRequestTimeoutMs(items: number): number {
+  return DYNAMODB_REQUEST_TIMEOUT_MS + 40 * Math.max(0, items - 25);
+}
 const DYNAMODB_HTTP = { requestHandler: { requestTimeout: DYNAMODB_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true, connectionTimeout: 1_000 }, maxAttempts: 3 };
 
 export function createDynamoClient({ region, endpoint }: DynamoEndpoint): DynamoDBClient {

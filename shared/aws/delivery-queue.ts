@@ -1,7 +1,13 @@
-/** The webhook deliveries queue (SQS): one message per delivery, retried by visibility timeout. */
+/**
+ * The webhook deliveries queue (SQS): one message per delivery the fan-out could not make, sent after
+ * its backoff (DelaySeconds), then retried by visibility timeout.
+ */
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
 import type { DeliveryMessage, DeliveryQueue } from '../services/webhooks.ts';
+
+/** SQS's longest DelaySeconds; a longer backoff starts after this (the next ones use the visibility timeout). */
+const MAX_DELAY_SECONDS = 900;
 
 export const DeliveryMessageSchema = z.object({ webhookUuid: z.string(), deliveryId: z.string(), force: z.boolean().optional(), correlationId: z.string().optional() });
 
@@ -15,7 +21,14 @@ export class SqsDeliveryQueue implements DeliveryQueue {
     for (let i = 0; i < messages.length; i += 10) {
       const batch = messages.slice(i, i + 10);
       const result = await this.sqs.send(
-        new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: batch.map((message, j) => ({ Id: String(j), MessageBody: JSON.stringify(message) })) }),
+        new SendMessageBatchCommand({
+          QueueUrl: this.queueUrl,
+          Entries: batch.map(({ delaySeconds, ...message }, j) => ({
+            Id: String(j),
+            MessageBody: JSON.stringify(message),
+            ...(delaySeconds ? { DelaySeconds: Math.min(MAX_DELAY_SECONDS, Math.round(delaySeconds)) } : {}),
+          })),
+        }),
       );
       if (result.Failed?.length) throw new Error(`${result.Failed.length} webhook deliveries could not be queued`);
     }

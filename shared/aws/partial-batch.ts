@@ -37,9 +37,9 @@ class SkippedAfterFailureError extends Error {
  *   runtime logs it a second time, it counts in the Errors metric, and on a stream mapping with
  *   BisectBatchOnFunctionError it splits the batch, which a reported failure does not.
  */
-const options = (context: Context | undefined) => ({
+const options = (context: Context | undefined, processInParallel = false) => ({
   ...(context ? { context } : {}),
-  processInParallel: false,
+  processInParallel,
   throwOnFullBatchFailure: false,
 });
 
@@ -48,12 +48,15 @@ const options = (context: Context | undefined) => ({
  * handled on its own, and exactly the messages whose handler threw are reported. A message that fails
  * its last receive (the queue's maxReceiveCount) moves to the dead-letter queue: it is counted in the
  * DeadLettered metric, since SQS's own NumberOfMessagesSent does not count messages a redrive policy moves.
+ * `inParallel`: the messages are handled all at once instead of one after another (the webhook consumers,
+ * whose time goes into waiting for receivers: a slow one then holds up only its own message).
  */
 export async function processQueueBatch(
   queue: QueueName,
   event: SQSEvent,
   context: Context | undefined,
   handle: (record: SQSRecord) => Promise<void>,
+  { inParallel = false }: { inParallel?: boolean } = {},
 ): Promise<SQSBatchResponse> {
   const lastReceive = QUEUES[queue].maxReceiveCount;
   const counted = async (record: SQSRecord): Promise<void> => {
@@ -67,7 +70,7 @@ export async function processQueueBatch(
   // A processor per invocation: outside Lambda (the local runner, tests) Powertools keeps a processor's
   // state on the instance, which two calls of one handler at the same time would share.
   const processor = new BatchProcessor(EventType.SQS);
-  const response = await processPartialResponse(event, counted, processor, options(context));
+  const response = await processPartialResponse(event, counted, processor, options(context, inParallel));
   return { batchItemFailures: [...response.batchItemFailures] };
 }
 

@@ -69,6 +69,34 @@ export interface RequestComment {
   readonly username: string;
   readonly text: string;
   readonly createdDate: string;
+  /**
+   * Its number among the request's comments, 1 for the first: how many comments the request had once
+   * it was added. Absent on comments written before comments were counted.
+   */
+  readonly seq?: number;
+}
+
+/**
+ * How many comments a request's detail shows: its latest, oldest first. The detail stays bounded
+ * (a comment holds at most 10,000 characters, about 30 KB, so 100 of them about 3 MB, inside
+ * Lambda's 6 MB answer); GET /api/v2/requests/{uuid}/comments/ pages through all of them.
+ */
+export const COMMENTS_SHOWN = 100;
+
+/** What the store keeps of a request's comments: how many, and when the last one was made. */
+export interface CommentCounter {
+  readonly count: number;
+  readonly lastCreated: string | null;
+}
+
+/**
+ * When the next comment is made: `now`, or a millisecond after the last comment when the clock says
+ * otherwise (clocks of two functions differ): comments then sort by date in the order they were counted.
+ */
+export function nextCommentDate(now: Date, lastCreated: string | null): Date {
+  if (lastCreated === null) return now;
+  const after = new Date(Date.parse(lastCreated) + 1);
+  return now.getTime() >= after.getTime() ? now : after;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -284,11 +312,11 @@ function baseCounterKeys(request: RequestRecord): string[] {
   ];
 }
 
-export interface CounterDelta {
+export type CounterDelta = {
   readonly total: number;
   /** Requests that are not private: what every user of the dataspace sees. */
   readonly public: number;
-}
+};
 
 const isPrivateCounter = (key: string) => key.startsWith('private:');
 

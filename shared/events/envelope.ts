@@ -6,11 +6,12 @@ import * as z from 'zod';
 
 export const EVENT_SOURCE = 'compliance-service';
 
-export const EnvelopeSchema = <T extends z.ZodType>(type: string, data: T) =>
+/** `version`: of the data schema of this type, bumped when a change could break a consumer of the last. */
+export const EnvelopeSchema = <T extends z.ZodType>(type: string, data: T, version = 1) =>
   z.object({
     id: z.uuid().describe('Unique and stable across retries: deduplicate on it'),
     type: z.literal(type),
-    version: z.literal(1).describe('Version of the data schema of this type'),
+    version: z.literal(version).describe('Version of the data schema of this type'),
     timestamp: z.iso.datetime({ offset: true }),
     dataspace: z.string(),
     correlation_id: z
@@ -23,16 +24,16 @@ export const EnvelopeSchema = <T extends z.ZodType>(type: string, data: T) =>
 export interface Envelope<T = Record<string, unknown>> {
   readonly id: string;
   readonly type: string;
-  readonly version: 1;
+  readonly version: number;
   readonly timestamp: string;
   readonly dataspace: string;
   readonly correlation_id?: string;
   readonly data: T;
 }
 
-/** The envelope of an event of `type` (data version 1) that happened `at` in `dataspace`. */
-export function envelope<T>(type: string, id: string, at: string, dataspace: string, data: T): Envelope<T> {
-  return { id, type, version: 1, timestamp: at, dataspace, data };
+/** The envelope of an event of `type` (data `version`, 1 unless given) that happened `at` in `dataspace`. */
+export function envelope<T>(type: string, id: string, at: string, dataspace: string, data: T, version = 1): Envelope<T> {
+  return { id, type, version, timestamp: at, dataspace, data };
 }
 
 /** The envelope with the correlation id of the path that led to it, when there is one. */

@@ -3,7 +3,9 @@ import { DetailErrorSchema, FieldErrorsSchema, pageQuery, paginated } from '../s
 import { StatusSchema } from '../schemas/product.ts';
 import {
   CommentCreateSchema,
+  CommentSchema,
   RequestCreateSchema,
+  RequestListItemSchema,
   RequestListQuery,
   RequestPatchSchema,
   RequestSchema,
@@ -12,7 +14,8 @@ import {
 } from '../schemas/request.ts';
 import { forbidden, invalid, invalidPage, notFound, unauthorized, type Route } from './route.ts';
 
-const RequestPageSchema = paginated(RequestSchema.omit({ comments: true }), 'RequestPage');
+const RequestPageSchema = paginated(RequestListItemSchema, 'RequestPage');
+const CommentPageSchema = paginated(CommentSchema, 'CommentPage');
 const TemplatePageSchema = paginated(RequestTemplateSchema, 'RequestTemplatePage');
 const requestNotFound = notFound('request');
 
@@ -68,7 +71,7 @@ export const REQUEST_ROUTES = [
     path: '/api/v2/requests/{uuid}/',
     function: 'requests',
     operationId: 'retrieve_request',
-    summary: 'One request with its comments, oldest first',
+    summary: 'One request with its number of comments and its latest 100, oldest first (all of them: comments_url)',
     auth: 'api-key',
     responses: { 200: { description: 'The request', schema: RequestSchema }, 401: unauthorized, 404: requestNotFound },
   },
@@ -91,6 +94,16 @@ export const REQUEST_ROUTES = [
     auth: 'api-key',
     body: RequestPatchSchema,
     responses: { 200: { description: 'The request', schema: RequestSchema }, 400: invalid, 401: unauthorized, 403: forbidden, 404: requestNotFound },
+  },
+  {
+    method: 'GET',
+    path: '/api/v2/requests/{uuid}/comments/',
+    function: 'requests',
+    operationId: 'list_request_comments',
+    summary: "A request's comments, oldest first (to whoever may see the request)",
+    auth: 'api-key',
+    query: pageQuery({}),
+    responses: { 200: { description: 'A page of comments', schema: CommentPageSchema }, 401: unauthorized, 404: notFound('request, or invalid page') },
   },
   {
     method: 'POST',

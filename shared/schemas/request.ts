@@ -1,6 +1,6 @@
 /** zod schemas of the requests, request templates and comments endpoints: validation at the edge, and OpenAPI. */
 import * as z from 'zod';
-import { CONTENT_TYPES, INPUT_TYPES, REQUEST_STATUSES } from '../domain/request.ts';
+import { COMMENTS_SHOWN, CONTENT_TYPES, INPUT_TYPES, REQUEST_STATUSES } from '../domain/request.ts';
 import { pageQuery, searchQuery, shown, writableObject } from './common.ts';
 import { SEARCH_FIELDS } from '../domain/search.ts';
 import { TOO_DEEP, UNPAIRED_SURROGATE, jsonObject, jsonProblem } from './json-input.ts';
@@ -80,6 +80,8 @@ const READ_ONLY = [
   'last_modified_by',
   'created_date',
   'last_modified_date',
+  'comment_count',
+  'comments_url',
   'comments',
 ] as const;
 
@@ -143,9 +145,14 @@ export const RequestSchema = z
     last_modified_by: z.string(),
     created_date: z.iso.datetime({ offset: true }),
     last_modified_date: z.iso.datetime({ offset: true }),
-    comments: z.array(CommentSchema),
+    comment_count: z.int().min(0).describe('How many comments the request has'),
+    comments_url: z.url().describe('All its comments, oldest first, a page at a time'),
+    comments: z.array(CommentSchema).describe(`Its latest comments (at most ${COMMENTS_SHOWN}), oldest first`),
   })
   .meta({ id: 'Request' });
+
+/** A request as the list shows it: its own fields, without its comments. */
+export const RequestListItemSchema = RequestSchema.omit({ comment_count: true, comments_url: true, comments: true });
 
 export const RequestListQuery = pageQuery({
   ordering: z

@@ -31,6 +31,7 @@ import { scancodeLibrary } from '../reference/scancode-licensedb.ts';
 import type { ProductPackageStore } from '../store/product-package-store.ts';
 import { isoWithOffset } from '../domain/time.ts';
 import { paginate } from './paginate.ts';
+import { filterCounter } from '../store/counters.ts';
 import { LicenseIndexes } from './license-indexes.ts';
 
 export interface CatalogServiceDeps {
@@ -205,7 +206,7 @@ export class CatalogService {
   // --- usage policies ------------------------------------------------------------------------
 
   async listUsagePolicies(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
-    return paginate(query, url, (offset, limit) => this.store.usagePolicies.list(caller.dataspace, offset, limit), (p) => usagePolicyView(p, baseUrl));
+    return paginate(query, url, (offset, limit) => this.store.usagePolicies.list(caller.dataspace, offset, limit, { counted: ['all'] }), (p) => usagePolicyView(p, baseUrl));
   }
 
   async retrieveUsagePolicy(caller: Caller, uuid: string, baseUrl: string) {
@@ -264,7 +265,13 @@ export class CatalogService {
       return paginate(query, url, async () => ({ count: 0, items: [] }), (l: License) => licenseView(l, baseUrl));
     }
     const where = licenseFilter({ criteria: rest, legacy: { spdxLicenseKeys: this.spdxSpellings(rest.spdxLicenseKey), words } });
-    return paginate(query, url, (offset, limit) => this.store.licenses.list(caller.dataspace, offset, limit, where ? { where } : {}), (l) => licenseView(l, baseUrl));
+    const counted = licenseCounters(rest);
+    return paginate(
+      query,
+      url,
+      (offset, limit) => this.store.licenses.list(caller.dataspace, offset, limit, { ...(where ? { where } : {}), ...(counted ? { counted } : {}) }),
+      (l) => licenseView(l, baseUrl),
+    );
   }
 
   /** How the SPDX list spells an SPDX id given in any case (`apache-2.0` → `Apache-2.0`), for items stored before folding. */
@@ -365,7 +372,8 @@ export class CatalogService {
           : [];
       page = await paginate(query, url, async (offset, limit) => ({ count: matches.length, items: matches.slice(offset, offset + limit) }), (p) => p);
     } else {
-      page = await paginate(query, url, (offset, limit) => this.store.packages.list(caller.dataspace, offset, limit, { equal, search, holds }), (p) => p);
+      const counted = packageCounters(equal, search, holds);
+      page = await paginate(query, url, (offset, limit) => this.store.packages.list(caller.dataspace, offset, limit, { equal, search, holds, ...(counted ? { counted } : {}) }), (p) => p);
     }
     return { ...page, results: await this.packageViews(caller.dataspace, page.results, baseUrl) };
   }
@@ -448,7 +456,7 @@ export class CatalogService {
   }
 
   async listVulnerabilities(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
-    const page = await paginate(query, url, (offset, limit) => this.store.vulnerabilities.list(caller.dataspace, offset, limit), (v) => v);
+    const page = await paginate(query, url, (offset, limit) => this.store.vulnerabilities.list(caller.dataspace, offset, limit, { counted: ['all'] }), (v) => v);
     return { ...page, results: await this.vulnerabilityViews(page.results, baseUrl) };
   }
 
@@ -585,6 +593,30 @@ export function licenseFields(resolved: ResolvedExpression, declared?: string): 
 }
 
 type Holds = NonNullable<import('../store/catalog-store.ts').ListOptions['holds']>[number];
+
+/**
+ * The list counters that count a license list (CATALOG_SPECS.licenses.filterCounters): the whole list,
+ * or one documented filter on its own. Undefined when the filters combine or search: the count reads them.
+ */
+function licenseCounters(criteria: Omit<LicenseCriteria, 'key'>): string[] | undefined {
+  const given = [
+    criteria.spdxLicenseKey !== undefined ? filterCounter('spdx_license_key', searchFold(criteria.spdxLicenseKey)) : undefined,
+    criteria.category !== undefined ? filterCounter('category', criteria.category) : undefined,
+    criteria.isException !== undefined ? filterCounter('is_exception', String(criteria.isException)) : undefined,
+  ].filter((counter) => counter !== undefined);
+  if ((criteria.terms ?? []).length > 0 || given.length > 1) return undefined;
+  return given.length === 1 ? given : ['all'];
+}
+
+/** The list counters that count a package list (CATALOG_SPECS.packages.filterCounters), as licenseCounters. */
+function packageCounters(equal: Readonly<Record<string, string>>, search: readonly string[], holds: readonly Holds[]): string[] | undefined {
+  const given = [
+    ...Object.entries(equal).map(([field, value]) => (field === 'type' ? filterCounter(field, value) : undefined)),
+    ...holds.map((h) => (h.attribute === 'licenseKeys' && h.element === UNKNOWN_LICENSE_KEY ? filterCounter('has_unknown_license', String(h.present)) : undefined)),
+  ];
+  if (search.length > 0 || given.length > 1 || given.includes(undefined)) return undefined;
+  return given.length === 1 ? (given as string[]) : ['all'];
+}
 
 /** The filters `has_unknown_license` (true / false) and `unknown_license` (an unknown license as written, exactly). */
 function unknownLicenseFilters(query: Record<string, string | undefined>): Holds[] {

@@ -12,7 +12,9 @@ import { scancodeLibrary } from '../reference/scancode-licensedb.ts';
 import { evaluateRules, reconcile, type PackageFacts, type PolicyConfig, type RuleResult, type RuleType, type Violation } from '../domain/policy-rules.ts';
 import { isTransactionConflict, retryOnConflict } from '../store/dynamo.ts';
 import type { CatalogStore } from '../store/catalog-store.ts';
-import { ProductGoneError, StaleEvaluationError, type PolicyStore, type ProductData } from '../store/policy-store.ts';
+import { createHash } from 'node:crypto';
+import { ProductGoneError, StaleEvaluationError, type EvaluationData, type EvaluationState, type PolicyStore, type ViolationPackageList } from '../store/policy-store.ts';
+import { logger } from '../observability/logger.ts';
 import { violationDetected, violationResolved, type ProductOfEvent } from '../events/policy-events.ts';
 import { correlated, type Envelope } from '../events/envelope.ts';
 import { isoWithOffset } from '../domain/time.ts';
@@ -39,8 +41,36 @@ export interface EvaluateOptions {
 }
 
 export type EvaluationOutcome =
-  | { readonly outcome: 'evaluated'; readonly violations: readonly Violation[]; readonly events: readonly Envelope[]; readonly evaluatedAt: string }
+  | {
+      readonly outcome: 'evaluated';
+      readonly violations: readonly Violation[];
+      readonly events: readonly Envelope[];
+      readonly evaluatedAt: string;
+      /** The product's packages: what the evaluation cost (the evaluator sizes its batches by them). */
+      readonly packages: number;
+    }
   | { readonly outcome: 'skipped'; readonly reason: 'gone' | 'up to date' };
+
+/**
+ * How far behind an eventually consistent read may be: DynamoDB's replicas usually converge within a
+ * second of a write. An evaluation that reads eventually consistent records that it reflects the
+ * changes committed this long before it started, and no later (EvaluationState.coveredUntil).
+ */
+export const STALE_READ_MARGIN_MS = 1_000;
+
+/**
+ * Where an evaluation reads eventually consistent (half the read units of its packages and catalog
+ * items): when it answers a queued request seen at least STALE_READ_MARGIN_MS before it started, as
+ * every request is on AWS (the queue holds each EVALUATION_DELAY_SECONDS, 2 by default). A change
+ * made so long before is in what it reads; a change it may have missed, made within the margin, is
+ * newer than what it records as covered (started minus the margin), so that change's own request is
+ * not skipped as answered: a later evaluation reads it. Strongly consistent otherwise: an evaluation
+ * on demand (?wait=true answers what the user just changed), the drill-down, and requests younger
+ * than the margin (a queue delay of 0).
+ */
+function readsEventually(requestedAt: string | undefined, started: Date): boolean {
+  return requestedAt !== undefined && Date.parse(requestedAt) <= started.getTime() - STALE_READ_MARGIN_MS;
+}
 
 const isRace = (error: unknown) => error instanceof StaleEvaluationError || isTransactionConflict(error);
 
@@ -68,14 +98,41 @@ export class EvaluationService {
   private async once(productUuid: string, { requestedAt, baseUrl = this.deps.baseUrl, correlationId }: EvaluateOptions): Promise<EvaluationOutcome> {
     const started = this.deps.now();
     const evaluatedAt = isoWithOffset(started);
-    const data = await this.deps.policy.readProduct(productUuid);
-    if (!data) return { outcome: 'skipped', reason: 'gone' };
-    if (requestedAt !== undefined && data.state.evaluatedAt !== null && data.state.evaluatedAt >= requestedAt) {
-      return { outcome: 'skipped', reason: 'up to date' };
-    }
+    const answered = (state: EvaluationState) => {
+      const covered = state.coveredUntil ?? state.evaluatedAt;
+      return requestedAt !== undefined && covered !== null && covered >= requestedAt;
+    };
+    // The small items first, strongly consistent: a request already answered, or a deleted product, reads no packages.
+    const head = await this.deps.policy.readHead(productUuid);
+    if (!head) return { outcome: 'skipped', reason: 'gone' };
+    if (answered(head.state)) return { outcome: 'skipped', reason: 'up to date' };
+    const consistent = !readsEventually(requestedAt, started);
+    const data = await this.deps.policy.readForEvaluation(head, { consistent });
+    const coveredUntil = consistent ? evaluatedAt : isoWithOffset(new Date(started.getTime() - STALE_READ_MARGIN_MS));
     const { config } = await this.deps.policy.getConfig(data.product.dataspace);
-    const results = await this.results(data, config, started);
-    const { writes, detected, resolved } = reconcile(data.violations, results, started);
+    const results = await this.results(data, config, started, consistent);
+    const reconciled = reconcile(data.violations, results, started);
+    const { detected, resolved } = reconciled;
+    // The packages behind each active violation, stored for the drill-down; a list that did not change is kept.
+    const listId = `${data.state.version + 1}.${this.deps.newUuid().slice(0, 8)}`;
+    const lists = new Map<RuleType, ViolationPackageList>();
+    const written: RuleType[] = [];
+    for (const result of results) {
+      if (!result.triggered) continue;
+      const hash = createHash('sha256').update(JSON.stringify(result.offenders)).digest('base64url');
+      const before = data.packageLists.get(result.type);
+      if (before?.hash === hash) {
+        lists.set(result.type, before);
+      } else {
+        lists.set(result.type, { id: listId, hash });
+        written.push(result.type);
+      }
+    }
+    // A violation whose list changed is written again to name it, even when its count did not change.
+    const writes = [
+      ...reconciled.writes,
+      ...data.violations.filter((v) => v.resolvedDate === null && written.includes(v.ruleType) && !reconciled.writes.some((w) => w.ruleType === v.ruleType)),
+    ];
     const product: ProductOfEvent = {
       uuid: data.product.uuid,
       name: data.product.name,
@@ -100,37 +157,64 @@ export class EvaluationService {
     if (resolved.length > 0) {
       events.push(correlated(violationResolved(this.deps.newUuid(), evaluatedAt, product, data.product.dataspace, resolved), correlationId));
     }
-    await this.deps.policy.commitEvaluation(data.product, data.state, evaluatedAt, writes, events, started);
+    const byRule = new Map(results.map((result) => [result.type, result.offenders]));
+    for (const type of written) await this.deps.policy.writeViolationPackages(data.product, type, listId, byRule.get(type)!);
+    try {
+      await this.deps.policy.commitEvaluation(data.product, data.state, evaluatedAt, coveredUntil, writes, events, started, lists);
+    } catch (error) {
+      // Lists no violation names (the commit lost a race, or failed): remove them, as far as possible.
+      await this.removeLists(data.product.uuid, written.map((type) => [type, listId]));
+      throw error;
+    }
+    // The lists this commit replaced, and those of violations it resolved.
+    await this.removeLists(
+      data.product.uuid,
+      [...data.packageLists].filter(([type, list]) => lists.get(type)?.id !== list.id).map(([type, list]) => [type, list.id]),
+    );
     const byType = new Map(data.violations.map((violation) => [violation.ruleType, violation]));
     for (const violation of writes) byType.set(violation.ruleType, violation);
-    return { outcome: 'evaluated', violations: [...byType.values()], events, evaluatedAt };
+    return { outcome: 'evaluated', violations: [...byType.values()], events, evaluatedAt, packages: data.productPackages.length };
   }
 
-  /** The rules' results for the product as it is now (for the drill-down; writes nothing). */
-  async currentResults(productUuid: string, now: Date): Promise<RuleResult[] | undefined> {
-    const data = await this.deps.policy.readProduct(productUuid);
-    if (!data) return undefined;
-    const { config } = await this.deps.policy.getConfig(data.product.dataspace);
-    return this.results(data, config, now);
-  }
-
-  private async results(data: ProductData, config: PolicyConfig, now: Date): Promise<RuleResult[]> {
-    if (!Object.values(config).some((rule) => rule?.is_active)) return [];
-    return evaluateRules(config, await this.facts(data), now);
+  /** Best effort: a list left behind costs storage, never a wrong answer (no violation names it). */
+  private async removeLists(productUuid: string, lists: readonly (readonly [RuleType, string])[]): Promise<void> {
+    for (const [type, listId] of lists) {
+      try {
+        await this.deps.policy.deleteViolationPackages(productUuid, type, listId);
+      } catch (error) {
+        logger.warn('Could not delete a superseded violation package list', { product: productUuid, ruleType: type, listId, error: error as Error });
+      }
+    }
   }
 
   /**
-   * What the rules know of each package: packages, their licenses and policies, read in batches and
-   * strongly consistent: an evaluation that started after a change must see it (requests older than
-   * its start are skipped as answered). Each package is judged by its effective expression: the
-   * product package's concluded one when set, else the package's own.
+   * The rules' results for the product as it is now (writes nothing): the drill-down's answer for a
+   * violation recorded before violations stored their package lists.
    */
-  async facts(data: ProductData): Promise<PackageFacts[]> {
+  async currentResults(productUuid: string, now: Date): Promise<RuleResult[] | undefined> {
+    const head = await this.deps.policy.readHead(productUuid);
+    if (!head) return undefined;
+    const data = await this.deps.policy.readForEvaluation(head, { consistent: true });
+    const { config } = await this.deps.policy.getConfig(data.product.dataspace);
+    return this.results(data, config, now, true);
+  }
+
+  private async results(data: EvaluationData, config: PolicyConfig, now: Date, consistent: boolean): Promise<RuleResult[]> {
+    if (!Object.values(config).some((rule) => rule?.is_active)) return [];
+    return evaluateRules(config, await this.facts(data, consistent), now);
+  }
+
+  /**
+   * What the rules know of each package: packages, their licenses and policies, read in batches,
+   * consistent or not as the evaluation reads its partition (see readsEventually). Each package is
+   * judged by its effective expression: the product package's concluded one when set, else the package's own.
+   */
+  async facts(data: EvaluationData, consistent = true): Promise<PackageFacts[]> {
     const { catalog } = this.deps;
     const library = this.deps.library ?? scancodeLibrary();
     const dataspace = data.product.dataspace;
     const packages = new Map<string, Package>(
-      (await catalog.packages.getMany(data.productPackages.map((pp) => pp.packageUuid), true)).map((pkg) => [pkg.uuid, pkg]),
+      (await catalog.packages.getMany(data.productPackages.map((pp) => pp.packageUuid), consistent)).map((pkg) => [pkg.uuid, pkg]),
     );
     const effective = data.productPackages.flatMap((pp) => {
       const pkg = packages.get(pp.packageUuid);
@@ -138,11 +222,11 @@ export class EvaluationService {
       const concluded = pp.licenseExpression !== '';
       return [{ pkg, concluded, license: concluded ? pp : pkg }];
     });
-    const licenses = await catalog.licenses.getByUnique(dataspace, [...new Set(effective.flatMap(({ license }) => license.licenseKeys))], true);
+    const licenses = await catalog.licenses.getByUnique(dataspace, [...new Set(effective.flatMap(({ license }) => license.licenseKeys))], consistent);
     const labels = new Set<string>();
     for (const { pkg } of effective) if (pkg.usagePolicy) labels.add(pkg.usagePolicy);
     for (const license of licenses.values()) if (license.usagePolicy) labels.add(license.usagePolicy);
-    const policies = await catalog.usagePolicies.getByUnique(dataspace, [...labels], true);
+    const policies = await catalog.usagePolicies.getByUnique(dataspace, [...labels], consistent);
     const alert = (label: string | null, contentType: 'package' | 'license'): ComplianceAlert => {
       const policy = label === null ? undefined : policies.get(label);
       return policy?.contentType === contentType ? policy.complianceAlert : '';

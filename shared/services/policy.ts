@@ -116,20 +116,31 @@ export class PolicyService {
   }
 
   /**
-   * The packages behind an active violation, with the license keys or vulnerability ids that put each
+   * The packages behind an active violation as the evaluation that recorded it found them (stored
+   * with it, so a page reads one or two list items, never the product), with the license keys or vulnerability ids that put each
    * there; for the license rules also the expression judged, whether it is the product's concluded
    * one, and whether an OR in it left no compliant choice.
    */
   async violationPackages(caller: Caller, productUuid: string, ruleType: string, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
     if (!(RULE_TYPES as readonly string[]).includes(ruleType)) throw new NotFoundError();
-    const { active } = await this.activeViolations(caller, productUuid);
-    if (!active.some((violation) => violation.ruleType === ruleType)) throw new NotFoundError();
-    const results = await this.deps.evaluation.currentResults(productUuid.toLowerCase(), this.deps.now());
-    const offenders = results?.find((result) => result.type === (ruleType as RuleType))?.offenders ?? [];
+    const { active, data } = await this.activeViolations(caller, productUuid);
+    const violation = active.find((v) => v.ruleType === ruleType);
+    if (!violation) throw new NotFoundError();
+    const uuid = productUuid.toLowerCase();
+    const list = data.packageLists.get(violation.ruleType);
+    // The list the evaluation stored with the violation, a page at a time; a violation recorded before
+    // lists were stored has none, and is answered by running the rules again.
+    const page = list
+      ? async (offset: number, limit: number) => ({ count: violation.count, items: await this.deps.policy.readViolationPackages(uuid, violation.ruleType, list, offset, limit) })
+      : async (offset: number, limit: number) => {
+        const results = await this.deps.evaluation.currentResults(uuid, this.deps.now());
+        const offenders = results?.find((result) => result.type === violation.ruleType)?.offenders ?? [];
+        return { count: offenders.length, items: offenders.slice(offset, offset + limit) };
+      };
     return paginate(
       query,
       url,
-      async (offset, limit) => ({ count: offenders.length, items: offenders.slice(offset, offset + limit) }),
+      page,
       (offender) => ({
         uuid: offender.uuid,
         api_url: catalogUrl(baseUrl, 'packages', offender.uuid),

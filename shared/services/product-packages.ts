@@ -132,10 +132,13 @@ export class ProductPackageService {
   // --- product packages ----------------------------------------------------------------------
 
   async list(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
-    const products = await this.visibleProducts(caller, query.product || undefined);
+    const only = query.product || undefined;
+    const products = await this.visibleProducts(caller, only);
     let page;
-    if (!products) {
-      page = await paginate(query, url, (offset, limit) => this.deps.productPackages.listDataspace(caller.dataspace, offset, limit), (pp) => pp);
+    if (!products || only !== undefined) {
+      // The dataspace's, or the one product's the caller may see: counted by the list counters, paged on the index.
+      const product = products?.[0];
+      page = await paginate(query, url, (offset, limit) => this.deps.productPackages.listDataspace(caller.dataspace, offset, limit, product), (pp) => pp);
     } else {
       const all = (await Promise.all(products.map((uuid) => this.deps.productPackages.ofProduct(uuid))))
         .flat()

@@ -9,6 +9,7 @@ import { searchTerms } from '../domain/search.ts';
 import type { Caller } from '../domain/caller.ts';
 import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../domain/errors.ts';
 import {
+  COMMENTS_SHOWN,
   CONTENT_TYPES,
   REQUEST_STATUSES,
   canSee,
@@ -89,11 +90,14 @@ export type ProductVisibility = (productUuid: string) => boolean;
 
 const ALL_PRODUCTS: ProductVisibility = () => true;
 
+export const commentsUrl = (baseUrl: string, uuid: string) => `${baseUrl}/api/v2/requests/${uuid}/comments/`;
+
 /**
- * The request as the API shows it. Its product (product_context, content_object) is shown only to a
- * caller who may view that product, and is null to others who see the request.
+ * The request's own fields as the API shows them (a list entry). Its product (product_context,
+ * content_object) is shown only to a caller who may view that product, and is null to others who see
+ * the request.
  */
-export function requestView(request: RequestRecord, comments: readonly RequestComment[], baseUrl: string, canViewProduct: ProductVisibility = ALL_PRODUCTS) {
+export function requestFields(request: RequestRecord, baseUrl: string, canViewProduct: ProductVisibility = ALL_PRODUCTS) {
   const productLink = (uuid: string | null) => (uuid !== null && canViewProduct(uuid) ? productUrl(baseUrl, uuid) : null);
   return {
     uuid: request.uuid,
@@ -115,12 +119,50 @@ export function requestView(request: RequestRecord, comments: readonly RequestCo
     last_modified_by: request.lastModifiedBy,
     created_date: request.createdDate,
     last_modified_date: request.lastModifiedDate,
-    comments: comments.map(commentView),
+  };
+}
+
+/** What a request's detail shows of its comments: the latest (at most COMMENTS_SHOWN), oldest first, and how many there are. */
+export interface ShownComments {
+  readonly shown: readonly RequestComment[];
+  readonly count: number;
+}
+
+/**
+ * The request as its detail shows it: its fields, its number of comments, the link to all of them,
+ * and its latest comments, oldest first.
+ */
+export function requestView(request: RequestRecord, comments: ShownComments, baseUrl: string, canViewProduct: ProductVisibility = ALL_PRODUCTS) {
+  return {
+    ...requestFields(request, baseUrl, canViewProduct),
+    comment_count: comments.count,
+    comments_url: commentsUrl(baseUrl, request.uuid),
+    comments: comments.shown.map(commentView),
+  };
+}
+
+/** A summary of a request's comments as of a change: how many, and the latest. */
+export interface CommentSummary {
+  readonly count: number;
+  readonly latest: RequestComment | null;
+}
+
+/**
+ * The request as its events show it: its fields (every product shown: the events' subscriptions are
+ * their dataspace's superusers'), its number of comments, the latest and the link to them all. Bounded
+ * whatever the number of comments.
+ */
+export function requestSummary(request: RequestRecord, comments: CommentSummary, baseUrl: string) {
+  return {
+    ...requestFields(request, baseUrl),
+    comment_count: comments.count,
+    latest_comment: comments.latest && commentView(comments.latest),
+    comments_url: commentsUrl(baseUrl, request.uuid),
   };
 }
 
 /** A request as a list shows it: without its comments. */
-export type RequestListItem = Omit<ReturnType<typeof requestView>, 'comments'>;
+export type RequestListItem = ReturnType<typeof requestFields>;
 
 /**
  * A request's entity tag: its revision and its number of comments, the two things its answer is
@@ -128,9 +170,9 @@ export type RequestListItem = Omit<ReturnType<typeof requestView>, 'comments'>;
  */
 export const requestTag = (request: RequestRecord, commentCount: number) => entityTag(request.rev, commentCount);
 
-/** The view of one request with its comments, carrying its entity tag. */
-function taggedRequestView(request: RequestRecord, comments: readonly RequestComment[], baseUrl: string, canViewProduct: ProductVisibility) {
-  return tagged(requestView(request, comments, baseUrl, canViewProduct), requestTag(request, comments.length));
+/** The view of one request with its latest comments, carrying its entity tag. */
+function taggedRequestView(request: RequestRecord, comments: ShownComments, baseUrl: string, canViewProduct: ProductVisibility) {
+  return tagged(requestView(request, comments, baseUrl, canViewProduct), requestTag(request, comments.count));
 }
 
 type EqualityFilter = {
@@ -195,9 +237,24 @@ export class RequestService {
   // --- requests ------------------------------------------------------------------------------
 
   async retrieve(caller: Caller, uuid: string, baseUrl: string) {
-    const found = isUuid(uuid) ? await this.deps.requests.getWithComments(uuid.toLowerCase()) : undefined;
+    const found = isUuid(uuid) ? await this.deps.requests.getWithLatestComments(uuid.toLowerCase(), COMMENTS_SHOWN) : undefined;
     if (!found || !canSee(caller, found.request)) throw new NotFoundError();
-    return taggedRequestView(found.request, found.comments, baseUrl, await this.productVisibility(caller, [found.request]));
+    const comments = { shown: found.comments, count: found.commentCount };
+    return taggedRequestView(found.request, comments, baseUrl, await this.productVisibility(caller, [found.request]));
+  }
+
+  /** The request's comments, oldest first, a page at a time: to whoever may see the request. */
+  async listComments(caller: Caller, uuid: string, query: Record<string, string | undefined>, listUrl: URL): Promise<Page<ReturnType<typeof commentView>>> {
+    const request = isUuid(uuid) ? await this.deps.requests.get(uuid.toLowerCase()) : undefined;
+    if (!request || !canSee(caller, request)) throw new NotFoundError();
+    const count = await this.deps.requests.commentCount(request.uuid);
+    // Comments are only ever added, after the others: a page once served keeps its comments.
+    return paginate(
+      query,
+      listUrl,
+      async (offset, limit) => ({ count, items: offset < count ? await this.deps.requests.comments(request.uuid, offset, limit) : [] }),
+      commentView,
+    );
   }
 
   /**
@@ -242,7 +299,7 @@ export class RequestService {
       ...resolved,
     } as RequestRecord;
     await retryOnConflict(() => this.deps.requests.create(request), isTransactionConflict);
-    return taggedRequestView({ ...request, rev: 1 }, [], baseUrl, await this.productVisibility(caller, [request]));
+    return taggedRequestView({ ...request, rev: 1 }, { shown: [], count: 0 }, baseUrl, await this.productVisibility(caller, [request]));
   }
 
   /**
@@ -252,15 +309,10 @@ export class RequestService {
   async update(caller: Caller, uuid: string, readInput: () => RequestWrite, baseUrl: string, ifMatch?: IfMatch) {
     const updated = await retryOnConflict(async () => {
       // The comments count only for the precondition (the ETag covers them); otherwise one Get.
-      const found = !isUuid(uuid)
-        ? undefined
-        : ifMatch && 'tags' in ifMatch
-          ? await this.deps.requests.getWithComments(uuid.toLowerCase())
-          : await this.deps.requests.get(uuid.toLowerCase()).then((request) => request && { request, comments: undefined });
-      const before = found?.request;
+      const before = isUuid(uuid) ? await this.deps.requests.get(uuid.toLowerCase()) : undefined;
       if (!before || !canSee(caller, before)) throw new NotFoundError();
       if (!canUpdate(caller, before)) throw new ForbiddenError();
-      if (found.comments) requireMatch(ifMatch, requestTag(before, found.comments.length));
+      if (ifMatch && 'tags' in ifMatch) requireMatch(ifMatch, requestTag(before, await this.deps.requests.commentCount(before.uuid)));
       const input = readInput();
       const errors: FieldErrors = {};
       // Only answers are checked against the template: most writes need not read it.
@@ -286,9 +338,10 @@ export class RequestService {
       return after;
     }, isRace, { key: requestKey(uuid) });
     // The answer is what this write stored (a concurrent write may already have replaced it), with the comments.
-    const found = await this.deps.requests.getWithComments(updated.uuid);
+    const found = await this.deps.requests.getWithLatestComments(updated.uuid, COMMENTS_SHOWN);
     const shown = { ...updated, rev: updated.rev + 1 };
-    return taggedRequestView(shown, found?.comments ?? [], baseUrl, await this.productVisibility(caller, [shown]));
+    const comments = { shown: found?.comments ?? [], count: found?.commentCount ?? 0 };
+    return taggedRequestView(shown, comments, baseUrl, await this.productVisibility(caller, [shown]));
   }
 
   /**
@@ -359,9 +412,10 @@ export class RequestService {
     const request = isUuid(uuid) ? await this.deps.requests.get(uuid.toLowerCase()) : undefined;
     if (!request || !canSee(caller, request)) throw new NotFoundError();
     const text = readText();
-    const comment = { uuid: this.deps.newUuid(), username: caller.username, text, createdDate: isoWithOffset(this.deps.now()) };
-    // The request check conflicts with a concurrent update of the request: run it again.
-    await retryOnConflict(() => this.deps.requests.addComment(request.uuid, comment), isTransactionConflict, { key: requestKey(request.uuid) });
+    const draft = { uuid: this.deps.newUuid(), username: caller.username, text };
+    // The request check conflicts with a concurrent update of the request, the count with a concurrent
+    // comment: read the count again and retry.
+    await retryOnConflict(() => this.deps.requests.addComment(request.uuid, draft, this.deps.now()), isRace, { key: requestKey(request.uuid) });
   }
 
   // --- the list ------------------------------------------------------------------------------
@@ -442,7 +496,7 @@ export class RequestService {
     return {
       count,
       ...pageLinks(listUrl, page, request.pageSize, count),
-      results: entries.map((entry) => requestView(entry, [], baseUrl, canViewProduct)).map(({ comments: _comments, ...rest }) => rest),
+      results: entries.map((entry) => requestFields(entry, baseUrl, canViewProduct)),
     };
   }
 

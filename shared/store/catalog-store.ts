@@ -3,7 +3,7 @@
  * keyed by uuid, listed through GSI1 in the order of its unique value (label, key, purl, vulnerability
  * id), whose uniqueness in the dataspace is a reservation item written in the same transaction.
  * A vulnerability's links live on the packages it affects too, so one read of a package tells its
- * vulnerabilities and scores. A reservation also counts the objects that name its value (a license's
+ * vulnerabilities and scores; its own list of them is one item per link, so it may affect any number. A reservation also counts the objects that name its value (a license's
  * packages, a usage policy's licenses and packages), in the transactions that start or stop naming it,
  * so a license or policy in use cannot be deleted or renamed: no read-then-write decides it.
  */
@@ -12,7 +12,8 @@ import {
   type DynamoDBDocumentClient,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { keys, type CatalogType } from '../keys.ts';
+import { keys, type CatalogType, type CountedCollection } from '../keys.ts';
+import { counterChanges, counterSeedItems, counterTotals, counterUpdates, filterCounter, listCounterSpace, readCounters } from './counters.ts';
 import { ConflictError, InUseError } from '../domain/errors.ts';
 import {
   inUseMessage,
@@ -42,6 +43,7 @@ import {
   type TransactItem,
 } from './dynamo.ts';
 import { SEARCH_FIELDS } from '../domain/search.ts';
+import { UNKNOWN_LICENSE_KEY } from '../domain/license-resolution.ts';
 import { addSearch, searchAttributes } from './search-filter.ts';
 
 type Stored = {
@@ -50,6 +52,8 @@ type Stored = {
   readonly rev: number;
   /** Store metadata, not the domain's: the item's references were counted when it was written. */
   readonly refsCounted?: true;
+  /** Store metadata: the object was counted in its list's counters when it was written. */
+  readonly listCounted?: true;
 };
 
 /** Package updates per transaction when a vulnerability changes its links (a transaction holds 100 items). */
@@ -86,7 +90,7 @@ const UNUSED = {
  * what happened: the object moved (stale), its unique value is taken, it is still in use, or a value
  * it names is gone.
  */
-export type ItemKind = 'object' | 'reserve' | 'release' | 'unused' | 'use' | 'unuse';
+export type ItemKind = 'object' | 'reserve' | 'release' | 'unused' | 'use' | 'unuse' | 'counter';
 
 /** A catalog write's item, labelled with its kind. */
 interface CatalogItem extends LabelledItem {
@@ -110,9 +114,19 @@ export interface CollectionSpec<T extends Stored> {
   readonly fromItem: (item: Item) => T;
   /** The attributes (of toAttributes) that `?search=` looks in: the item stores their folded copy. */
   readonly searchFields?: readonly string[];
+  /**
+   * The list counters the object adds one to besides `all`: one per documented equality filter of the
+   * list (filterCounter names them), so a page filtered on one of them knows its count without reading.
+   */
+  readonly filterCounters?: (object: T) => readonly string[];
 }
 
 export interface ListOptions {
+  /**
+   * The list counters (shared/store/counters.ts) whose sum is the count of what the other options
+   * select, when the caller knows them; without, the count reads the selection.
+   */
+  readonly counted?: readonly string[];
   /** Exact values of attributes, applied as a filter. */
   readonly equal?: Readonly<Record<string, string>>;
   /** `?search=`'s folded terms, each contained in one of the collection's searchFields. */
@@ -148,7 +162,39 @@ export function objectItem<T extends Stored>(spec: CollectionSpec<T>, object: T)
     rev: object.rev + 1,
     // Its references are counted from this write on (see useItems); objects written before counting began lack it.
     ...(spec.references ? { refsCounted: true } : {}),
+    // And it is in its list's counters (listCounterChanges); objects written before list counters lack it.
+    listCounted: true,
   };
+}
+
+/** The list a collection's counters count. */
+const COUNTED: Record<CatalogType, CountedCollection> = {
+  USAGEPOLICY: 'USAGEPOLICIES',
+  LICENSE: 'LICENSES',
+  PACKAGE: 'PACKAGES',
+  VULNERABILITY: 'VULNERABILITIES',
+};
+
+export function catalogCounterSpace(type: CatalogType, dataspace: string) {
+  return listCounterSpace(dataspace, COUNTED[type]);
+}
+
+/** The list counters the object adds one to: `all` and its filters'. */
+function listCountersOf<T extends Stored>(spec: CollectionSpec<T>): (object: T) => Map<string, { total: number }> {
+  return (object) => new Map(['all', ...(spec.filterCounters?.(object) ?? [])].map((counter) => [counter, { total: 1 }]));
+}
+
+/**
+ * What writing `after` over `before` moves in the list counters. An object written before list
+ * counters began was never counted: it counts down nothing, and is counted as new (objectItem marks it).
+ */
+export function listCounterChanges<T extends Stored>(spec: CollectionSpec<T>, before: T | undefined, after: T | undefined) {
+  return counterChanges(listCountersOf(spec), before?.listCounted ? before : undefined, after);
+}
+
+/** The list counter items of a bulk load's objects (benchmark seeding), for catalogSeedItems' objects. */
+export function catalogCountSeedItems<T extends Stored>(spec: CollectionSpec<T>, dataspace: string, objects: readonly T[]): Item[] {
+  return counterSeedItems(catalogCounterSpace(spec.type, dataspace), counterTotals(listCountersOf(spec), objects));
 }
 
 /** The reservation of a unique value (label, key, purl, id) in the object's dataspace. */
@@ -160,10 +206,13 @@ export function uniqueItem<T extends Stored>(spec: CollectionSpec<T>, object: T,
  * The items creating `object` stores (the object and its unique reservation), for bulk loads that
  * bypass the transactions (benchmark seeding), as productSeedItems does for products.
  */
-export function catalogSeedItems<T extends Stored>(spec: CollectionSpec<T>, object: T): Item[] {
+export function catalogSeedItems<T extends Stored>(spec: CollectionSpec<T>, object: T, options: { listCounted?: boolean } = {}): Item[] {
   // Seeding counts no references, so the object is not marked as counted: a later write counts them.
-  const { refsCounted: _uncounted, ...item } = objectItem(spec, object);
-  return [item, uniqueItem(spec, object, spec.unique(object))];
+  // Nor is it in its list's counters unless the loader writes them too (catalogCountSeedItems) and says so.
+  const { refsCounted: _uncounted, listCounted: _listed, ...item } = objectItem(spec, object);
+  // A vulnerability's affected packages are items of their own.
+  const links = spec.entity === 'Vulnerability' ? vulnerabilityLinkWrites('', undefined, object as unknown as Vulnerability).map((write) => write.Put!.Item!) : [];
+  return [{ ...item, ...(options.listCounted ? { listCounted: true } : {}) }, uniqueItem(spec, object, spec.unique(object)), ...links];
 }
 
 /** One catalog collection: get, list, and create / update / delete under a revision check. */
@@ -229,9 +278,16 @@ export class Collection<T extends Stored> {
     const search = options.search ?? [];
     if (search.length > 0 && !this.spec.searchFields) throw new Error(`${this.spec.entity} has no search fields`);
     const recheck = addSearch(input, this.spec.searchFields ?? [], search);
-    const count = await queryCount(this.doc, input, recheck);
-    const items = offset < count ? await queryOffset(this.doc, input, offset, limit, recheck) : [];
+    const count = options.counted ? await this.counted(dataspace, options.counted) : await queryCount(this.doc, input, recheck);
+    // Known to hold `count`, the page stops reading once it has the last of them (a filter reads on otherwise).
+    const items = offset < count ? await queryOffset(this.doc, input, offset, Math.min(limit, count - offset), recheck) : [];
     return { count, items: items.map(this.spec.fromItem) };
+  }
+
+  /** The sum of list counters (each counts objects no other of them counts). */
+  private async counted(dataspace: string, counters: readonly string[]): Promise<number> {
+    const totals = await readCounters(this.doc, this.tableName, catalogCounterSpace(this.spec.type, dataspace), counters, ['total']);
+    return [...totals.values()].reduce((sum, { total }) => sum + total, 0);
   }
 
   /** Every object of the dataspace, in unique-value order (its licenses, to resolve expressions with): a paged Query of the index. */
@@ -272,6 +328,7 @@ export class Collection<T extends Stored> {
     } else if (before && after && this.spec.breaksUses?.(before, after)) {
       items.push({ label: 'unused', item: { ConditionCheck: { TableName: this.tableName, Key: keys.catalogUnique(type, object.dataspace, oldUnique!), ...UNUSED } } });
     }
+    items.push(...(counterUpdates(this.tableName, catalogCounterSpace(type, object.dataspace), listCounterChanges(this.spec, before, after)) as CatalogItem[]));
     return items;
   }
 
@@ -386,6 +443,11 @@ export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSp
     uniqueMessage: 'License with this key already exists.',
     noun: 'license',
     references: (l) => (l.usagePolicy === null ? [] : [{ type: 'USAGEPOLICY', value: l.usagePolicy, counter: 'usedByLicenses' }]),
+    filterCounters: (l) => [
+      filterCounter('spdx_license_key', searchFold(l.spdxLicenseKey)),
+      filterCounter('category', l.category),
+      filterCounter('is_exception', String(l.isException)),
+    ],
     toAttributes: (l) => ({
       key: l.key,
       name: l.name,
@@ -423,6 +485,12 @@ export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSp
       ...p.countedLicenseKeys.map((key): Reference => ({ type: 'LICENSE', value: key, counter: 'usedByPackages' })),
       ...(p.usagePolicy === null ? [] : [{ type: 'USAGEPOLICY' as const, value: p.usagePolicy, counter: 'usedByPackages' as const }]),
     ],
+    // Not `unknown_license`: one counter per unknown license (up to MAX_LICENSE_KEYS, before and after)
+    // would not fit beside the license use counters in the write's transaction of 100 items. Nor `name`
+    // and `version`: their values are nearly one per package, so an SBOM import's transactions would
+    // carry a counter item for almost every package they write (about half again as many transactions),
+    // and a rare value's page walks the dataspace index to find its match whatever its count.
+    filterCounters: (p) => [filterCounter('type', p.type), filterCounter('has_unknown_license', String(p.licenseKeys.includes(UNKNOWN_LICENSE_KEY)))],
     toAttributes: (p) => ({
       type: p.type,
       namespace: p.namespace,
@@ -493,7 +561,7 @@ export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSp
       aliases: [...v.aliases],
       summary: v.summary,
       riskScore: v.riskScore,
-      affectedPackages: v.affectedPackages.map((a) => ({ packageUuid: a.packageUuid, linkedDate: a.linkedDate })),
+      // The affected packages are items of their own (vulnerabilityLinkWrites).
     }),
     fromItem: (item) => ({
       ...stored(item),
@@ -501,6 +569,7 @@ export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSp
       aliases: (item.aliases as string[] | undefined) ?? [],
       summary: String(item.summary ?? ''),
       riskScore: item.riskScore === null || item.riskScore === undefined ? null : Number(item.riskScore),
+      // Only on items written before the links were items of their own; VulnerabilityCollection reads the links.
       affectedPackages: ((item.affectedPackages as Item[] | undefined) ?? []).map((a) => ({
         packageUuid: String(a.packageUuid),
         linkedDate: String(a.linkedDate),
@@ -508,6 +577,100 @@ export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSp
     }),
   },
 };
+
+/**
+ * Vulnerabilities read from items written before their links were items of their own: their links
+ * are in the vulnerability's item, and no link item exists yet (the next write writes them all).
+ */
+const linksInItem = new WeakSet<Vulnerability>();
+
+/**
+ * The transaction items that bring a vulnerability's link items (one per affected package, with its
+ * linked date and its position in the list) from `before` to `after`: a Put for each link that is new
+ * or moved or re-dated, a Delete for each it no longer has. Read whole, they are the vulnerability's
+ * affected packages in their order, however many there are (one item held them before, up to 400 KB).
+ */
+export function vulnerabilityLinkWrites(tableName: string, before: Vulnerability | undefined, after: Vulnerability | undefined): TransactItem[] {
+  const stored = before && !linksInItem.has(before) ? before.affectedPackages : [];
+  const was = new Map(stored.map((link, position) => [link.packageUuid, { linkedDate: link.linkedDate, position }]));
+  const writes: TransactItem[] = [];
+  const vulnerability = (after ?? before)!;
+  (after?.affectedPackages ?? []).forEach((link, position) => {
+    const old = was.get(link.packageUuid);
+    if (old && old.linkedDate === link.linkedDate && old.position === position) return;
+    writes.push({
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.vulnerabilityLink(vulnerability.uuid, link.packageUuid),
+          entity: 'VulnerabilityLink',
+          vulnerabilityUuid: vulnerability.uuid,
+          packageUuid: link.packageUuid,
+          linkedDate: link.linkedDate,
+          position,
+        },
+      },
+    });
+  });
+  const kept = new Set((after?.affectedPackages ?? []).map((link) => link.packageUuid));
+  for (const packageUuid of was.keys()) {
+    if (!kept.has(packageUuid)) writes.push({ Delete: { TableName: tableName, Key: keys.vulnerabilityLink(vulnerability.uuid, packageUuid) } });
+  }
+  return writes;
+}
+
+/** The vulnerabilities collection: each object read with its link items (its affected packages). */
+class VulnerabilityCollection extends Collection<Vulnerability> {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {
+    super(db, table, CATALOG_SPECS.vulnerabilities);
+  }
+
+  override async get(uuid: string): Promise<Vulnerability | undefined> {
+    const found = await super.get(uuid);
+    return found && (await this.withLinks([found], true))[0];
+  }
+
+  override async getByUnique(dataspace: string, values: readonly string[], consistent = false): Promise<Map<string, Vulnerability>> {
+    const found = [...(await super.getByUnique(dataspace, values, consistent)).values()];
+    return new Map((await this.withLinks(found, consistent)).map((v) => [v.vulnerabilityId, v]));
+  }
+
+  override async getMany(uuids: readonly string[], consistent = false): Promise<Vulnerability[]> {
+    return this.withLinks(await super.getMany(uuids, consistent), consistent);
+  }
+
+  override async list(dataspace: string, offset: number, limit: number, options: ListOptions = {}): Promise<{ count: number; items: Vulnerability[] }> {
+    const page = await super.list(dataspace, offset, limit, options);
+    return { count: page.count, items: await this.withLinks(page.items, false) };
+  }
+
+  override async all(dataspace: string): Promise<Vulnerability[]> {
+    return this.withLinks(await super.all(dataspace), false);
+  }
+
+  /** Each vulnerability with its links read from their items, in their order; one written before keeps those of its item. */
+  private withLinks(vulnerabilities: Vulnerability[], consistent: boolean): Promise<Vulnerability[]> {
+    return Promise.all(
+      vulnerabilities.map(async (vulnerability) => {
+        if (vulnerability.affectedPackages.length > 0) {
+          linksInItem.add(vulnerability);
+          return vulnerability;
+        }
+        const items = await queryAll(this.db, {
+          ...partitionQueryInput(this.table, keys.linksOfVulnerability(vulnerability.uuid)),
+          ...(consistent ? { ConsistentRead: true } : {}),
+        });
+        const affectedPackages = items
+          .sort((a, b) => Number(a.position) - Number(b.position))
+          .map((item) => ({ packageUuid: String(item.packageUuid), linkedDate: String(item.linkedDate) }));
+        return { ...vulnerability, affectedPackages };
+      }),
+    );
+  }
+}
 
 /** License item attributes that only the list's filters read. */
 const SPDX_FOLDED = 'spdxKeyFolded';
@@ -561,7 +724,7 @@ export class CatalogStore {
   readonly usagePolicies: Collection<UsagePolicy>;
   readonly licenses: Collection<License>;
   readonly packages: Collection<Package>;
-  readonly vulnerabilities: Collection<Vulnerability>;
+  readonly vulnerabilities: VulnerabilityCollection;
 
   constructor(
     private readonly doc: DynamoDBDocumentClient,
@@ -570,7 +733,7 @@ export class CatalogStore {
     this.usagePolicies = new Collection(doc, tableName, CATALOG_SPECS.usagePolicies);
     this.licenses = new Collection(doc, tableName, CATALOG_SPECS.licenses);
     this.packages = new Collection(doc, tableName, CATALOG_SPECS.packages);
-    this.vulnerabilities = new Collection(doc, tableName, CATALOG_SPECS.vulnerabilities);
+    this.vulnerabilities = new VulnerabilityCollection(doc, tableName);
   }
 
   /** The object of the collection a stream image is of; undefined for an image of anything else. */
@@ -612,6 +775,8 @@ export class CatalogStore {
         },
       })),
     ];
+    // The link items too: each package's link and the vulnerability's own list of them move together.
+    updates.push(...vulnerabilityLinkWrites(this.tableName, before, after));
     while (updates.length > LINKS_PER_TRANSACTION) {
       await transact(this.doc, labelled('link', updates.splice(0, LINKS_PER_TRANSACTION)));
     }
@@ -624,7 +789,13 @@ export class CatalogStore {
 }
 
 function stored(item: Item): Stored {
-  return { uuid: String(item.uuid), dataspace: String(item.dataspace), rev: Number(item.rev ?? 0), ...(item.refsCounted === true ? { refsCounted: true } : {}) };
+  return {
+    uuid: String(item.uuid),
+    dataspace: String(item.dataspace),
+    rev: Number(item.rev ?? 0),
+    ...(item.refsCounted === true ? { refsCounted: true } : {}),
+    ...(item.listCounted === true ? { listCounted: true } : {}),
+  };
 }
 
 /** Whether the object, as read, was written with its references counted (objectItem marks it). */

@@ -1,7 +1,8 @@
 /**
  * The table's stream as the domain reads it: each record decoded, by the stores that own its items,
  * into domain records before and after the change; and change targets resolved to the products to
- * evaluate: a package to the products holding it, a dataspace to all its products (both by index).
+ * evaluate: a package to the products holding it (by index). A dataspace target is not resolved here:
+ * the stream router queues its first fan-out page (shared/services/evaluation-fan-out.ts).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
@@ -45,19 +46,16 @@ export interface ProductRef {
 }
 
 export class ChangeTargetResolver {
-  private readonly productStore: ProductStore;
   private readonly productPackages: ProductPackageStore;
 
   constructor(doc: DynamoDBDocumentClient, tableName: string) {
-    this.productStore = new ProductStore(doc, tableName);
     this.productPackages = new ProductPackageStore(doc, tableName);
   }
 
-  /** The distinct products the targets affect. */
+  /** The distinct products the product and package targets affect (dataspace targets are paged elsewhere). */
   async products(targets: readonly ChangeTarget[]): Promise<ProductRef[]> {
     const found = new Map<string, ProductRef>();
     const add = (dataspace: string, uuid: string) => found.set(uuid, { dataspace, uuid });
-    const dataspaces = new Set<string>();
     const packages = new Map<string, { dataspace: string; except: Set<string> | undefined }>();
     for (const target of targets) {
       if (target.kind === 'product') add(target.dataspace, target.uuid);
@@ -67,16 +65,13 @@ export class ChangeTargetResolver {
         const except = target.exceptProduct === undefined ? undefined : new Set([target.exceptProduct]);
         if (!entry) packages.set(target.uuid, { dataspace: target.dataspace, except });
         else entry.except = entry.except && except ? new Set([...entry.except].filter((uuid) => except.has(uuid))) : undefined;
-      } else dataspaces.add(target.dataspace);
+      }
     }
-    await Promise.all([
-      ...[...packages].map(async ([uuid, { dataspace, except }]) => {
+    await Promise.all(
+      [...packages].map(async ([uuid, { dataspace, except }]) => {
         for (const product of await this.productPackages.productsHolding(uuid)) if (!except?.has(product)) add(dataspace, product);
       }),
-      ...[...dataspaces].map(async (dataspace) => {
-        for (const product of await this.productStore.uuidsOfDataspace(dataspace)) add(dataspace, product);
-      }),
-    ]);
+    );
     return [...found.values()];
   }
 }

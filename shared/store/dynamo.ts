@@ -12,11 +12,12 @@ import {
   type TransactWriteCommandInput,
   type TransactWriteCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException, TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException, TransactionInProgressException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue as StreamAttributeValue } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceUnavailableError } from '../domain/errors.ts';
+import { transactionRequestTimeoutMs } from '../aws/clients.ts';
 import { TABLE, type GsiName } from '../table.ts';
 
 export type Item = Record<string, unknown>;
@@ -212,8 +213,11 @@ export function isConditionFailure(error: unknown): boolean {
  */
 export function isTransactionConflict(error: unknown): boolean {
   return (
-    error instanceof TransactionCanceledException &&
-    (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict' || reason.Code === 'ThrottlingError')
+    (error instanceof TransactionCanceledException &&
+      (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict' || reason.Code === 'ThrottlingError')) ||
+    // The SDK resent a transaction (same token) whose first send DynamoDB is still applying: try again,
+    // and the write finds what the first send did.
+    error instanceof TransactionInProgressException
   );
 }
 
@@ -247,7 +251,9 @@ export async function transact(
   options: Omit<TransactWriteCommandInput, 'TransactItems'> = {},
 ): Promise<TransactWriteCommandOutput> {
   try {
-    return await doc.send(new TransactWriteCommand({ ...options, TransactItems: items.map(({ item }) => item) }));
+    return await doc.send(new TransactWriteCommand({ ...options, TransactItems: items.map(({ item }) => item) }), {
+      requestTimeout: transactionRequestTimeoutMs(items.length),
+    });
   } catch (error) {
     if (error instanceof TransactionCanceledException) cancelledLabels.set(error, items.map(({ label }) => label));
     throw error;

@@ -3,11 +3,11 @@
  * evaluation state (in the product's partition, read with it in one Query), and the outbox events an
  * evaluation writes in the same transaction as its violations.
  */
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys.ts';
 import type { Analysis, ProductPackage } from '../domain/catalog.ts';
 import type { Product } from '../domain/product.ts';
-import type { PolicyConfig, RuleType, Violation } from '../domain/policy-rules.ts';
+import type { Offender, PolicyConfig, RuleType, Violation } from '../domain/policy-rules.ts';
 import type { Envelope } from '../events/envelope.ts';
 import type { DataspaceConfig } from '../domain/change-records.ts';
 import { cancelledBecause, imageItem, isConditionFailure, partitionQueryInput, queryAll, transact, type Item, type LabelledItem, type StreamImage } from './dynamo.ts';
@@ -27,8 +27,15 @@ export class ProductGoneError extends Error {}
 export interface EvaluationState {
   /** Bumped by every evaluation that writes: the optimistic-concurrency token. */
   readonly version: number;
-  /** When the last evaluation started reading: it saw every change committed before. */
+  /** When the last evaluation started reading. */
   readonly evaluatedAt: string | null;
+  /**
+   * Every change committed before this time is reflected in the last evaluation: its start when it
+   * read strongly consistent, earlier by the stale-read margin when it read eventually consistent
+   * (shared/services/evaluation.ts). A request seen at or before it is already answered. Null on
+   * states written before it existed: evaluatedAt stands in.
+   */
+  readonly coveredUntil: string | null;
 }
 
 /** A product with everything its evaluation reads from its partition. */
@@ -39,6 +46,52 @@ export interface ProductData {
   readonly violations: readonly Violation[];
   readonly state: EvaluationState;
 }
+
+/**
+ * Where the packages behind an active violation are stored: the chunks one evaluation wrote under
+ * `id` (keys.violationPackages; the state version it committed and a random part, so that two racing
+ * evaluations never write the same keys), and a hash of the list, so that an evaluation finding the
+ * same packages writes nothing.
+ */
+export interface ViolationPackageList {
+  readonly id: string;
+  readonly hash: string;
+}
+
+/** At most this much of a list in one item (far below DynamoDB's 400 KB): a drill-down page reads one or two. */
+const CHUNK_BYTES = 32_000;
+
+/** The product as an evaluation needs it: for its keys, and for the events it writes. */
+export type EvaluatedProduct = Pick<Product, 'uuid' | 'dataspace' | 'name' | 'version'>;
+
+/** The small items an evaluation reads first, strongly consistent: the product and its evaluation state. */
+export interface EvaluationHead {
+  readonly product: EvaluatedProduct;
+  readonly state: EvaluationState;
+}
+
+/** What an evaluation reads of its product's partition (readForEvaluation): only the attributes the rules need. */
+export interface EvaluationData extends EvaluationHead {
+  readonly productPackages: readonly Pick<ProductPackage, 'packageUuid' | 'licenseExpression' | 'licenseKeys' | 'unknownLicenses'>[];
+  readonly analyses: readonly Pick<Analysis, 'packageUuid' | 'vulnerabilityId' | 'state'>[];
+  readonly violations: readonly Violation[];
+  /** The stored package list of each violation that has one. */
+  readonly packageLists: ReadonlyMap<RuleType, ViolationPackageList>;
+}
+
+const PACKAGE_PROJECTION = 'packageUuid, licenseExpression, licenseKeys, unknownLicenses';
+const ANALYSIS_PROJECTION = 'packageUuid, vulnerabilityId, #state';
+
+/**
+ * What an evaluation reads of its product's partition: the attributes the rules, the reconciliation
+ * and the events need, and no more (grants, dates, revisions, dependencies stay behind). A projection
+ * saves transfer and memory, not read units: DynamoDB charges a Query by the size of the items it
+ * reads. (The benchmark's floor reads the whole partition with it.)
+ */
+export const EVALUATION_PROJECTION = {
+  ProjectionExpression: `entity, #uuid, dataspace, #name, #version, ${PACKAGE_PROJECTION}, vulnerabilityId, #state, ruleType, #count, detectedDate, resolvedDate, lastEvaluatedAt, evaluatedAt, coveredUntil`,
+  ExpressionAttributeNames: { '#uuid': 'uuid', '#name': 'name', '#version': 'version', '#state': 'state', '#count': 'count' },
+} as const;
 
 export class PolicyStore {
   constructor(
@@ -77,7 +130,7 @@ export class PolicyStore {
   }
 
   /** The product's violations and evaluation state only (what the violations and status endpoints answer). */
-  async readViolations(productUuid: string): Promise<{ violations: Violation[]; state: EvaluationState }> {
+  async readViolations(productUuid: string): Promise<{ violations: Violation[]; state: EvaluationState; packageLists: ReadonlyMap<RuleType, ViolationPackageList> }> {
     const [items, state] = await Promise.all([
       queryAll(this.doc, {
         ...partitionQueryInput(this.tableName, { PK: keys.productPartition(productUuid).PK, skPrefix: 'VIOLATION#' }),
@@ -87,13 +140,162 @@ export class PolicyStore {
     ]);
     return {
       violations: items.map(toViolation),
-      state: { version: Number(state.Item?.version ?? 0), evaluatedAt: (state.Item?.evaluatedAt as string | undefined) ?? null },
+      state: toState(state.Item),
+      packageLists: packageListsOf(items),
     };
+  }
+
+  /**
+   * The product (the fields an evaluation needs) and its evaluation state, strongly consistent: two
+   * small items, read before the partition so that a request an evaluation already answered (or a
+   * deleted product) costs no partition read. Undefined when the product is gone.
+   */
+  async readHead(productUuid: string): Promise<EvaluationHead | undefined> {
+    let pending: Record<string, unknown>[] = [keys.product(productUuid), keys.policyState(productUuid)];
+    const items: Item[] = [];
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
+      const result = await this.doc.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [this.tableName]: {
+              Keys: pending,
+              ConsistentRead: true,
+              ProjectionExpression: 'SK, #uuid, dataspace, #name, #version, evaluatedAt, coveredUntil',
+              ExpressionAttributeNames: { '#uuid': 'uuid', '#name': 'name', '#version': 'version' },
+            },
+          },
+        }),
+      );
+      items.push(...(result.Responses?.[this.tableName] ?? []));
+      pending = result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+    }
+    const product = items.find((item) => item.SK === 'PRODUCT');
+    if (!product) return undefined;
+    return {
+      product: { uuid: String(product.uuid), dataspace: String(product.dataspace), name: String(product.name), version: String(product.version ?? '') },
+      state: toState(items.find((item) => item.SK === 'POLICYSTATE')),
+    };
+  }
+
+  /**
+   * The rest of what an evaluation reads, after its head: the product's packages and analyses (the
+   * large part: consistent or not, as the evaluation decides) and its violations (always strongly
+   * consistent: the reconciliation writes over them, under the state's version read in the head).
+   */
+  async readForEvaluation(head: EvaluationHead, { consistent }: { consistent: boolean }): Promise<EvaluationData> {
+    const pk = keys.productPartition(head.product.uuid).PK;
+    const [packages, analyses, violations] = await Promise.all([
+      queryAll(this.doc, { ...partitionQueryInput(this.tableName, { PK: pk, skPrefix: 'PACKAGE#' }), ConsistentRead: consistent, ProjectionExpression: PACKAGE_PROJECTION }),
+      queryAll(this.doc, (() => {
+        const input = partitionQueryInput(this.tableName, { PK: pk, skPrefix: 'ANALYSIS#' });
+        return { ...input, ConsistentRead: consistent, ProjectionExpression: ANALYSIS_PROJECTION, ExpressionAttributeNames: { ...input.ExpressionAttributeNames, '#state': 'state' } };
+      })()),
+      queryAll(this.doc, { ...partitionQueryInput(this.tableName, { PK: pk, skPrefix: 'VIOLATION#' }), ConsistentRead: true }),
+    ]);
+    return {
+      ...head,
+      productPackages: packages.map((item) => ({
+        packageUuid: String(item.packageUuid),
+        licenseExpression: String(item.licenseExpression ?? ''),
+        licenseKeys: (item.licenseKeys as string[] | undefined) ?? [],
+        unknownLicenses: (item.unknownLicenses as string[] | undefined) ?? [],
+      })),
+      analyses: analyses.map((item) => ({
+        packageUuid: String(item.packageUuid),
+        vulnerabilityId: String(item.vulnerabilityId),
+        state: (item.state as Analysis['state'] | undefined) ?? null,
+      })),
+      violations: violations.map(toViolation),
+      packageLists: packageListsOf(violations),
+    };
+  }
+
+  /** Stores the packages behind a violation as list `listId`, in chunks; returns once all are written. */
+  async writeViolationPackages(product: Pick<Product, 'uuid' | 'dataspace'>, ruleType: RuleType, listId: string, offenders: readonly Offender[]): Promise<void> {
+    const items: Item[] = [];
+    let chunk: Offender[] = [];
+    let bytes = 0;
+    let first = 0;
+    const flush = () => {
+      if (chunk.length === 0) return;
+      items.push({ ...keys.violationPackages(product.uuid, ruleType, listId, first), entity: 'ViolationPackages', dataspace: product.dataspace, offenders: chunk });
+      first += chunk.length;
+      chunk = [];
+      bytes = 0;
+    };
+    for (const offender of offenders) {
+      const size = JSON.stringify(offender).length;
+      if (bytes + size > CHUNK_BYTES) flush();
+      chunk.push(offender);
+      bytes += size;
+    }
+    flush();
+    await this.batchWrite(items.map((Item) => ({ PutRequest: { Item } })));
+  }
+
+  /** Deletes a list (superseded, or written by an evaluation that lost its commit). */
+  async deleteViolationPackages(productUuid: string, ruleType: RuleType, listId: string): Promise<void> {
+    const found = await queryAll(this.doc, {
+      ...partitionQueryInput(this.tableName, keys.violationPackagesOf(productUuid, ruleType, listId)),
+      ProjectionExpression: 'PK, SK',
+    });
+    await this.batchWrite(found.map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } })));
+  }
+
+  /**
+   * Packages `offset` to `offset + limit` of a stored list: the chunk holding `offset` (the last one
+   * starting at or before it), then the chunks after it, each found by where the one before ends.
+   * Strongly consistent: a list is written just before the violation that names it.
+   */
+  async readViolationPackages(productUuid: string, ruleType: RuleType, list: ViolationPackageList, offset: number, limit: number): Promise<Offender[]> {
+    const prefix = keys.violationPackagesOf(productUuid, ruleType, list.id);
+    const holding = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': prefix.PK, ':from': prefix.skPrefix, ':to': keys.violationPackages(productUuid, ruleType, list.id, offset).SK },
+        ScanIndexForward: false,
+        Limit: 1,
+        ConsistentRead: true,
+      }),
+    );
+    let item = holding.Items?.[0];
+    if (!item) return [];
+    let start = Number(String(item.SK).slice(prefix.skPrefix.length));
+    const found: Offender[] = [];
+    while (item && found.length < limit) {
+      const offenders = item.offenders as Offender[];
+      found.push(...offenders.slice(Math.max(0, offset - start), Math.max(0, offset - start) + limit - found.length));
+      start += offenders.length;
+      if (found.length >= limit) break;
+      item = (await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.violationPackages(productUuid, ruleType, list.id, start), ConsistentRead: true }))).Item;
+      offset = start;
+    }
+    return found;
+  }
+
+  /** BatchWriteItem, 25 requests a call, until none is left unprocessed. */
+  private async batchWrite(requests: readonly Record<string, unknown>[]): Promise<void> {
+    for (let i = 0; i < requests.length; i += 25) {
+      let pending = requests.slice(i, i + 25);
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
+        const result = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }));
+        pending = (result.UnprocessedItems?.[this.tableName] ?? []) as typeof pending;
+      }
+    }
   }
 
   /** The product and its packages, analyses, violations and state: one (paged) Query of its partition. */
   async readProduct(productUuid: string): Promise<ProductData | undefined> {
-    const items = await queryAll(this.doc, { ...partitionQueryInput(this.tableName, keys.productPartition(productUuid)), ConsistentRead: true });
+    // Everything below the violations' package lists, which nothing reading the product needs.
+    const items = await queryAll(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'PK = :pk AND SK < :lists',
+      ExpressionAttributeValues: { ':pk': keys.productPartition(productUuid).PK, ':lists': keys.violationPackagesStart },
+      ConsistentRead: true,
+    });
     const product = items.find((item) => item.entity === 'Product');
     if (!product) return undefined;
     const state = items.find((item) => item.entity === 'PolicyState');
@@ -102,7 +304,7 @@ export class PolicyStore {
       productPackages: items.filter((item) => item.entity === 'ProductPackage').map(toProductPackage),
       analyses: items.filter((item) => item.entity === 'Analysis').map(toAnalysis),
       violations: items.filter((item) => item.entity === 'Violation').map(toViolation),
-      state: { version: Number(state?.version ?? 0), evaluatedAt: (state?.evaluatedAt as string | undefined) ?? null },
+      state: toState(state),
     };
   }
 
@@ -112,12 +314,14 @@ export class PolicyStore {
    * so an evaluation that committed never loses its events and one that did not never sends any.
    */
   async commitEvaluation(
-    product: Product,
+    product: Pick<Product, 'uuid' | 'dataspace'>,
     before: EvaluationState,
     evaluatedAt: string,
+    coveredUntil: string,
     violations: readonly Violation[],
     events: readonly Envelope[],
     now: Date,
+    packageLists: ReadonlyMap<RuleType, ViolationPackageList> = new Map(),
   ): Promise<void> {
     const items: LabelledItem[] = [
       {
@@ -125,7 +329,7 @@ export class PolicyStore {
         item: {
           Put: {
             TableName: this.tableName,
-            Item: { ...keys.policyState(product.uuid), entity: 'PolicyState', dataspace: product.dataspace, productUuid: product.uuid, version: before.version + 1, evaluatedAt },
+            Item: { ...keys.policyState(product.uuid), entity: 'PolicyState', dataspace: product.dataspace, productUuid: product.uuid, version: before.version + 1, evaluatedAt, coveredUntil },
             ConditionExpression: before.version === 0 ? 'attribute_not_exists(PK)' : '#version = :version',
             ...(before.version === 0 ? {} : { ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': before.version } }),
           },
@@ -149,6 +353,8 @@ export class PolicyStore {
                 detectedDate: violation.detectedDate,
                 resolvedDate: violation.resolvedDate,
                 lastEvaluatedAt: violation.lastEvaluatedAt,
+                // Active violations only: a resolved one has no packages to drill down to.
+                ...(violation.resolvedDate === null && packageLists.has(violation.ruleType) ? { packageList: packageLists.get(violation.ruleType) } : {}),
               },
             },
           },
@@ -187,6 +393,23 @@ export class PolicyStore {
 /** A dataspace's rule configuration (none stored yet: every rule as its defaults have it). */
 function toConfig(item: Item | undefined): PolicyConfig {
   return (item?.rules as PolicyConfig | undefined) ?? {};
+}
+
+function toState(item: Item | undefined): EvaluationState {
+  return {
+    version: Number(item?.version ?? 0),
+    evaluatedAt: (item?.evaluatedAt as string | undefined) ?? null,
+    coveredUntil: (item?.coveredUntil as string | undefined) ?? null,
+  };
+}
+
+function packageListsOf(violationItems: readonly Item[]): Map<RuleType, ViolationPackageList> {
+  const lists = new Map<RuleType, ViolationPackageList>();
+  for (const item of violationItems) {
+    const list = item.packageList as { id?: unknown; hash?: unknown } | undefined;
+    if (item.resolvedDate == null && list && typeof list.id === 'string' && typeof list.hash === 'string') lists.set(item.ruleType as RuleType, { id: list.id, hash: list.hash });
+  }
+  return lists;
 }
 
 function toViolation(item: Item): Violation {

@@ -9,7 +9,8 @@ import { keys } from '../keys.ts';
 import { ConflictError } from '../domain/errors.ts';
 import type { Analysis, ProductPackage } from '../domain/catalog.ts';
 import type { Product } from '../domain/product.ts';
-import { StaleProductError, bumpRevision } from './product-store.ts';
+import { StaleProductError, bumpRevision, touchRevision } from './product-store.ts';
+import { counterChanges, counterSeedItems, counterTotals, counterUpdates, filterCounter, isListCounted, listCounterSpace, productPackageCounters, readCounters } from './counters.ts';
 import {
   cancelledBecause,
   imageItem,
@@ -64,10 +65,21 @@ export class ProductPackageStore {
     return items.map(toProductPackage);
   }
 
-  async listDataspace(dataspace: string, offset: number, limit: number): Promise<{ count: number; items: ProductPackage[] }> {
+  /**
+   * A page of the dataspace's product packages (of one product when given), oldest first, with the
+   * count from the list counters (16 shard items, whatever the size).
+   */
+  async listDataspace(dataspace: string, offset: number, limit: number, productUuid?: string): Promise<{ count: number; items: ProductPackage[] }> {
     const input = partitionQueryInput(this.tableName, keys.productPackagesOfDataspace(dataspace));
-    const count = await queryCount(this.doc, input);
-    const items = offset < count ? await queryOffset(this.doc, input, offset, limit) : [];
+    const counter = productUuid === undefined ? 'all' : filterCounter('product', productUuid);
+    if (productUuid !== undefined) {
+      input.FilterExpression = '#product = :product';
+      input.ExpressionAttributeNames = { ...input.ExpressionAttributeNames, '#product': 'productUuid' };
+      input.ExpressionAttributeValues = { ...input.ExpressionAttributeValues, ':product': productUuid };
+    }
+    const count = (await readCounters(this.doc, this.tableName, listCounterSpace(dataspace, 'PRODUCTPACKAGES'), [counter], ['total'])).get(counter)!.total;
+    // Known to hold `count`, the page stops reading once it has the last of them.
+    const items = offset < count ? await queryOffset(this.doc, input, offset, Math.min(limit, count - offset)) : [];
     return { count, items: items.map(toProductPackage) };
   }
 
@@ -77,16 +89,21 @@ export class ProductPackageStore {
     return items.map((item) => String(item.GSI10SK));
   }
 
-  /** Adds the package to the product; the same package twice is a ConflictError. */
+  /**
+   * Adds the package to the product; the same package twice is a ConflictError. The product's
+   * revision is bumped whatever it is (touchRevision): adds to one product from several processes
+   * do not fail each other's condition, and the product's deletion still sees every one.
+   */
   async add(product: Product, productPackage: ProductPackage): Promise<void> {
     try {
       await this.transact([
-        { label: 'product', item: bumpRevision(this.tableName, product) },
+        { label: 'product', item: touchRevision(this.tableName, product) },
         {
           label: 'product package',
           item: { Put: { TableName: this.tableName, Item: productPackageItem(productPackage), ConditionExpression: 'attribute_not_exists(PK)' } },
         },
         { label: 'pointer', item: { Put: { TableName: this.tableName, Item: productPackagePointer(productPackage) } } },
+        ...this.counted(undefined, productPackage),
       ]);
     } catch (error) {
       if (cancelledBecause(error, 'product')) throw new StaleProductError(product.uuid);
@@ -118,6 +135,7 @@ export class ProductPackageStore {
             },
           },
         },
+        ...this.counted(before, after),
       ]);
     } catch (error) {
       if (cancelledBecause(error, 'product')) throw new StaleProductError(product.uuid);
@@ -135,11 +153,18 @@ export class ProductPackageStore {
         { label: 'product package', item: { Delete: { TableName: this.tableName, Key: keys.productPackage(product.uuid, productPackage.packageUuid) } } },
         { label: 'pointer', item: { Delete: { TableName: this.tableName, Key: keys.pointer('PRODUCTPACKAGE', productPackage.uuid) } } },
         ...analyses.flatMap((analysis) => this.deleteAnalysisItems(analysis)),
+        ...this.counted(productPackage, undefined),
       ]);
     } catch (error) {
       if (cancelledBecause(error, 'product')) throw new StaleProductError(product.uuid);
       throw error;
     }
+  }
+
+  /** The list counter updates of a product package write (productPackageCounterChanges). */
+  private counted(before: ProductPackage | undefined, after: ProductPackage | undefined): LabelledItem[] {
+    const dataspace = (after ?? before)!.dataspace;
+    return counterUpdates(this.tableName, listCounterSpace(dataspace, 'PRODUCTPACKAGES'), productPackageCounterChanges(before, after));
   }
 
   // --- analyses ------------------------------------------------------------------------------
@@ -216,8 +241,18 @@ export class ProductPackageStore {
   }
 }
 
+/**
+ * What writing `after` over `before` moves in the product package list's counters. One written before
+ * those counters existed (no `listCounted`) counts nothing down, and is counted as new by its next write.
+ */
+export function productPackageCounterChanges(before: ProductPackage | undefined, after: ProductPackage | undefined) {
+  const countersOf = (pp: ProductPackage) => productPackageCounters(pp.productUuid);
+  return counterChanges(countersOf, isListCounted(before) ? before : undefined, after);
+}
+
+/** A product package as read; the store's `listCounted` mark rides along, unseen by the domain's type. */
 export function toProductPackage(item: Item): ProductPackage {
-  return {
+  const productPackage: ProductPackage = {
     uuid: String(item.uuid),
     dataspace: String(item.dataspace),
     productUuid: String(item.productUuid),
@@ -233,6 +268,7 @@ export function toProductPackage(item: Item): ProductPackage {
     isModified: item.isModified === true,
     dependsOn: (item.dependsOn as string[] | undefined) ?? [],
   };
+  return isListCounted(item) ? Object.assign(productPackage, { listCounted: true }) : productPackage;
 }
 
 export function toAnalysis(item: Item): Analysis {
@@ -278,6 +314,8 @@ export function productPackageItem(pp: ProductPackage): Item {
     isDeployed: pp.isDeployed,
     isModified: pp.isModified,
     dependsOn: [...pp.dependsOn],
+    // In the list counters from this write on (productPackageCounterChanges).
+    listCounted: true,
   };
 }
 
@@ -314,8 +352,15 @@ export function analysisPointer(a: Analysis): Item {
 }
 
 /** What adding a package to a product stores, for bulk loads that bypass the transactions (benchmark seeding). */
-export function productPackageSeedItems(pp: ProductPackage): Item[] {
-  return [productPackageItem(pp), productPackagePointer(pp)];
+export function productPackageSeedItems(pp: ProductPackage, options: { listCounted?: boolean } = {}): Item[] {
+  // Not in the list counters unless the loader writes them too (productPackageCountSeedItems) and says so.
+  const { listCounted: _listed, ...item } = productPackageItem(pp);
+  return [{ ...item, ...(options.listCounted ? { listCounted: true } : {}) }, productPackagePointer(pp)];
+}
+
+/** The product package list's counter items of a bulk load's product packages (benchmark seeding). */
+export function productPackageCountSeedItems(dataspace: string, productPackages: readonly ProductPackage[]): Item[] {
+  return counterSeedItems(listCounterSpace(dataspace, 'PRODUCTPACKAGES'), counterTotals((pp: ProductPackage) => productPackageCounters(pp.productUuid), productPackages));
 }
 
 /** What creating an analysis stores, for bulk loads that bypass the transactions (benchmark seeding). */

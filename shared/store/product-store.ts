@@ -4,7 +4,8 @@
  * and deletions of one product are serialised without locks, and the indexes that list products
  * (by dataspace, and by viewer) never point at a product that is gone or under an old name.
  */
-import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { counterChanges, counterSeedItems, counterTotals, counterUpdates, isListCounted, listCounterSpace, productPackageCounters, readCounters } from './counters.ts';
 import { keys } from '../keys.ts';
 import { ConflictError } from '../domain/errors.ts';
 import { compareCodePoints } from '../domain/text.ts';
@@ -106,6 +107,7 @@ export class ProductStore {
         { label: 'name', item: this.putName(product) },
         { label: 'grant', item: { Put: { TableName: this.tableName, Item: grantItem(product, creatorGrant, sortKey) } } },
         { label: 'count', item: this.adjustCount(product.dataspace, 1) },
+        ...this.versionCount(undefined, product),
       ]);
     } catch (error) {
       if (cancelledBecause(error, 'name')) throw nameTaken();
@@ -161,6 +163,7 @@ export class ProductStore {
           ? [
               { label: 'old name', item: { Delete: { TableName: this.tableName, Key: keys.productName(before.dataspace, before.name, before.version) } } },
               ...(reserved ? [] : [{ label: 'name', item: this.putName(after) }]),
+              ...this.versionCount(before, after),
             ]
           : []),
         ...rewrites,
@@ -212,10 +215,19 @@ export class ProductStore {
           : []),
       ])
       .map((item) => ({ label: 'contents', item }));
+    // The product packages each transaction deletes leave the product package list's counts with it.
+    const counted = new Set(dependents.filter((item) => item.entity === 'ProductPackage' && isListCounted(item)).map((item) => `${String(item.PK)}\u0000${String(item.SK)}`));
+    const countedDown = (items: readonly LabelledItem[]): LabelledItem[] => {
+      const gone = items.filter(({ item }) => item.Delete && counted.has(`${String(item.Delete.Key!.PK)}\u0000${String(item.Delete.Key!.SK)}`)).length;
+      if (gone === 0) return [];
+      const deltas = new Map([...productPackageCounters(product.uuid)].map(([counter]) => [counter, { total: -gone }]));
+      return counterUpdates(this.tableName, listCounterSpace(product.dataspace, 'PRODUCTPACKAGES'), deltas);
+    };
     let current = product;
     try {
       while (deletes.length > GRANTS_PER_TRANSACTION) {
-        await this.transact([{ label: 'product', item: bumpRevision(this.tableName, current) }, ...deletes.splice(0, GRANTS_PER_TRANSACTION)]);
+        const chunk = deletes.splice(0, GRANTS_PER_TRANSACTION);
+        await this.transact([{ label: 'product', item: bumpRevision(this.tableName, current) }, ...chunk, ...countedDown(chunk)]);
         current = { ...current, rev: current.rev + 1 };
       }
       await this.transact([
@@ -233,7 +245,9 @@ export class ProductStore {
         },
         { label: 'name', item: { Delete: { TableName: this.tableName, Key: keys.productName(product.dataspace, product.name, product.version) } } },
         { label: 'count', item: this.adjustCount(product.dataspace, -1) },
+        ...this.versionCount(current, undefined),
         ...deletes,
+        ...countedDown(deletes),
       ]);
     } catch (error) {
       if (cancelledBecause(error, 'product')) throw new StaleProductError(product.uuid);
@@ -256,13 +270,16 @@ export class ProductStore {
       input.ExpressionAttributeNames = { ...input.ExpressionAttributeNames, '#version': 'version' };
       input.ExpressionAttributeValues = { ...input.ExpressionAttributeValues, ':version': filters.version };
     }
-    // Search is a filter on the same Query: its count reads the range, as the version filter's does.
+    // Search is a filter on the same Query: its count reads the range (no counter counts a search).
     const recheck = addSearch(input, SEARCH_FIELDS.products, filters.search ?? []);
     const count =
-      filters.name === undefined && filters.version === undefined && recheck === undefined
-        ? await this.productCount(dataspace)
-        : await queryCount(this.doc, input, recheck);
-    const items = offset < count ? await queryOffset(this.doc, input, offset, limit, recheck) : [];
+      recheck !== undefined || filters.name !== undefined
+        ? await queryCount(this.doc, input, recheck)
+        : filters.version !== undefined
+          ? (await readCounters(this.doc, this.tableName, listCounterSpace(dataspace, 'PRODUCTS'), [versionCounter(filters.version)], ['total'])).get(versionCounter(filters.version))!.total
+          : await this.productCount(dataspace);
+    // Known to hold `count`, the page stops reading once it has the last of them (a filter reads on otherwise).
+    const items = offset < count ? await queryOffset(this.doc, input, offset, Math.min(limit, count - offset), recheck) : [];
     return { count, products: items.map(toProduct) };
   }
 
@@ -307,15 +324,23 @@ export class ProductStore {
     return { count: visible.length, products };
   }
 
-  /** The uuids of every product of the dataspace: its product index, nothing else of the items read. */
-  async uuidsOfDataspace(dataspace: string): Promise<string[]> {
-    const input = partitionQueryInput(this.tableName, keys.productsOfDataspace(dataspace));
-    const items = await queryAll(this.doc, {
-      ...input,
-      ProjectionExpression: '#uuid',
-      ExpressionAttributeNames: { ...input.ExpressionAttributeNames, '#uuid': 'uuid' },
-    });
-    return items.map((item) => String(item.uuid));
+  /**
+   * One page of the dataspace's products, in list order, keys only (the uuid is the sort key's last
+   * part): at most `limit`, from `cursor` (a page's `next`) on. A dataspace-wide re-evaluation walks
+   * these pages one invocation at a time.
+   */
+  async uuidsOfDataspacePage(dataspace: string, cursor: string | undefined, limit: number): Promise<{ uuids: string[]; next: string | undefined }> {
+    const index = keys.productsOfDataspace(dataspace);
+    const start = cursor === undefined ? undefined : (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>);
+    // A cursor of another dataspace's list is no cursor of this one.
+    if (start !== undefined && start.GSI1PK !== index.indexPK) throw new Error(`A cursor of another list: ${String(start.GSI1PK)}`);
+    const page = await this.doc.send(
+      new QueryCommand({ ...partitionQueryInput(this.tableName, index), ProjectionExpression: 'GSI1SK', Limit: limit, ExclusiveStartKey: start }),
+    );
+    return {
+      uuids: (page.Items ?? []).map((item) => parseSortKey(String(item.GSI1SK)).uuid),
+      next: page.LastEvaluatedKey ? Buffer.from(JSON.stringify(page.LastEvaluatedKey), 'utf8').toString('base64url') : undefined,
+    };
   }
 
   /** The uuids of every product the principals may view: their viewer index entries, keys only. */
@@ -347,6 +372,15 @@ export class ProductStore {
         ExpressionAttributeValues: { ':uuid': product.uuid },
       },
     };
+  }
+
+  /**
+   * The version filter's counters (sharded: shared/store/counters.ts). The dataspace's own count stays
+   * one item (COUNT#PRODUCTS), as before: products are created at a person's pace, not a pipeline's.
+   */
+  private versionCount(before: Product | undefined, after: Product | undefined): LabelledItem[] {
+    const product = (after ?? before)!;
+    return counterUpdates(this.tableName, listCounterSpace(product.dataspace, 'PRODUCTS'), counterChanges(productCounters, before, after));
   }
 
   private adjustCount(dataspace: string, delta: number): TransactItem {
@@ -382,6 +416,37 @@ export function productSeedItems(product: Product, grants: readonly Grant[]): It
 
 export function productCountItem(dataspace: string, count: number): Item {
   return { ...keys.productCount(dataspace), entity: 'ProductCount', count };
+}
+
+/** The version counters of a dataspace's products, for bulk loads (productCountItem holds their count). */
+export function productVersionCountItems(dataspace: string, products: readonly Product[]): Item[] {
+  return counterSeedItems(listCounterSpace(dataspace, 'PRODUCTS'), counterTotals(productCounters, products));
+}
+
+const versionCounter = (version: string) => `version=${version}`;
+
+/** The counters a product adds to, besides the dataspace's count: its version's. */
+function productCounters(product: Product): Map<string, { total: number }> {
+  return new Map([[versionCounter(product.version), { total: 1 }]]);
+}
+
+/**
+ * Bumps the product's revision whatever it was read at: for a write that needs the product to exist
+ * and its deletion to see it (a package added), not the product as read. Concurrent adds then
+ * never fail each other's condition; a deletion that read the contents before one of them is
+ * refused by its own `rev` condition and reads again.
+ */
+export function touchRevision(tableName: string, product: Product): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.product(product.uuid),
+      UpdateExpression: 'SET #rev = #rev + :one',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#rev': 'rev' },
+      ExpressionAttributeValues: { ':one': 1 },
+    },
+  };
 }
 
 /** Serialises a write with every other write to the product (grants, packages, analyses, deletion). */

@@ -6,16 +6,21 @@
 import {
   GetCommand,
   PutCommand,
+  QueryCommand,
   TransactWriteCommand,
   type DynamoDBDocumentClient,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { ConflictError } from '../domain/errors.ts';
+import { ConflictError, NotFoundError } from '../domain/errors.ts';
+import { isoWithOffset } from '../domain/time.ts';
 import { keys } from '../keys.ts';
+import { counterSeedItems, counterTotals, counterUpdates, readCounters, requestCounterSpace } from './counters.ts';
 import {
   ORDERING_FIELDS,
   counterDeltas,
+  nextCommentDate,
   sortKey,
+  type CommentCounter,
   type OrderingField,
   type Priority,
   type RequestComment,
@@ -135,27 +140,95 @@ export class RequestStore {
 
   // --- requests and comments -----------------------------------------------------------------
 
-  /** The request and its comments, oldest first, in one Query. */
-  async getWithComments(uuid: string): Promise<{ request: RequestRecord; comments: RequestComment[] } | undefined> {
-    const items = await queryAll(this.doc, {
-      ...partitionQueryInput(this.tableName, keys.requestPartition(uuid)),
-      ConsistentRead: true,
-    });
+  /**
+   * The request, its number of comments and its latest `shown` comments (oldest first), in one Query
+   * read newest first: the request item, then the comment count, then the comments sort below it.
+   */
+  async getWithLatestComments(
+    uuid: string,
+    shown: number,
+  ): Promise<{ request: RequestRecord; comments: RequestComment[]; commentCount: number } | undefined> {
+    const items = await queryOffset(
+      this.doc,
+      { ...partitionQueryInput(this.tableName, keys.requestPartition(uuid)), ScanIndexForward: false, ConsistentRead: true },
+      0,
+      shown + 2,
+    );
     const requestItem = items.find((item) => item.entity === 'Request');
     if (!requestItem) return undefined;
-    return { request: toRequest(requestItem), comments: items.filter((item) => item.entity === 'RequestComment').map(toComment) };
+    const commentItems = items.filter((item) => item.entity === 'RequestComment');
+    const counter = items.find((item) => item.entity === 'RequestCommentCount');
+    // Without a counter (no comment added since comments are counted), the query saw them all when it
+    // ended before its limit.
+    const commentCount = counter
+      ? Number(counter.count)
+      : items.length < shown + 2
+        ? commentItems.length
+        : await this.countComments(uuid);
+    return { request: toRequest(requestItem), comments: commentItems.slice(0, shown).reverse().map(toComment), commentCount };
   }
 
-  /** The request's comments made at or before `until`, oldest first. */
-  async commentsUntil(uuid: string, until: string): Promise<RequestComment[]> {
+  /** The request's comment counter, or for a request that has none yet, one made by counting its comments. */
+  async commentCounter(uuid: string): Promise<CommentCounter & { stored: boolean }> {
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.commentCount(uuid), ConsistentRead: true }));
+    if (result.Item) return { count: Number(result.Item.count), lastCreated: (result.Item.lastCreated as string | undefined) ?? null, stored: true };
+    const [count, last] = await Promise.all([
+      this.countComments(uuid),
+      this.doc.send(new QueryCommand({ ...this.commentsQuery(uuid), ScanIndexForward: false, Limit: 1 })),
+    ]);
+    const lastItem = last.Items?.[0];
+    return { count, lastCreated: lastItem ? String(lastItem.createdDate) : null, stored: false };
+  }
+
+  /** The request's number of comments. */
+  async commentCount(uuid: string): Promise<number> {
+    return (await this.commentCounter(uuid)).count;
+  }
+
+  /** A page of the request's comments, oldest first. */
+  async comments(uuid: string, offset: number, limit: number): Promise<RequestComment[]> {
+    return (await queryOffset(this.doc, this.commentsQuery(uuid), offset, limit)).map(toComment);
+  }
+
+  /** Counts the comments by reading them: for a request without a counter. */
+  private countComments(uuid: string): Promise<number> {
+    return queryCount(this.doc, this.commentsQuery(uuid));
+  }
+
+  private commentsQuery(uuid: string): QueryCommandInput {
+    return { ...partitionQueryInput(this.tableName, keys.commentsOfRequest(uuid)), ConsistentRead: true };
+  }
+
+  /**
+   * The request's comments as of `until` (an event's view of the request at a change): how many were
+   * made at or before it, and the latest of them. One item read: the latest comment's number is the
+   * count (comments are numbered in the order of their dates); comments written before comments were
+   * numbered are counted by a Query.
+   */
+  async commentsAsOf(uuid: string, until: string): Promise<{ count: number; latest: RequestComment | null }> {
     const range = keys.commentsUntil(uuid, until);
-    const items = await queryAll(this.doc, {
+    const input: QueryCommandInput = {
       TableName: this.tableName,
       KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
       ExpressionAttributeValues: { ':pk': range.PK, ':from': range.from, ':to': range.to },
       ConsistentRead: true,
+    };
+    const page = await this.doc.send(new QueryCommand({ ...input, ScanIndexForward: false, Limit: 1 }));
+    const latest = page.Items?.[0] ? toComment(page.Items[0]) : null;
+    if (!latest) return { count: 0, latest: null };
+    return { count: latest.seq ?? (await queryCount(this.doc, input)), latest };
+  }
+
+  /** How many comments the request had once this one was added: its number, or for one written before comments were numbered, a count. */
+  async commentsUpTo(requestUuid: string, comment: RequestComment): Promise<number> {
+    if (comment.seq !== undefined) return comment.seq;
+    const key = keys.comment(requestUuid, comment.createdDate, comment.uuid);
+    return queryCount(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': key.PK, ':from': 'COMMENT#', ':to': key.SK },
+      ConsistentRead: true,
     });
-    return items.map(toComment);
   }
 
   /** A request as a stream image holds it; undefined for an image of anything else. */
@@ -184,19 +257,24 @@ export class RequestStore {
     await this.write(before, after);
   }
 
-  /** Adds a comment to a request that must still exist. */
-  async addComment(requestUuid: string, comment: RequestComment): Promise<void> {
-    await this.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            ConditionCheck: {
-              TableName: this.tableName,
-              Key: keys.request(requestUuid),
-              ConditionExpression: 'attribute_exists(PK)',
-            },
-          },
-          {
+  /**
+   * Adds a comment to a request that must still exist, numbered one past the request's count and
+   * dated no earlier than the last comment (nextCommentDate), in one transaction conditioned on the
+   * count read: a comment added meanwhile makes it a StaleRequestError (read again and retry), so the
+   * count stays exact and the numbers follow the dates. Answers the comment as stored.
+   */
+  async addComment(requestUuid: string, draft: Omit<RequestComment, 'createdDate' | 'seq'>, now: Date): Promise<RequestComment> {
+    const counter = await this.commentCounter(requestUuid);
+    const comment: RequestComment = { ...draft, createdDate: isoWithOffset(nextCommentDate(now, counter.lastCreated)), seq: counter.count + 1 };
+    try {
+      await transact(this.doc, [
+        {
+          label: 'request',
+          item: { ConditionCheck: { TableName: this.tableName, Key: keys.request(requestUuid), ConditionExpression: 'attribute_exists(PK)' } },
+        },
+        {
+          label: 'comment',
+          item: {
             Put: {
               TableName: this.tableName,
               Item: {
@@ -207,19 +285,36 @@ export class RequestStore {
                 username: comment.username,
                 text: comment.text,
                 createdDate: comment.createdDate,
+                seq: comment.seq,
               },
             },
           },
-        ],
-      }),
-    );
+        },
+        {
+          label: 'counter',
+          item: {
+            Put: {
+              TableName: this.tableName,
+              Item: { ...keys.commentCount(requestUuid), entity: 'RequestCommentCount', count: comment.seq, lastCreated: comment.createdDate },
+              ...(counter.stored
+                ? { ConditionExpression: '#count = :count', ExpressionAttributeNames: { '#count': 'count' }, ExpressionAttributeValues: { ':count': counter.count } }
+                : { ConditionExpression: 'attribute_not_exists(PK)' }),
+            },
+          },
+        },
+      ]);
+    } catch (error) {
+      if (cancelledBecause(error, 'request')) throw new NotFoundError();
+      if (cancelledBecause(error, 'counter')) throw new StaleRequestError(requestUuid);
+      throw error;
+    }
+    return comment;
   }
 
   // --- the list ------------------------------------------------------------------------------
 
   async count(dataspace: string, counter: string): Promise<{ total: number; public: number }> {
-    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.requestCount(dataspace, counter) }));
-    return { total: Number(result.Item?.total ?? 0), public: Number(result.Item?.public ?? 0) };
+    return (await readCounters(this.doc, this.tableName, requestCounterSpace(dataspace), [counter], ['total', 'public'])).get(counter)!;
   }
 
   /** One page of an ordering index, filtered in DynamoDB: reads about (offset + limit) / selectivity entries. */
@@ -314,6 +409,12 @@ export class RequestStore {
     return { input, recheck };
   }
 
+  /** Whether the request is stored as `request` was created (same uuid, creator and creation time). */
+  private async storedAsWritten(request: RequestRecord): Promise<boolean> {
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.request(request.uuid), ConsistentRead: true }));
+    return result.Item?.createdDate === request.createdDate && result.Item?.requester === request.requester && result.Item?.dataspace === request.dataspace;
+  }
+
   private async write(before: RequestRecord | undefined, after: RequestRecord): Promise<void> {
     const deltas = counterDeltas(before, after);
     if (before && deltas.size === 0) {
@@ -339,25 +440,16 @@ export class RequestStore {
         },
       },
     ];
-    for (const [counter, delta] of deltas) {
-      items.push({
-        label: 'counter',
-        item: {
-          Update: {
-            TableName: this.tableName,
-            Key: keys.requestCount(after.dataspace, counter),
-            UpdateExpression: 'SET entity = :entity ADD #total :total, #public :public',
-            ExpressionAttributeNames: { '#total': 'total', '#public': 'public' },
-            ExpressionAttributeValues: { ':entity': 'RequestCount', ':total': delta.total, ':public': delta.public },
-          },
-        },
-      });
-    }
+    items.push(...counterUpdates(this.tableName, requestCounterSpace(after.dataspace), deltas));
     try {
       await transact(this.doc, items);
     } catch (error) {
       if (cancelledBecause(error, 'request')) {
         if (before) throw new StaleRequestError(after.uuid);
+        // The uuid is new to this create: a request holding it is an earlier try of this very write
+        // that committed but whose answer was lost (a timeout while DynamoDB was slow), and was tried
+        // again under a new token. Its transaction wrote the counters too: done.
+        if (await this.storedAsWritten(after)) return;
         throw new ConflictError('uuid', 'A request with this uuid already exists.');
       }
       throw error;
@@ -367,24 +459,12 @@ export class RequestStore {
 
 /** The items a set of requests is stored as, counters included, for bulk loads (benchmark seeding). */
 export function requestSeedItems(requests: readonly RequestRecord[]): Item[] {
-  const counters = new Map<string, { dataspace: string; counter: string; total: number; public: number }>();
-  for (const request of requests) {
-    for (const [counter, delta] of counterDeltas(undefined, request)) {
-      const id = `${request.dataspace}|${counter}`;
-      const current = counters.get(id) ?? { dataspace: request.dataspace, counter, total: 0, public: 0 };
-      current.total += delta.total;
-      current.public += delta.public;
-      counters.set(id, current);
-    }
-  }
+  const byDataspace = Map.groupBy(requests, (request) => request.dataspace);
   return [
     ...requests.map(requestItem),
-    ...[...counters.values()].map((c) => ({
-      ...keys.requestCount(c.dataspace, c.counter),
-      entity: 'RequestCount',
-      total: c.total,
-      public: c.public,
-    })),
+    ...[...byDataspace].flatMap(([dataspace, ofDataspace]) =>
+      counterSeedItems(requestCounterSpace(dataspace), counterTotals((request: RequestRecord) => counterDeltas(undefined, request), ofDataspace)),
+    ),
   ];
 }
 
@@ -458,7 +538,13 @@ function toEntry(item: Item): RequestEntry {
 }
 
 function toComment(item: Item): RequestComment {
-  return { uuid: String(item.uuid), username: String(item.username), text: String(item.text), createdDate: String(item.createdDate) };
+  return {
+    uuid: String(item.uuid),
+    username: String(item.username),
+    text: String(item.text),
+    createdDate: String(item.createdDate),
+    ...(item.seq !== undefined ? { seq: Number(item.seq) } : {}),
+  };
 }
 
 function toTemplate(item: Item): RequestTemplate {

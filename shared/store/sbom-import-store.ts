@@ -26,8 +26,9 @@ import type { Analysis, License, Package, ProductPackage, Vulnerability } from '
 import type { Product } from '../domain/product.ts';
 import type { ImportPlan, ImportStatus, ImportSummary, SbomImport } from '../domain/sbom-import.ts';
 import type { ImportMarks, ImportOutcome } from '../domain/change-records.ts';
-import { CATALOG_SPECS, isCounted, objectItem, uniqueItem, type CatalogStore, type Reference } from './catalog-store.ts';
-import { analysisItem, analysisPointer, productPackageItem, productPackagePointer, toAnalysis, toProductPackage } from './product-package-store.ts';
+import { CATALOG_SPECS, catalogCounterSpace, isCounted, listCounterChanges, objectItem, uniqueItem, vulnerabilityLinkWrites, type CatalogStore, type Reference } from './catalog-store.ts';
+import { counterUpdates, listCounterSpace, type CounterDeltas } from './counters.ts';
+import { analysisItem, analysisPointer, productPackageCounterChanges, productPackageItem, productPackagePointer, toAnalysis, toProductPackage } from './product-package-store.ts';
 import { toProduct } from './product-store.ts';
 import {
   cancelledBecause,
@@ -44,6 +45,9 @@ import {
   type StreamImage,
   type TransactItem,
 } from './dynamo.ts';
+
+/** What goes into a product's transactions: an item, items that go together, or items with the list counter changes they make. */
+type ContentsEntry = TransactItem | TransactItem[] | { readonly items: TransactItem[]; readonly counters: CounterDeltas };
 
 /** Items per transaction (DynamoDB's limit). */
 const TRANSACTION_ITEMS = 100;
@@ -183,7 +187,7 @@ export class SbomImportStore {
    * keys as read (a counter is counted down only on a license that exists).
    */
   async write(plan: ImportPlan, target: { importUuid: string; product: Product; licenseKeys: ReadonlySet<string> }): Promise<number> {
-    const writer = new PlanWriter(this.doc, this.tableName, target.importUuid, target.product.uuid);
+    const writer = new PlanWriter(this.doc, this.tableName, target.importUuid, target.product.uuid, target.product.dataspace);
     await writer.packages(plan.packageWrites, target.licenseKeys);
     for (const write of plan.vulnerabilityWrites) await writer.vulnerability(write.before, write.after, write.links);
     await writer.productContents(plan);
@@ -210,6 +214,7 @@ class PlanWriter {
     private readonly tableName: string,
     private readonly importUuid: string,
     private readonly productUuid: string,
+    private readonly dataspace: string,
   ) {}
 
   /** The marks of one write of an item (see the module's head): a token no other write carries. */
@@ -229,15 +234,18 @@ class PlanWriter {
     }
   }
 
-  /** Creates and updates of packages, with their license counters, as few transactions as fit. */
+  /** Creates and updates of packages, with their license counters and list counters, as few transactions as fit. */
   async packages(writes: ImportPlan['packageWrites'], licenseKeys: ReadonlySet<string>): Promise<void> {
     const spec = CATALOG_SPECS.packages;
-    let chunk: { items: TransactItem[]; counters: Map<string, { reference: Reference; delta: number }> } = { items: [], counters: new Map() };
+    type Chunk = { items: TransactItem[]; counters: Map<string, { reference: Reference; delta: number }>; lists: Map<string, { total: number }> };
+    let chunk: Chunk = { items: [], counters: new Map(), lists: new Map() };
     const flush = async () => {
       if (chunk.items.length === 0) return;
-      const counters = [...chunk.counters.values()].filter(({ delta }) => delta !== 0).map(({ reference, delta }) => counterUpdate(this.tableName, this.dataspaceOf(writes), reference, delta));
-      const items = [...labelled('package', chunk.items), ...labelled('counter', counters)];
-      chunk = { items: [], counters: new Map() };
+      const dataspace = this.dataspaceOf(writes);
+      const counters = [...chunk.counters.values()].filter(({ delta }) => delta !== 0).map(({ reference, delta }) => counterUpdate(this.tableName, dataspace, reference, delta));
+      const lists = new Map([...chunk.lists].filter(([, { total }]) => total !== 0));
+      const items = [...labelled('package', chunk.items), ...labelled('counter', counters), ...counterUpdates(this.tableName, catalogCounterSpace('PACKAGE', dataspace), lists)];
+      chunk = { items: [], counters: new Map(), lists: new Map() };
       await this.transact(items);
     };
     for (const { before, after } of writes) {
@@ -254,14 +262,16 @@ class PlanWriter {
         ...(before ? [] : [{ Put: { TableName: this.tableName, Item: uniqueItem(spec, after, after.purl), ConditionExpression: 'attribute_not_exists(PK)' } }]),
       ];
       const deltas = referenceDeltas(before, after, licenseKeys);
-      const newCounters = deltas.filter(({ id }) => !chunk.counters.has(id)).length;
-      if (chunk.items.length + chunk.counters.size + own.length + newCounters > TRANSACTION_ITEMS) await flush();
+      const lists = listCounterChanges(spec, before, after);
+      const newCounters = deltas.filter(({ id }) => !chunk.counters.has(id)).length + [...lists.keys()].filter((counter) => !chunk.lists.has(counter)).length;
+      if (chunk.items.length + chunk.counters.size + chunk.lists.size + own.length + newCounters > TRANSACTION_ITEMS) await flush();
       chunk.items.push(...own);
       for (const { id, reference, delta } of deltas) {
         const entry = chunk.counters.get(id) ?? { reference, delta: 0 };
         entry.delta += delta;
         chunk.counters.set(id, entry);
       }
+      for (const [counter, { total = 0 }] of lists) chunk.lists.set(counter, { total: (chunk.lists.get(counter)?.total ?? 0) + total });
     }
     await flush();
   }
@@ -288,6 +298,8 @@ class PlanWriter {
         },
       };
     });
+    // The vulnerability's own link items (its affected packages) move with the packages' links.
+    updates.push(...vulnerabilityLinkWrites(this.tableName, before, after));
     const spec = CATALOG_SPECS.vulnerabilities;
     const own: TransactItem[] = [
       {
@@ -301,6 +313,7 @@ class PlanWriter {
       },
       ...(before ? [] : [{ Put: { TableName: this.tableName, Item: uniqueItem(spec, after, after.vulnerabilityId), ConditionExpression: 'attribute_not_exists(PK)' } }]),
     ];
+    own.push(...counterUpdates(this.tableName, catalogCounterSpace('VULNERABILITY', after.dataspace), listCounterChanges(spec, before, after)).map(({ item }) => item));
     while (updates.length + own.length > TRANSACTION_ITEMS) await this.transact(labelled('link', updates.splice(0, TRANSACTION_ITEMS - own.length)));
     await this.transact([...labelled('link', updates), ...labelled('vulnerability', own)]);
   }
@@ -308,7 +321,7 @@ class PlanWriter {
   /** Removals (marked, then deleted), product packages, then analyses: transactions that each bump the product. */
   async productContents(plan: ImportPlan): Promise<void> {
     const marks: TransactItem[] = [];
-    const deletes: TransactItem[] = [];
+    const deletes: ContentsEntry[] = [];
     const markThenDelete = (key: Record<string, unknown>) => {
       marks.push({
         Update: {
@@ -323,7 +336,7 @@ class PlanWriter {
     };
     for (const pp of plan.productPackageRemovals) {
       markThenDelete(keys.productPackage(pp.productUuid, pp.packageUuid));
-      deletes.push({ Delete: { TableName: this.tableName, Key: keys.pointer('PRODUCTPACKAGE', pp.uuid) } });
+      deletes.push({ items: [{ Delete: { TableName: this.tableName, Key: keys.pointer('PRODUCTPACKAGE', pp.uuid) } }], counters: productPackageCounterChanges(pp, undefined) });
     }
     for (const analysis of plan.analysisRemovals) {
       markThenDelete(keys.analysis(analysis.productUuid, analysis.packageUuid, analysis.vulnerabilityId));
@@ -332,9 +345,11 @@ class PlanWriter {
     await this.inProduct(marks);
     await this.inProduct(deletes);
 
-    const puts: TransactItem[][] = [];
+    const puts: ContentsEntry[] = [];
     for (const { before, after } of plan.productPackageWrites) {
-      puts.push([
+      puts.push({
+        counters: productPackageCounterChanges(before, after),
+        items: [
         {
           Put: {
             TableName: this.tableName,
@@ -343,8 +358,9 @@ class PlanWriter {
             ConditionExpression: before ? 'attribute_exists(PK)' : 'attribute_not_exists(PK)',
           },
         },
-        ...(before ? [] : [{ Put: { TableName: this.tableName, Item: productPackagePointer(after) } }]),
-      ]);
+          ...(before ? [] : [{ Put: { TableName: this.tableName, Item: productPackagePointer(after) } }]),
+        ],
+      });
     }
     for (const { before, after } of plan.analysisWrites) {
       puts.push([
@@ -367,8 +383,9 @@ class PlanWriter {
    * Writes the items (or groups of items that go together) in transactions of the product: each one
    * bumps its revision and fails if it is gone.
    */
-  private async inProduct(items: readonly (TransactItem | TransactItem[])[]): Promise<void> {
+  private async inProduct(entries: readonly ContentsEntry[]): Promise<void> {
     let chunk: TransactItem[] = [];
+    let counters = new Map<string, Record<string, number>>();
     const flush = async () => {
       if (chunk.length === 0) return;
       const bump: TransactItem = {
@@ -381,14 +398,23 @@ class PlanWriter {
           ExpressionAttributeValues: { ':one': 1 },
         },
       };
-      const items = [{ label: 'product', item: bump }, ...labelled('contents', chunk)];
+      const moved = new Map([...counters].filter(([, delta]) => Object.values(delta).some((v) => v !== 0)));
+      const items = [{ label: 'product', item: bump }, ...labelled('contents', chunk), ...counterUpdates(this.tableName, listCounterSpace(this.dataspace, 'PRODUCTPACKAGES'), moved)];
       chunk = [];
+      counters = new Map();
       await this.transact(items);
     };
-    for (const entry of items) {
-      const group = Array.isArray(entry) ? entry : [entry];
-      if (chunk.length + group.length > TRANSACTION_ITEMS - 1) await flush();
+    for (const entry of entries) {
+      const group = Array.isArray(entry) ? entry : 'items' in entry ? entry.items : [entry];
+      const deltas: CounterDeltas = !Array.isArray(entry) && 'counters' in entry ? entry.counters : new Map();
+      const added = [...deltas.keys()].filter((counter) => !counters.has(counter)).length;
+      if (chunk.length + counters.size + group.length + added > TRANSACTION_ITEMS - 1) await flush();
       chunk.push(...group);
+      for (const [counter, delta] of deltas) {
+        const sum = counters.get(counter) ?? {};
+        for (const [attribute, value] of Object.entries(delta)) sum[attribute] = (sum[attribute] ?? 0) + value;
+        counters.set(counter, sum);
+      }
     }
     await flush();
   }

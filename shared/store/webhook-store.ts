@@ -1,14 +1,16 @@
 /**
- * Persistence of webhooks: subscriptions (listed per dataspace through GSI1), the deliveries made to
- * each (the envelope kept for redelivery) and the log of every attempt, newest first, which DynamoDB's
- * TTL removes after 30 days.
+ * Persistence of webhooks: subscriptions (listed per dataspace through GSI1), each event's envelope
+ * (once, for retries and redelivery), the deliveries made to each subscription and the log of every
+ * attempt, newest first, which DynamoDB's TTL removes after 30 days. The fan-out writes its deliveries
+ * and attempts after its POSTs, in batches (writeLog); a retry writes its own attempt the same way.
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys.ts';
 import type { Subscription, WebhookEventType } from '../domain/webhooks.ts';
 import type { Envelope } from '../events/envelope.ts';
 import { TABLE } from '../table.ts';
-import { isConditionFailure, partitionQueryInput, queryAll, queryCount, queryOffset, revisionCondition, type Item } from './dynamo.ts';
+import { batchGet, isConditionFailure, partitionQueryInput, queryAll, queryCount, queryOffset, revisionCondition, type Item } from './dynamo.ts';
+import { BatchWriter } from './batch-writer.ts';
 
 const LOG_TTL_SECONDS = 30 * 86_400;
 
@@ -33,13 +35,33 @@ export interface Delivery {
   readonly deliveredAt?: string | null;
 }
 
+/** A delivery as the fan-out records it after its first attempt (the envelope is on the event's item). */
+export interface DeliveryRecord {
+  readonly deliveryId: string;
+  readonly webhookUuid: string;
+  readonly eventId: string;
+  /** Attempts made so far (the next attempt is this plus one). */
+  readonly attempts: number;
+  readonly deliveredAt: string | null;
+}
+
+/** What is known of a delivery already recorded: a duplicated event must not deliver it again. */
+export interface DeliveryState {
+  readonly attempts: number;
+  readonly deliveredAt: string | null;
+}
+
 export class StaleWebhookError extends Error {}
 
 export class WebhookStore {
+  private readonly logWriter: BatchWriter;
+
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+  ) {
+    this.logWriter = new BatchWriter(doc, tableName);
+  }
 
   async get(uuid: string): Promise<Subscription | undefined> {
     const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.webhook(uuid), ConsistentRead: true }));
@@ -52,10 +74,10 @@ export class WebhookStore {
     return { count, items: offset < count ? (await queryOffset(this.doc, input, offset, limit)).map(toSubscription) : [] };
   }
 
-  /** Every active subscription of the dataspace to this event type. */
-  async subscribers(dataspace: string, eventType: string): Promise<Subscription[]> {
+  /** Every subscription of the dataspace (the fan-out picks the active ones to the event's type). */
+  async subscriptionsOf(dataspace: string): Promise<Subscription[]> {
     const items = await queryAll(this.doc, partitionQueryInput(this.tableName, keys.webhooksOfDataspace(dataspace)));
-    return items.map(toSubscription).filter((s) => s.isActive && (s.events as readonly string[]).includes(eventType));
+    return items.map(toSubscription);
   }
 
   /** Writes the subscription if it is still at `before`'s revision (or new). */
@@ -152,7 +174,7 @@ export class WebhookStore {
             deliveryId: delivery.deliveryId,
             webhookUuid: delivery.webhookUuid,
             envelope: delivery.envelope,
-            [TABLE.ttlAttribute]: Math.floor(now.getTime() / 1000) + LOG_TTL_SECONDS,
+            [TABLE.ttlAttribute]: ttl(now),
           },
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
@@ -162,25 +184,66 @@ export class WebhookStore {
       });
   }
 
+  /**
+   * The events of these that were fanned out before (a duplicate from the bus, or the retry of a
+   * fan-out that failed part-way): their WebhookEvent item exists. One BatchGetItem for a whole batch
+   * of events; a fanned-out event's deliveries must then be looked up (deliveryStates).
+   */
+  async fannedOut(eventIds: readonly string[]): Promise<Set<string>> {
+    const items = await batchGet(this.doc, this.tableName, eventIds.map((id) => keys.webhookEvent(id)), true);
+    return new Set(items.map((item) => (item.envelope as Envelope).id));
+  }
+
+  /** The deliveries of these that are recorded already, by delivery id (BatchGetItem, 100 keys a call). */
+  async deliveryStates(deliveries: readonly { webhookUuid: string; deliveryId: string }[]): Promise<Map<string, DeliveryState>> {
+    const items = await batchGet(this.doc, this.tableName, deliveries.map((d) => keys.delivery(d.webhookUuid, d.deliveryId)), true);
+    return new Map(
+      items.map((item) => [String(item.deliveryId), { attempts: Number(item.attempts ?? 0), deliveredAt: (item.deliveredAt as string | null | undefined) ?? null }]),
+    );
+  }
+
+  /**
+   * Records deliveries and attempts with BatchWriteItem, together with what other callers write at the
+   * same moment (./batch-writer.ts), each row with the log's TTL. Resolves once all are stored.
+   */
+  async writeLog(
+    deliveries: readonly DeliveryRecord[],
+    attempts: readonly { webhookUuid: string; attempt: Attempt }[],
+    now: Date,
+    /** The event's envelope, kept once for all its deliveries (retries and redelivery read it). */
+    event?: Envelope,
+  ): Promise<void> {
+    await this.logWriter.write([
+      ...(event ? [{ ...keys.webhookEvent(event.id), entity: 'WebhookEvent', envelope: event, [TABLE.ttlAttribute]: ttl(now) }] : []),
+      ...deliveries.map((delivery) => ({
+        ...keys.delivery(delivery.webhookUuid, delivery.deliveryId),
+        entity: 'WebhookDelivery',
+        deliveryId: delivery.deliveryId,
+        webhookUuid: delivery.webhookUuid,
+        eventId: delivery.eventId,
+        attempts: delivery.attempts,
+        ...(delivery.deliveredAt === null ? {} : { deliveredAt: delivery.deliveredAt }),
+        [TABLE.ttlAttribute]: ttl(now),
+      })),
+      ...attempts.map(({ webhookUuid, attempt }) => attemptItem(webhookUuid, attempt, now)),
+    ]);
+  }
+
+  /** A delivery with its envelope: on its own item (recordDelivery), or on its event's (the fan-out's). */
   async getDelivery(webhookUuid: string, deliveryId: string): Promise<Delivery | undefined> {
     const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.delivery(webhookUuid, deliveryId), ConsistentRead: true }));
-    return result.Item
-      ? { deliveryId, webhookUuid, envelope: result.Item.envelope as Envelope, deliveredAt: (result.Item.deliveredAt as string | undefined) ?? null }
-      : undefined;
+    const item = result.Item;
+    if (!item) return undefined;
+    let envelope = item.envelope as Envelope | undefined;
+    if (envelope === undefined && typeof item.eventId === 'string') {
+      const event = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.webhookEvent(item.eventId), ConsistentRead: true }));
+      envelope = event.Item?.envelope as Envelope | undefined;
+    }
+    return envelope === undefined ? undefined : { deliveryId, webhookUuid, envelope, deliveredAt: (item.deliveredAt as string | undefined) ?? null };
   }
 
   async logAttempt(webhookUuid: string, attempt: Attempt, now: Date): Promise<void> {
-    await this.doc.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          ...keys.attempt(webhookUuid, attempt.at, attempt.id),
-          entity: 'WebhookAttempt',
-          ...attempt,
-          [TABLE.ttlAttribute]: Math.floor(now.getTime() / 1000) + LOG_TTL_SECONDS,
-        },
-      }),
-    );
+    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: attemptItem(webhookUuid, attempt, now) }));
   }
 
   /** The delivery log, newest first. */
@@ -214,6 +277,13 @@ export class WebhookStore {
       throw error;
     }
   }
+}
+
+/** When DynamoDB's TTL may remove a log row written now. */
+const ttl = (now: Date) => Math.floor(now.getTime() / 1000) + LOG_TTL_SECONDS;
+
+function attemptItem(webhookUuid: string, attempt: Attempt, now: Date): Item {
+  return { ...keys.attempt(webhookUuid, attempt.at, attempt.id), entity: 'WebhookAttempt', ...attempt, [TABLE.ttlAttribute]: ttl(now) };
 }
 
 function toSubscription(item: Item): Subscription {

@@ -20,6 +20,8 @@ export interface DeliveryResult {
   readonly durationMs: number;
   /** The first 1 KB of the answer, or the error. */
   readonly excerpt: string;
+  /** No (complete) answer came within the timeout given. */
+  readonly timedOut: boolean;
 }
 
 export interface TargetPolicy {
@@ -77,7 +79,7 @@ export function sign(secret: string, id: string, at: Date, body: string): string
 export async function deliver(target: string, envelope: Envelope, secret: string, policy: TargetPolicy, timeoutMs = DELIVERY_TIMEOUT_MS): Promise<DeliveryResult> {
   const started = Date.now();
   const problem = await targetProblem(target, policy);
-  if (problem) return { ok: false, status: null, durationMs: Date.now() - started, excerpt: problem };
+  if (problem) return { ok: false, status: null, durationMs: Date.now() - started, excerpt: problem, timedOut: false };
   const body = JSON.stringify(envelope);
   const at = new Date();
   const url = new URL(target);
@@ -91,11 +93,17 @@ export async function deliver(target: string, envelope: Envelope, secret: string
   };
   return new Promise<DeliveryResult>((resolve) => {
     let done = false;
+    let timedOut = false;
     const finish = (status: number | null, excerpt: string) => {
       if (done) return;
       done = true;
       clearTimeout(deadline);
-      resolve({ ok: status !== null && status >= 200 && status < 300, status, durationMs: Date.now() - started, excerpt: logExcerpt(excerpt) });
+      const ok = !timedOut && status !== null && status >= 200 && status < 300;
+      resolve({ ok, status, durationMs: Date.now() - started, excerpt: logExcerpt(excerpt), timedOut });
+    };
+    const giveUp = () => {
+      timedOut = true;
+      request.destroy(new Error(`No answer within ${timeoutMs} ms`));
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const request = send(
@@ -113,9 +121,9 @@ export async function deliver(target: string, envelope: Envelope, secret: string
       },
     );
     // The whole exchange, not only silences, must fit the timeout.
-    const deadline = setTimeout(() => request.destroy(new Error(`No answer within ${timeoutMs} ms`)), timeoutMs);
-    request.on('timeout', () => request.destroy(new Error(`No answer within ${timeoutMs} ms`)));
-    request.on('error', (error) => finish(null, error.message));
+    const deadline = setTimeout(giveUp, timeoutMs);
+    request.on('timeout', giveUp);
+    request.on('error', (error) => finish(null, timedOut ? `No answer within ${timeoutMs} ms` : error.message));
     request.end(body);
   });
 }

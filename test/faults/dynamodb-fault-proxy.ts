@@ -6,8 +6,8 @@
  * unprocessed. Everything else is forwarded untouched, so the service's own SDK client, with its
  * real retry strategy, is what gets tested.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { startDynamoDbProxy, type ProxiedCall } from '../../bench/lib/dynamodb-proxy.ts';
 
 export type Fault =
   /**
@@ -25,11 +25,6 @@ export type Fault =
   | { readonly kind: 'unprocessed' }
   /** Forwarded untouched: queued before another fault, it lets the first calls through. */
   | { readonly kind: 'pass' };
-
-/** The __type prefix DynamoDB puts on each error (throttling comes from a different namespace). */
-const NAMESPACES: Record<string, string> = {
-  ThrottlingException: 'com.amazon.coral.availability',
-};
 
 interface Injection {
   readonly fault: Fault;
@@ -55,101 +50,48 @@ export interface FaultProxy {
 }
 
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
-  const upstream = new URL(target);
   const injections = new Map<string, Injection[]>();
   const seen = new Map<string, Record<string, unknown>[]>();
   const stalled = new Set<Socket>();
-  const sockets = new Set<Socket>();
 
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const operation = String(req.headers['x-amz-target'] ?? '').split('.').at(-1) ?? '';
-      let parsed: Record<string, unknown> = {};
-      try {
-        parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
-      } catch {
-        // not JSON: forwarded as is
-      }
-      seen.set(operation, [...(seen.get(operation) ?? []), parsed]);
-      const queue = injections.get(operation) ?? [];
-      const injection = queue.find((entry) => entry.left > 0);
-      if (injection) injection.left -= 1;
-      answer(injection?.fault, req, res, body, parsed);
-    });
-  });
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => {
-      sockets.delete(socket);
-      stalled.delete(socket);
-    });
+  const proxy = await startDynamoDbProxy(target, (call) => {
+    seen.set(call.operation, [...(seen.get(call.operation) ?? []), call.parsed]);
+    const queue = injections.get(call.operation) ?? [];
+    const injection = queue.find((entry) => entry.left > 0);
+    if (injection) injection.left -= 1;
+    answer(injection?.fault, call);
   });
 
-  function answer(fault: Fault | undefined, req: IncomingMessage, res: ServerResponse, body: Buffer, parsed: Record<string, unknown>) {
+  function answer(fault: Fault | undefined, call: ProxiedCall) {
     switch (fault?.kind) {
       case undefined:
       case 'pass':
-        forward(req, body, (status, headers, reply) => {
-          res.writeHead(status, headers);
-          res.end(reply);
-        });
+        call.forward();
         return;
-      case 'error': {
-        const namespace = NAMESPACES[fault.type] ?? 'com.amazonaws.dynamodb.v20120810';
-        const text = JSON.stringify({ __type: `${namespace}#${fault.type}`, message: `Injected ${fault.type}`, ...fault.fields });
-        res.writeHead(fault.status ?? 400, {
-          'content-type': 'application/x-amz-json-1.0',
-          'content-length': String(Buffer.byteLength(text)),
-          'x-amzn-requestid': `fault-${Date.now()}`,
-        });
-        res.end(text);
+      case 'error':
+        call.error(fault.type, { message: `Injected ${fault.type}`, ...(fault.status !== undefined ? { status: fault.status } : {}), ...(fault.fields ? { fields: fault.fields } : {}) });
         return;
-      }
       case 'reset':
-        req.socket.destroy();
+        call.req.socket.destroy();
         return;
       case 'lost-response':
-        forward(req, body, () => req.socket.destroy());
+        call.forward(() => call.req.socket.destroy());
         return;
       case 'stall':
-        stalled.add(req.socket);
+        stalled.add(call.req.socket);
+        call.req.socket.once('close', () => stalled.delete(call.req.socket));
         return;
       case 'unprocessed': {
-        const text = JSON.stringify({ Responses: {}, UnprocessedKeys: parsed.RequestItems ?? {} });
-        res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0', 'content-length': String(Buffer.byteLength(text)) });
-        res.end(text);
+        const text = JSON.stringify({ Responses: {}, UnprocessedKeys: call.parsed.RequestItems ?? {} });
+        call.res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0', 'content-length': String(Buffer.byteLength(text)) });
+        call.res.end(text);
         return;
       }
     }
   }
 
-  function forward(req: IncomingMessage, body: Buffer, done: (status: number, headers: Record<string, string | string[]>, body: Buffer) => void) {
-    const headers = { ...req.headers, host: upstream.host };
-    const outgoing = httpRequest(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
-      (reply) => {
-        const parts: Buffer[] = [];
-        reply.on('data', (chunk: Buffer) => parts.push(chunk));
-        reply.on('end', () => {
-          const replyHeaders: Record<string, string | string[]> = {};
-          for (const [name, value] of Object.entries(reply.headers)) if (value !== undefined) replyHeaders[name] = value;
-          done(reply.statusCode ?? 502, replyHeaders, Buffer.concat(parts));
-        });
-      },
-    );
-    outgoing.on('error', () => req.socket.destroy());
-    outgoing.end(body);
-  }
-
-  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', () => resolveListen()));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: proxy.endpoint,
     inject(operation, fault, times) {
       injections.set(operation, [...(injections.get(operation) ?? []), { fault, left: times }]);
     },
@@ -163,9 +105,6 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       for (const socket of stalled) socket.destroy();
       stalled.clear();
     },
-    async stop() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((done) => server.close(() => done()));
-    },
+    stop: () => proxy.stop(),
   };
 }

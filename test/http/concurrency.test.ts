@@ -58,6 +58,8 @@ describe(`${WRITERS} concurrent writers on one object`, () => {
     expect(after.json.comments.map((c: { text: string }) => c.text).sort()).toEqual(
       Array.from({ length: WRITERS / 2 }, (_, j) => `comment ${2 * j}`).sort(),
     );
+    expect(after.json.comment_count).toBe(WRITERS / 2);
+    expect((await call('alice', 'GET', `${path}comments/?page_size=100`)).json.count).toBe(WRITERS / 2);
   });
 
   it('add packages to one product: every add answers 201 and every package is in the product', async () => {

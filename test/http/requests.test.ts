@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { aTeam, load, type Team } from '../support/factories.ts';
-import { ORDERING_FIELDS } from '../../shared/domain/request.ts';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { COMMENTS_SHOWN, ORDERING_FIELDS } from '../../shared/domain/request.ts';
+import { keys } from '../../shared/keys.ts';
 import { useHttpTeam } from '../support/http-team.ts';
 
 const http = useHttpTeam({
@@ -113,6 +115,8 @@ describe('POST /api/v2/requests/', () => {
       last_modified_by: 'alice',
       created_date: expect.stringMatching(/\+00:00$/),
       last_modified_date: request.created_date,
+      comment_count: 0,
+      comments_url: `${http.api.url}/api/v2/requests/${request.uuid}/comments/`,
       comments: [],
     });
     expect((await call('bob', 'GET', `/api/v2/requests/${request.uuid}/`)).json).toEqual(request);
@@ -278,6 +282,130 @@ describe('comments', () => {
     const response = await call('alice', 'POST', '/api/v2/requests/00000000-0000-4000-8000-000000000000/add_comment/', { text: 'x' });
     expect(response.status).toBe(404);
   });
+});
+
+describe('GET /api/v2/requests/{uuid}/comments/', () => {
+  type Comment = { uuid: string; username: string; text: string; created_date: string };
+  const texts = (comments: Comment[]) => comments.map((comment) => comment.text);
+
+  /** Every page of a comments list, following next from `path`; each page's count must be the same. */
+  async function everyComment(user: string, path: string): Promise<{ count: number; comments: Comment[]; pages: number }> {
+    let response = await call(user, 'GET', path);
+    expect(response.status, response.text).toBe(200);
+    const count = response.json.count;
+    const comments: Comment[] = [...response.json.results];
+    let pages = 1;
+    while (response.json.next) {
+      response = await call(user, 'GET', response.json.next.slice(http.api.url.length));
+      expect(response.status, response.text).toBe(200);
+      expect(response.json.count).toBe(count);
+      comments.push(...response.json.results);
+      pages += 1;
+    }
+    return { count, comments, pages };
+  }
+
+  it(`keeps the detail to the latest ${COMMENTS_SHOWN} comments with the exact count, and pages through all of them oldest first`, async () => {
+    const request = await aRequest('alice');
+    const path = `/api/v2/requests/${request.uuid}/`;
+    const total = COMMENTS_SHOWN + 5;
+    const written = Array.from({ length: total }, (_, i) => `comment ${String(i + 1).padStart(3, '0')}`);
+    for (const [i, text] of written.entries()) {
+      const added = await call(i % 2 === 0 ? 'alice' : 'carol', 'POST', `${path}add_comment/`, { text });
+      expect(added.status, added.text).toBe(201);
+    }
+
+    const detail = (await call('bob', 'GET', path)).json;
+    expect(detail.comment_count).toBe(total);
+    expect(detail.comments_url).toBe(`${http.api.url}${path}comments/`);
+    expect(texts(detail.comments)).toEqual(written.slice(-COMMENTS_SHOWN));
+
+    const all = await everyComment('bob', `${path}comments/`);
+    expect(all.count).toBe(total);
+    expect(all.pages).toBe(Math.ceil(total / 10));
+    expect(texts(all.comments)).toEqual(written);
+    expect(all.comments[0]).toEqual({ uuid: expect.any(String), username: 'alice', text: written[0], created_date: expect.stringMatching(/\+00:00$/) });
+    expect(all.comments[1]!.username).toBe('carol');
+    // Dates follow the order of the comments, and the detail shows the very same comments.
+    expect(all.comments.map((c) => c.created_date)).toEqual(all.comments.map((c) => c.created_date).sort());
+    expect(detail.comments).toEqual(all.comments.slice(-COMMENTS_SHOWN));
+
+    const big = await call('bob', 'GET', `${path}comments/?page_size=100&page=2`);
+    expect(big.json).toMatchObject({ count: total, next: null, previous: `${http.api.url}${path}comments/?page_size=100` });
+    expect(texts(big.json.results)).toEqual(written.slice(100));
+    const past = await call('bob', 'GET', `${path}comments/?page_size=100&page=3`);
+    expect(past.status).toBe(404);
+    expect(past.json).toEqual({ detail: 'Invalid page.' });
+  }, 240_000);
+
+  it("stays inside Lambda's 6 MB answer with more comments than all of them would fit in", async () => {
+    const request = await aRequest('alice');
+    const path = `/api/v2/requests/${request.uuid}/`;
+    // The longest comment there is: 10,000 characters of three UTF-8 bytes each.
+    const longest = (i: number) => `${String(i).padStart(4, '0')}${'€'.repeat(9_996)}`;
+    const total = Math.ceil((6 * 1024 * 1024) / Buffer.byteLength(longest(0))) + 5;
+    for (let i = 0; i < total; i++) {
+      const added = await call('alice', 'POST', `${path}add_comment/`, { text: longest(i) });
+      expect(added.status, added.text).toBe(201);
+    }
+    const all = await everyComment('bob', `${path}comments/?page_size=100`);
+    expect(all.count).toBe(total);
+    expect(all.comments.map((c) => c.text)).toEqual(Array.from({ length: total }, (_, i) => longest(i)));
+    // Every comment in one answer, as the detail used to hold them, is past Lambda's limit...
+    expect(Buffer.byteLength(JSON.stringify(all.comments))).toBeGreaterThan(6 * 1024 * 1024);
+    // ...the detail is not: it answers, with the latest comments and the exact count.
+    const detail = await call('bob', 'GET', path);
+    expect(detail.status, detail.text.slice(0, 200)).toBe(200);
+    expect(Buffer.byteLength(detail.text)).toBeLessThan(6 * 1024 * 1024);
+    expect(detail.json.comment_count).toBe(total);
+    expect(detail.json.comments).toEqual(all.comments.slice(-COMMENTS_SHOWN));
+    console.log(`request detail with ${total} comments of ${Buffer.byteLength(longest(0))} bytes: ${Buffer.byteLength(detail.text)} bytes; all comments: ${Buffer.byteLength(JSON.stringify(all.comments))} bytes`);
+  }, 300_000);
+
+  it('answers an empty first page for a request without comments', async () => {
+    const request = await aRequest('alice');
+    const response = await call('carol', 'GET', `/api/v2/requests/${request.uuid}/comments/`);
+    expect(response.status).toBe(200);
+    expect(response.json).toEqual({ count: 0, next: null, previous: null, results: [] });
+  });
+
+  it('is 404 to whoever may not see the request, as the request itself', async () => {
+    const secret = await aRequest('alice', { is_private: true, assignee: 'bob' });
+    const path = `/api/v2/requests/${secret.uuid}/comments/`;
+    expect((await call('bob', 'POST', `/api/v2/requests/${secret.uuid}/add_comment/`, { text: 'between us' })).status).toBe(201);
+    for (const user of ['alice', 'bob', 'root']) expect((await call(user, 'GET', path)).json.count, user).toBe(1);
+    for (const user of ['carol', 'mallory']) {
+      const response = await call(user, 'GET', path);
+      expect(response.status, user).toBe(404);
+      expect(response.json, user).toEqual({ detail: 'Not found.' });
+    }
+    for (const other of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      expect((await call('root', 'GET', `/api/v2/requests/${other}/comments/`)).status, other).toBe(404);
+    }
+  });
+
+  it('counts comments written before comments were counted, and numbers the next one after them', async () => {
+    const request = await aRequest('alice');
+    // Comment items as the service wrote them before the comment count existed: no count item, no seq;
+    // more than the detail shows, so that it cannot count them from what it read.
+    const total = COMMENTS_SHOWN + 2;
+    const old = Array.from({ length: total }, (_, i) => {
+      const createdDate = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString().replace('Z', '+00:00');
+      const uuid = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      return { ...keys.comment(request.uuid, createdDate, uuid), entity: 'RequestComment', requestUuid: request.uuid, uuid, username: 'carol', text: `old ${i}`, createdDate };
+    });
+    for (const item of old) await http.env.doc.send(new PutCommand({ TableName: http.env.tableName, Item: item }));
+    const path = `/api/v2/requests/${request.uuid}/`;
+    expect((await call('bob', 'GET', path)).json.comment_count).toBe(total);
+    expect((await call('bob', 'GET', `${path}comments/`)).json.count).toBe(total);
+    expect((await call('bob', 'POST', `${path}add_comment/`, { text: 'new' })).status).toBe(201);
+    const detail = (await call('bob', 'GET', path)).json;
+    expect(detail.comment_count).toBe(total + 1);
+    expect(texts(detail.comments)).toEqual([...old.slice(-(COMMENTS_SHOWN - 1)).map((item) => item.text), 'new']);
+    const all = await everyComment('bob', `${path}comments/`);
+    expect(all.count).toBe(total + 1);
+    expect(texts(all.comments)).toEqual([...old.map((item) => item.text), 'new']);
+  }, 120_000);
 });
 
 describe('GET /api/v2/requests/ in a dataspace of its own', () => {

@@ -12,7 +12,7 @@ const streamPattern = { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: {
 
 const SOURCES: readonly EventSourceDefinition[] = [
   { kind: 'table-stream', function: 'not-found', batchSize: 25, maxRetryAttempts: 3, bisectBatchOnError: true, filterPatterns: [streamPattern] },
-  { kind: 'queue', queue: 'evaluation', function: 'api-schema', batchSize: 10, maxBatchingWindowSeconds: 2 },
+  { kind: 'queue', queue: 'evaluation', function: 'api-schema', batchSize: 10, maxBatchingWindowSeconds: 2, maxConcurrency: 5 },
 ];
 
 let synth: Synthesized;
@@ -61,12 +61,13 @@ describe('a table-stream source', () => {
 });
 
 describe('a queue source', () => {
-  it('maps the queue with batch size, batching window and partial batch failures', () => {
+  it('maps the queue with batch size, batching window, maximum concurrency and partial batch failures', () => {
     synth.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: logicalId(synth.stack, synth.stack.functions['api-schema'].function) },
       EventSourceArn: { 'Fn::GetAtt': [logicalId(synth.stack, synth.stack.queues.evaluation.queue), 'Arn'] },
       BatchSize: 10,
       MaximumBatchingWindowInSeconds: 2,
+      ScalingConfig: { MaximumConcurrency: 5 },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
     expect(QUEUES.evaluation.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(10);

@@ -12,6 +12,9 @@ import { EVENT_BUS, EVENT_SOURCES, QUEUES, type QueueName } from '../../shared/r
 import { DEFAULT_ROUTE_FUNCTION, ROUTES, gatewayRouteKeys } from '../../shared/routes/index.ts';
 import { TABLE, keyAttributes } from '../../shared/table.ts';
 import { acknowledgments, actionsOf, logicalId, nagFindings, roleStatements, synthesize, type Synthesized } from './helpers.ts';
+import { AWS_RETRY_SCHEDULE } from '../../shared/domain/webhooks.ts';
+import { FIRST_TRY_TIMEOUT_MS, POST_CONCURRENCY } from '../../shared/services/webhooks.ts';
+import { DELIVERY_TIMEOUT_MS } from '../../shared/webhooks/sender.ts';
 
 const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'];
@@ -93,6 +96,8 @@ describe('the HTTP API', () => {
       for (const key of gatewayRouteKeys(route)) expect(functionOf(key), key).toBe(functionId(route.function));
     }
     expect(functionOf('$default')).toBe(functionId(DEFAULT_ROUTE_FUNCTION));
+    // A request's comments, a page at a time, are served by the requests function, as the request is.
+    expect(functionOf('GET /api/v2/requests/{uuid}/comments')).toBe(functionId('requests'));
     synth.template.allResourcesProperties('AWS::ApiGatewayV2::Integration', {
       IntegrationType: 'AWS_PROXY',
       PayloadFormatVersion: '2.0',
@@ -338,6 +343,15 @@ describe('the evaluation pipeline', () => {
     expect(JSON.stringify(evaluator.Properties.EventSourceArn)).toContain(logicalId(synth.stack, synth.stack.queues.evaluation.queue));
   });
 
+  it('sizes the evaluator for large products: 1,024 MB, 60 s, a queue that hides a message six timeouts long, and leave to hand a batch back', () => {
+    const resources = synth.template.toJSON().Resources;
+    expect(resources[idOf('evaluator')].Properties).toMatchObject({ MemorySize: 1024, Timeout: 60 });
+    const queue = resources[logicalId(synth.stack, synth.stack.queues.evaluation.queue)];
+    expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * 60);
+    // The products a batch cannot evaluate in time, and the pages of a dataspace, go back onto its own queue.
+    expect(actionsOf(roleStatements(synth, synth.stack.functions.evaluator)).has('sqs:SendMessage')).toBe(true);
+  });
+
   const publicBaseUrlOf = (of: Synthesized, name: FunctionName): unknown =>
     (of.template.toJSON().Resources[logicalId(of.stack, of.stack.functions[name].function)].Properties.Environment.Variables as Record<string, unknown>).PUBLIC_BASE_URL;
 
@@ -362,17 +376,27 @@ describe('the evaluation pipeline', () => {
   });
 
 
-  it('delivers one message per invocation, gives up after the schedule into an alarmed DLQ', () => {
+  it('fans out and retries deliveries in batches, several invocations at once, and gives up after the schedule into an alarmed DLQ', () => {
     const deliveries = synth.stack.queues.webhookDeliveries;
+    // The fan-out makes the first attempt; the queue the other ones of the schedule.
+    expect(QUEUES.webhookDeliveries.maxReceiveCount).toBe(AWS_RETRY_SCHEDULE.maxAttempts - 1);
     synth.template.hasResourceProperties('AWS::SQS::Queue', {
       RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(synth.stack, deliveries.deadLetterQueue), 'Arn'] }, maxReceiveCount: QUEUES.webhookDeliveries.maxReceiveCount },
     });
     const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm'));
     expect(alarms.some((alarm) => JSON.stringify(alarm.Properties.Dimensions).includes(logicalId(synth.stack, deliveries.deadLetterQueue)))).toBe(true);
-    const mapping = Object.values(synth.template.findResources('AWS::Lambda::EventSourceMapping')).find(
-      (m) => m.Properties.FunctionName.Ref === logicalId(synth.stack, synth.stack.functions['webhook-delivery'].function),
-    )!;
-    expect(mapping.Properties).toMatchObject({ BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    const mappingOf = (name: 'webhook-fanout' | 'webhook-delivery') =>
+      Object.values(synth.template.findResources('AWS::Lambda::EventSourceMapping')).find(
+        (m) => m.Properties.FunctionName.Ref === logicalId(synth.stack, synth.stack.functions[name].function),
+      )!;
+    // Batches of ten, several invocations at once (each handles its messages side by side).
+    expect(mappingOf('webhook-fanout').Properties).toMatchObject({ BatchSize: 10, ScalingConfig: { MaximumConcurrency: 50 }, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    expect(mappingOf('webhook-delivery').Properties).toMatchObject({ BatchSize: 10, ScalingConfig: { MaximumConcurrency: 10 }, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    // A fan-out batch to 100 subscriptions an event, every receiver slow, fits its function's timeout
+    // with room for the log; a retry batch waits the full delivery timeout once, all at once.
+    const fanOutWorstSeconds = 10 * Math.ceil(100 / POST_CONCURRENCY) * (FIRST_TRY_TIMEOUT_MS / 1000);
+    expect(fanOutWorstSeconds).toBeLessThanOrEqual(FUNCTIONS['webhook-fanout'].timeoutSeconds * 0.75);
+    expect(DELIVERY_TIMEOUT_MS / 1000).toBeLessThanOrEqual(FUNCTIONS['webhook-delivery'].timeoutSeconds / 2);
     // It may move its own messages back with a backoff.
     const actions = actionsOf(roleStatements(synth, synth.stack.functions['webhook-delivery']));
     expect(actions.has('sqs:ChangeMessageVisibility')).toBe(true);

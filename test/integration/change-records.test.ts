@@ -1,7 +1,7 @@
 /**
  * Every change that can change a product's evaluation leaves a record on the table's stream that
  * maps to exactly the right products: the API makes the change, the stream poller reads DynamoDB
- * Local's stream, and changeTargets + the resolver name the products.
+ * Local's stream, and changeTargets + the resolver name the products (a whole dataspace's in pages).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DynamoDBRecord } from 'aws-lambda';
@@ -10,12 +10,14 @@ import { useHttpTeam } from '../support/http-team.ts';
 import { startStreamPoller, type StreamPoller } from '../../bin/local/stream-poller.ts';
 import { changeTargets } from '../../shared/domain/change-records.ts';
 import { ChangeTargetResolver, changeRecordOf } from '../../shared/store/change-targets.ts';
+import { ProductStore } from '../../shared/store/product-store.ts';
 import { dynamodbEndpoint } from '../support/environment.ts';
 
 const http = useHttpTeam({ acme: { users: { root: { superuser: true }, alice: {} } }, beta: { users: { mallory: { superuser: true } } } });
 let poller: StreamPoller;
 const seen: DynamoDBRecord[] = [];
 let resolver: ChangeTargetResolver;
+let productStore: ProductStore;
 
 const call = async (method: string, path: string, body?: unknown, as = 'root') => {
   const response = await http.call(as, method, path, body);
@@ -47,7 +49,17 @@ async function affectedBy(action: () => Promise<unknown>): Promise<string[]> {
   await action();
   const end = await mark();
   const targets = seen.slice(start + 1, end).flatMap((record) => changeTargets(changeRecordOf(record)));
-  return (await resolver.products(targets)).map((product) => product.uuid).sort();
+  const found = new Set((await resolver.products(targets)).map((product) => product.uuid));
+  // A dataspace target is walked page by page, as the evaluator walks it (shared/services/evaluation-fan-out.ts).
+  for (const dataspace of new Set(targets.flatMap((target) => (target.kind === 'dataspace' ? [target.dataspace] : [])))) {
+    let cursor: string | undefined;
+    do {
+      const page = await productStore.uuidsOfDataspacePage(dataspace, cursor, 2);
+      for (const uuid of page.uuids) found.add(uuid);
+      cursor = page.next;
+    } while (cursor);
+  }
+  return [...found].sort();
 }
 
 let p1: string;
@@ -57,6 +69,7 @@ let pkg: { uuid: string };
 
 beforeAll(async () => {
   resolver = new ChangeTargetResolver(http.env.doc, http.env.tableName);
+  productStore = new ProductStore(http.env.doc, http.env.tableName);
   poller = startStreamPoller({
     dynamodbEndpoint: dynamodbEndpoint(),
     region: 'us-east-1',

@@ -11,14 +11,14 @@ import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { useTestTable, dynamodbEndpoint } from '../support/environment.ts';
 import { aTeam } from '../support/factories.ts';
-import { PolicyStore, type ProductData } from '../../shared/store/policy-store.ts';
+import { PolicyStore, type EvaluationData, type EvaluationHead } from '../../shared/store/policy-store.ts';
 import { CatalogStore } from '../../shared/store/catalog-store.ts';
 import { ProductStore } from '../../shared/store/product-store.ts';
 import { ProductPackageStore } from '../../shared/store/product-package-store.ts';
 import { ProductService } from '../../shared/services/products.ts';
 import { CatalogService } from '../../shared/services/catalog.ts';
 import { ProductPackageService } from '../../shared/services/product-packages.ts';
-import { EvaluationService } from '../../shared/services/evaluation.ts';
+import { EvaluationService, STALE_READ_MARGIN_MS } from '../../shared/services/evaluation.ts';
 import type { Caller } from '../../shared/domain/caller.ts';
 import { startStreamPoller } from '../../bin/local/stream-poller.ts';
 import { startQueuePoller } from '../../bin/local/queue-poller.ts';
@@ -117,8 +117,8 @@ describe('evaluation faults', () => {
     let release!: () => void;
     const bothRead = new Promise<void>((resolve) => (release = resolve));
     class RacingStore extends PolicyStore {
-      override async readProduct(uuid: string): Promise<ProductData | undefined> {
-        const data = await super.readProduct(uuid);
+      override async readForEvaluation(head: EvaluationHead, options: { consistent: boolean }): Promise<EvaluationData> {
+        const data = await super.readForEvaluation(head, options);
         if (waiting < 2) {
           waiting++;
           if (waiting === 2) release();
@@ -230,5 +230,33 @@ describe('evaluation faults', () => {
     await products.destroy(root, product);
     expect(await evaluation.evaluate(product)).toEqual({ outcome: 'skipped', reason: 'gone' });
     expect(await violationItems(product)).toEqual([]);
+  });
+
+  it('a stale read cannot stick: an eventually consistent evaluation answers only the requests seen a margin before it started', async () => {
+    const product = await aViolatingProduct();
+    const t0 = new Date(Date.now() + 60_000);
+    const at = (ms: number) => new Date(t0.getTime() + ms).toISOString().replace('Z', '+00:00');
+    const reads: boolean[] = [];
+    class Recording extends PolicyStore {
+      override async readForEvaluation(head: EvaluationHead, options: { consistent: boolean }): Promise<EvaluationData> {
+        reads.push(options.consistent);
+        return super.readForEvaluation(head, options);
+      }
+    }
+    const later = new EvaluationService({
+      policy: new Recording(env.doc, env.tableName),
+      catalog: new CatalogStore(env.doc, env.tableName),
+      now: () => t0,
+      newUuid: randomUUID,
+      baseUrl: 'https://api.test',
+    });
+    // A request queued 5 s before: read eventually consistent, covering the changes until 1 s before the start.
+    expect((await later.evaluate(product, { requestedAt: at(-5_000) })).outcome).toBe('evaluated');
+    expect((await policy.readViolations(product)).state).toMatchObject({ evaluatedAt: at(0), coveredUntil: at(-STALE_READ_MARGIN_MS) });
+    expect(await later.evaluate(product, { requestedAt: at(-2_000) })).toEqual({ outcome: 'skipped', reason: 'up to date' });
+    // A change seen within the margin may be missing from that read: its request is evaluated again, strongly consistent.
+    expect((await later.evaluate(product, { requestedAt: at(-500) })).outcome).toBe('evaluated');
+    expect(reads).toEqual([false, true]);
+    expect(await later.evaluate(product, { requestedAt: at(-500) })).toEqual({ outcome: 'skipped', reason: 'up to date' });
   });
 });

@@ -72,3 +72,26 @@ describe("the local gateway's events", () => {
     expect(lastEvent?.requestContext.domainName).toBe(`127.0.0.1:${gateway.port}`);
   });
 });
+
+describe("a function's first request", () => {
+  it("is not cut short by the function's load: the timeout counts the invocation only, as Lambda keeps Init out of it", async () => {
+    // Loading takes longer than the not-found function's whole 5 s timeout; the invocation itself is quick.
+    let loading: Promise<void> | undefined;
+    const load = () => (loading ??= new Promise((resolve) => setTimeout(resolve, 5_300)));
+    const own = await startHttpGateway({
+      host: '127.0.0.1',
+      port: 0,
+      init: load,
+      invoke: async () => {
+        await load();
+        return { statusCode: 404, headers: { 'content-type': 'application/json' }, body: '{"detail":"Not found."}' };
+      },
+    });
+    try {
+      const answers = await Promise.all([1, 2, 3].map(() => fetch(`${own.url}/api/v2/nothing-here/`)));
+      expect(answers.map((answer) => answer.status)).toEqual([404, 404, 404]);
+    } finally {
+      await own.stop();
+    }
+  }, 20_000);
+});

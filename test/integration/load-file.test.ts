@@ -4,7 +4,7 @@ import { tableItems } from '../support/snapshot.ts';
 import { applyLoadFile, validateLoadFile } from '../../shared/admin/load-file.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
 import { randomUUID } from 'node:crypto';
-import { NO_PACKAGE_DETAILS } from '../../shared/domain/catalog.ts';
+import { aPackage } from '../support/factories.ts';
 
 let env: Awaited<ReturnType<typeof useTestTable>>;
 
@@ -186,28 +186,7 @@ describe('admin load of the catalog', () => {
 
   it('creates usage policies and vulnerabilities through the API rules, and changes nothing the second time', async () => {
     await loadOk(base());
-    const pkg = await env.catalog.packages.write(undefined, {
-      uuid: randomUUID(),
-      dataspace: 'acme',
-      rev: 0,
-      type: 'npm',
-      namespace: '',
-      name: 'left-pad',
-      version: '1.3.0',
-      qualifiers: {},
-      subpath: '',
-      purl: 'pkg:npm/left-pad@1.3.0',
-      filename: '',
-      downloadUrl: '',
-      ...NO_PACKAGE_DETAILS,
-      licenseExpression: '',
-      licenseKeys: [],
-      countedLicenseKeys: [],
-      declaredLicenseExpression: '',
-      unknownLicenses: [],
-      usagePolicy: null,
-      vulnerabilities: {},
-    });
+    const pkg = await env.catalog.packages.write(undefined, aPackage({ name: 'left-pad', version: '1.3.0' }));
     expect(pkg).toBeUndefined();
     const file = {
       ...base(),

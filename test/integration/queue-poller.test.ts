@@ -306,6 +306,53 @@ describe('startQueuePoller', () => {
     expect(calls[0]!.event.Records.map((record) => record.body).sort()).toEqual([...bodies].sort());
   });
 
+  it('handles up to maxConcurrency batches side by side, never more, and one at a time without it', async () => {
+    const run = async (maxConcurrency: number | undefined) => {
+      const queue = await aQueue({ visibilityTimeoutSeconds: 30 });
+      await send(queue, 'a', 'b', 'c', 'd', 'e', 'f');
+      let running = 0;
+      let most = 0;
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const { calls, handler } = recordingHandler(async () => {
+        running += 1;
+        most = Math.max(most, running);
+        await released;
+        running -= 1;
+      });
+      const poller = startPoller(queue, handler, { batchSize: 1, ...(maxConcurrency === undefined ? {} : { maxConcurrency }) });
+      // Held batches never end until released: the poller must start the next ones meanwhile, up to its bound.
+      await waitFor(() => calls.length >= (maxConcurrency ?? 1));
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const startedWhileHeld = calls.length;
+      release();
+      await waitFor(() => calls.length === 6);
+      await poller.stop();
+      expect(await messagesOn(queue.url)).toBe(0);
+      return { startedWhileHeld, most };
+    };
+
+    expect(await run(4)).toEqual({ startedWhileHeld: 4, most: 4 });
+    expect(await run(undefined)).toEqual({ startedWhileHeld: 1, most: 1 });
+  }, 30_000);
+
+  it('stop() waits for the batches in flight and their deletion', async () => {
+    const queue = await aQueue({ visibilityTimeoutSeconds: 30 });
+    await send(queue, 'one', 'two');
+    let finished = 0;
+    const { calls, handler } = recordingHandler(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      finished += 1;
+    });
+    const poller = startPoller(queue, handler, { batchSize: 1, maxConcurrency: 2 });
+    await waitFor(() => calls.length === 2);
+
+    await poller.stop();
+
+    expect(finished).toBe(2);
+    expect(await messagesOn(queue.url)).toBe(0);
+  });
+
   it('stop() waits for the batch in flight and its deletion', async () => {
     const queue = await aQueue({ visibilityTimeoutSeconds: 30 });
     await send(queue, 'slow');

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
 import { GetQueueUrlCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { eventually, startTestStack, teamApi } from '../support/local-stack.ts';
@@ -17,10 +18,17 @@ interface Received {
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
+  /** performance.now() when it arrived. */
+  readonly at: number;
+  /** For a path that never answers: when the sender gave up on it. */
+  closedAt?: number;
 }
 
-/** A webhook receiver: answers each path with the next status of its script (then the last one). */
-async function startReceiver(port: number, scripts: Record<string, number[]>) {
+/**
+ * A webhook receiver: answers each path with the next status of its script (then the last one); a path
+ * of `hanging` never answers (each request records when the sender gave up).
+ */
+async function startReceiver(port: number, scripts: Record<string, number[]>, hanging: readonly string[] = []) {
   const received: Received[] = [];
   const served = new Map<string, number>();
   const server: Server = createServer((req, res) => {
@@ -28,7 +36,12 @@ async function startReceiver(port: number, scripts: Record<string, number[]>) {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const path = req.url ?? '/';
-      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const entry: Received = { path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: performance.now() };
+      received.push(entry);
+      if (hanging.includes(path)) {
+        res.on('close', () => (entry.closedAt = performance.now()));
+        return;
+      }
       const script = scripts[path] ?? [200];
       const n = served.get(path) ?? 0;
       served.set(path, n + 1);
@@ -36,7 +49,14 @@ async function startReceiver(port: number, scripts: Record<string, number[]>) {
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { received, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    received,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
 }
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
@@ -52,7 +72,7 @@ beforeAll(async () => {
   await load(stack.env, { request_templates: [{ name: 'Review', dataspace: 'acme', content_type: 'product' }] });
   const port = await freePort();
   receiverUrl = `http://127.0.0.1:${port}`;
-  receiver = await startReceiver(port, { '/flaky': [500, 500, 200] });
+  receiver = await startReceiver(port, { '/flaky': [500, 500, 200] }, ['/hang']);
 }, 120_000);
 afterAll(async () => {
   await receiver?.stop();
@@ -113,6 +133,43 @@ describe('delivery', () => {
     expect(() => wrong.verify(detected!.body, detected!.headers as Record<string, string>)).toThrow();
   }, 90_000);
 
+  it('delivers to every other subscriber while one of them never answers, and hands that one to the queue', async () => {
+    // Subscribed first: a delivery that went one subscription after another would try it first.
+    const hanging = await ok('POST', '/api/v2/webhooks/', { target_url: `${receiverUrl}/hang`, events: ['request.updated'] });
+    const paths = ['/prompt/1', '/prompt/2', '/prompt/3'];
+    for (const path of paths) await ok('POST', '/api/v2/webhooks/', { target_url: `${receiverUrl}${path}`, events: ['request.updated'] });
+    const request = await ok('POST', '/api/v2/requests/', { title: 'Hanging receiver', request_template: 'Review' }, 'alice');
+    await ok('PATCH', `/api/v2/requests/${request.uuid}/`, { title: 'Hanging receiver, again' });
+    await ok('PATCH', `/api/v2/requests/${request.uuid}/`, { title: 'Hanging receiver, once more' });
+    const ofRequest = (path: string) => receiver.received.filter((r) => r.path === path && JSON.parse(r.body).data.request.uuid === request.uuid);
+    const hung = await eventually(
+      async () => ofRequest('/hang'),
+      (list) => new Set(list.map((r) => r.headers['webhook-id'])).size === 2 && list.every((r) => r.closedAt !== undefined),
+      30_000,
+    );
+    const events = [...new Set(hung.map((r) => String(r.headers['webhook-id'])))];
+    for (const path of paths) {
+      const got = ofRequest(path);
+      expect(got.map((r) => r.headers['webhook-id']).sort(), path).toEqual([...events].sort());
+      // Each arrived while the hanging receiver still held the first request of the same event.
+      for (const delivery of got) {
+        const firstHung = hung.find((r) => r.headers['webhook-id'] === delivery.headers['webhook-id'])!;
+        expect(delivery.at, path).toBeLessThan(firstHung.closedAt!);
+      }
+    }
+    // The fan-out gave up on it first, then the delivery function tried again at once (not after the
+    // backoff), with the full timeout; the log shows both.
+    await eventually(async () => ofRequest('/hang'), (list) => list.length >= 4, 30_000);
+    const log = await eventually(
+      () => ok('GET', `/api/v2/webhooks/${hanging.uuid}/deliveries/`),
+      (page) => page.count >= 4,
+      30_000,
+    );
+    const first = log.results.filter((a: { attempt: number }) => a.attempt === 1);
+    expect(first).toHaveLength(2);
+    for (const attempt of first) expect(attempt).toMatchObject({ outcome: 'failed', response_status: null, response: expect.stringMatching(/handed to the delivery queue/) });
+  }, 90_000);
+
   it('retries a receiver that answers 500 twice: the third attempt delivers, and the log shows all three', async () => {
     const sub = await ok('POST', '/api/v2/webhooks/', { target_url: `${receiverUrl}/flaky`, events: ['request.added'] });
     const request = await ok('POST', '/api/v2/requests/', { title: 'Flaky delivery', request_template: 'Review' }, 'alice');
@@ -144,12 +201,14 @@ describe('delivery', () => {
     const sqs = createSqsClient({ region: running.region, endpoint: running.sqsEndpoint });
     try {
       const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'webhook-deliveries-dlq' }));
-      const dead = await eventually(
-        async () => (await sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 1, VisibilityTimeout: 0 }))).Messages ?? [],
-        (messages) => messages.length > 0,
+      // The DLQ also holds the deliveries an earlier test left to a receiver that never answers: this one's is among them.
+      const dead: Record<string, unknown>[] = [];
+      await eventually(
+        async () => dead.push(...((await sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 1, MaxNumberOfMessages: 10 }))).Messages ?? []).map((m) => JSON.parse(m.Body!))),
+        () => dead.some((body) => body.webhookUuid === sub.uuid),
         20_000,
       );
-      expect(JSON.parse(dead[0]!.Body!)).toMatchObject({ webhookUuid: sub.uuid, deliveryId: log.results[0].id });
+      expect(dead.filter((body) => body.webhookUuid === sub.uuid)).toEqual([expect.objectContaining({ webhookUuid: sub.uuid, deliveryId: log.results[0].id })]);
     } finally {
       sqs.destroy();
     }

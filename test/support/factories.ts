@@ -1,6 +1,7 @@
 /** Test data factories: valid defaults, overridden per test. */
 import { generateApiKey } from '../../shared/auth/api-key.ts';
 import type { User } from '../../shared/domain/identity.ts';
+import { NO_PACKAGE_DETAILS, type Package } from '../../shared/domain/catalog.ts';
 import { randomUUID } from 'node:crypto';
 import type { LoadFile, LoadTarget } from '../../shared/admin/load-file.ts';
 import { applyLoadFile, validateLoadFile } from '../../shared/admin/load-file.ts';
@@ -16,6 +17,33 @@ export function aUser(overrides: Partial<User> = {}): User {
     isSuperuser: false,
     isActive: true,
     groups: [],
+    ...overrides,
+  };
+}
+
+/** A catalog package of acme, as stored: an npm package by its purl's parts, without a license. */
+export function aPackage(overrides: Partial<Package> & Pick<Package, 'name' | 'version'>): Package {
+  const type = overrides.type ?? 'npm';
+  const namespace = overrides.namespace ?? '';
+  return {
+    uuid: randomUUID(),
+    dataspace: 'acme',
+    rev: 0,
+    type,
+    namespace,
+    qualifiers: {},
+    subpath: '',
+    purl: `pkg:${type}/${namespace ? `${namespace}/` : ''}${overrides.name}@${overrides.version}`,
+    filename: '',
+    downloadUrl: '',
+    ...NO_PACKAGE_DETAILS,
+    licenseExpression: '',
+    licenseKeys: [],
+    countedLicenseKeys: [],
+    declaredLicenseExpression: '',
+    unknownLicenses: [],
+    usagePolicy: null,
+    vulnerabilities: {},
     ...overrides,
   };
 }

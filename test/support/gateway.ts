@@ -14,6 +14,7 @@ export async function startTestGateway() {
     host: '127.0.0.1',
     port: 0,
     invoke: async (name, event) => (await loadHandler(name))(event, lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000)),
+    init: loadHandler,
   });
   // As the local stack does: links are built on the gateway's own address unless the test configured
   // one (before the first call, when the functions read their configuration).

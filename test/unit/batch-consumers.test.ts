@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 
 vi.hoisted(() => {
   // Before the logger (shared/observability/logger.ts) is made, when the functions' modules load.
@@ -20,6 +20,7 @@ import { makeHandler as makeStreamRouter } from '../../functions/stream-router.t
 import { makeHandler as makeOutboxPublisher } from '../../functions/outbox-publisher.ts';
 import { RetryLaterError, type WebhookService } from '../../shared/services/webhooks.ts';
 import type { EvaluationService } from '../../shared/services/evaluation.ts';
+import type { EvaluationFanOut } from '../../shared/services/evaluation-fan-out.ts';
 import type { SbomImportService } from '../../shared/services/sbom-import.ts';
 import type { ChangeTargetResolver } from '../../shared/store/change-targets.ts';
 import type { RequestStore } from '../../shared/store/request-store.ts';
@@ -30,13 +31,15 @@ import { lambdaContext } from '../../bin/local/lambda-context.ts';
 
 const fakes = {
   evaluate: vi.fn(),
+  handBack: vi.fn(),
+  page: vi.fn(),
   products: vi.fn(),
   enqueue: vi.fn(),
   fanOut: vi.fn(),
   attempt: vi.fn(),
   retryAfter: vi.fn(),
-  getWithComments: vi.fn(),
-  commentsUntil: vi.fn(),
+  get: vi.fn(),
+  commentsAsOf: vi.fn(),
   runUpload: vi.fn(),
 };
 /** What each test puts on the bus (outbox-publisher). */
@@ -46,14 +49,19 @@ let publisher: EventPublisher = { publish: async () => undefined };
 const fakeOf = <T,>(methods: Partial<T>) => methods as T;
 
 // Each function made from faked parts, as the local stack makes it from real ones.
-const evaluator = makeEvaluator({ evaluation: fakeOf<EvaluationService>({ evaluate: fakes.evaluate }) });
+const evaluator = makeEvaluator({
+  evaluation: fakeOf<EvaluationService>({ evaluate: fakes.evaluate }),
+  evaluationQueue: { send: fakes.handBack },
+  evaluationFanOut: fakeOf<EvaluationFanOut>({ page: fakes.page }),
+  config: parseConfig({ TABLE_NAME: 'unit-batch-consumers', EVALUATION_PACKAGES_PER_INVOCATION: 1_000 }),
+});
 const webhookFanout = makeWebhookFanout({ webhooks: fakeOf<WebhookService>({ fanOut: fakes.fanOut }) });
 const webhookDelivery = makeWebhookDelivery({ webhooks: fakeOf<WebhookService>({ attempt: fakes.attempt }), deliveryQueue: { retryAfter: fakes.retryAfter } });
 const sbomImport = makeSbomImport({ sbomImports: fakeOf<SbomImportService>({ runUpload: fakes.runUpload }) });
 const streamRouter = makeStreamRouter({ changeTargetResolver: fakeOf<ChangeTargetResolver>({ products: fakes.products }), evaluationQueue: { send: fakes.enqueue } });
 const outboxPublisher = makeOutboxPublisher({
   config: parseConfig({ TABLE_NAME: 'unit-batch-consumers' }),
-  requestStore: fakeOf<RequestStore>({ getWithComments: fakes.getWithComments, commentsUntil: fakes.commentsUntil }),
+  requestStore: fakeOf<RequestStore>({ get: fakes.get, commentsAsOf: fakes.commentsAsOf }),
   publisher: { publish: (events) => publisher.publish(events) },
 });
 
@@ -86,6 +94,8 @@ const anInsert = (sequenceNumber: string, item: Record<string, unknown>): Dynamo
 const aStreamBatch = (...records: DynamoDBRecord[]): DynamoDBStreamEvent => ({ Records: records });
 
 const ids = (...identifiers: string[]) => ({ batchItemFailures: identifiers.map((itemIdentifier) => ({ itemIdentifier })) });
+/** A reply of a consumer that handles its messages at once, its failures sorted (they come as they happen). */
+const inOrder = (reply: SQSBatchResponse) => ({ batchItemFailures: [...reply.batchItemFailures].sort((a, b) => a.itemIdentifier.localeCompare(b.itemIdentifier)) });
 
 let errors: ReturnType<typeof vi.spyOn>;
 
@@ -132,6 +142,40 @@ describe('evaluator (SQS)', () => {
     expect(await evaluator(aQueueBatch(), context)).toEqual(ids());
     expect(fakes.evaluate).toHaveBeenCalledTimes(1);
   });
+
+  it('sizes a batch by packages: past EVALUATION_PACKAGES_PER_INVOCATION (1,000 here) it hands the products not started back to the queue, once each, failing none', async () => {
+    fakes.evaluate.mockResolvedValue({ outcome: 'evaluated', events: [], packages: 600 });
+    fakes.handBack.mockResolvedValue(undefined);
+    const reply = await evaluator(
+      aQueueBatch(
+        aMessage('m1', request('p1', '2026-01-01T00:00:01+00:00')),
+        aMessage('m2', request('p2', '2026-01-01T00:00:01+00:00')),
+        aMessage('m3', request('p3', '2026-01-01T00:00:01+00:00')),
+        aMessage('m4', request('p3', '2026-01-01T00:00:02+00:00')),
+        aMessage('m5', request('p4', '2026-01-01T00:00:01+00:00')),
+      ),
+      context,
+    );
+    expect(reply).toEqual(ids());
+    // 600 after p1, 1,200 after p2: p3 and p4 wait for another invocation, p3 as of its latest request.
+    expect(fakes.evaluate.mock.calls.map(([product]) => product)).toEqual(['p1', 'p2']);
+    expect(fakes.handBack.mock.calls).toEqual([[[request('p3', '2026-01-01T00:00:02+00:00')]], [[request('p4', '2026-01-01T00:00:01+00:00')]]]);
+  });
+
+  it('handles at most one page of a dataspace-wide re-evaluation per invocation and hands the other pages back', async () => {
+    const page = (cursor?: string) => ({ fanOut: 'dataspace', dataspace: 'acme', requestedAt: '2026-01-01T00:00:01+00:00', ...(cursor ? { cursor } : {}) });
+    fakes.page.mockResolvedValue({ queued: 10, next: true });
+    fakes.handBack.mockResolvedValue(undefined);
+    fakes.evaluate.mockResolvedValue({ outcome: 'evaluated', events: [], packages: 1 });
+    const reply = await evaluator(
+      aQueueBatch(aMessage('m1', page()), aMessage('m2', request('p1', '2026-01-01T00:00:01+00:00')), aMessage('m3', page('c2'))),
+      context,
+    );
+    expect(reply).toEqual(ids());
+    expect(fakes.page.mock.calls).toEqual([[page()]]);
+    expect(fakes.handBack.mock.calls).toEqual([[[page('c2')]]]);
+    expect(fakes.evaluate).toHaveBeenCalledTimes(1);
+  });
 });
 
 describe('webhook-fanout (SQS)', () => {
@@ -140,15 +184,32 @@ describe('webhook-fanout (SQS)', () => {
   it('reports exactly the messages that failed: a fan-out that threw and a message that is no event', async () => {
     fakes.fanOut.mockImplementation(async (envelope: { id: string }) => {
       if (envelope.id === 'e2') throw new Error('table throttled');
-      return 1;
+      return { subscriptions: 1, alreadyMade: 0, delivered: 1, failed: 0, handedOver: 0, disabled: 0 };
     });
     const reply = await webhookFanout(
       aQueueBatch(aMessage('m1', anEvent('e1')), aMessage('m2', anEvent('e2')), aMessage('m3', { detail: {} }), aMessage('m4', anEvent('e4'))),
       context,
     );
-    expect(reply).toEqual(ids('m2', 'm3'));
+    // The events of a batch are fanned out at once: the failures come in the order they happen.
+    expect(inOrder(reply)).toEqual(ids('m2', 'm3'));
     expect(fakes.fanOut.mock.calls.map(([envelope]) => envelope.id)).toEqual(['e1', 'e2', 'e4']);
     expect(errors).toHaveBeenCalledTimes(2);
+  });
+
+  it('fans out the events of a batch at once: one whose receivers are slow holds up none of the others', async () => {
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    fakes.fanOut.mockImplementation(async (envelope: { id: string }) => {
+      // e1 ends only once e2 has started: one event after another, this batch would never end.
+      if (envelope.id === 'e1') await firstHeld;
+      if (envelope.id === 'e2') releaseFirst();
+      return { subscriptions: 1, alreadyMade: 0, delivered: 1, failed: 0, handedOver: 0, disabled: 0 };
+    });
+    const reply = await Promise.race([
+      webhookFanout(aQueueBatch(aMessage('m1', anEvent('e1')), aMessage('m2', anEvent('e2'))), context),
+      new Promise((resolve) => setTimeout(() => resolve('held up'), 2_000)),
+    ]);
+    expect(reply).toEqual(ids());
   });
 });
 
@@ -166,10 +227,25 @@ describe('webhook-delivery (SQS)', () => {
       aQueueBatch(aMessage('m1', aDelivery('d1'), 2), aMessage('m2', aDelivery('d2')), aMessage('m3', aDelivery('d3'))),
       context,
     );
-    expect(reply).toEqual(ids('m1', 'm3'));
+    expect(inOrder(reply)).toEqual(ids('m1', 'm3'));
     expect(fakes.attempt.mock.calls[0]).toEqual([aDelivery('d1'), 2]);
     expect(fakes.retryAfter.mock.calls).toEqual([['receipt-m1', 120]]);
     expect(errors).toHaveBeenCalledTimes(1);
+  });
+
+  it('attempts the messages of a batch at once: a receiver that is slow holds up only its own message', async () => {
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    fakes.attempt.mockImplementation(async (message: { deliveryId: string }) => {
+      if (message.deliveryId === 'd1') await firstHeld;
+      if (message.deliveryId === 'd2') releaseFirst();
+      return { outcome: 'delivered', attempt: 2 };
+    });
+    const reply = await Promise.race([
+      webhookDelivery(aQueueBatch(aMessage('m1', aDelivery('d1')), aMessage('m2', aDelivery('d2'))), context),
+      new Promise((resolve) => setTimeout(() => resolve('held up'), 2_000)),
+    ]);
+    expect(reply).toEqual(ids());
   });
 });
 
@@ -274,17 +350,22 @@ describe('outbox-publisher (DynamoDB stream)', () => {
     const events: BusEvent[] = [];
     publisher = { publish: async (published: readonly BusEvent[]) => void events.push(...published) };
     const comment = { uuid: 'c1', username: 'bob', text: 'Looks fine', createdDate: '2026-01-01T00:00:01+00:00' };
-    fakes.commentsUntil.mockResolvedValue([comment]);
+    fakes.commentsAsOf.mockResolvedValue({ count: 7, latest: comment });
     const modified = { ...anInsert('200', aRequestItem('closed', '2026-01-01T00:00:02+00:00')), eventName: 'MODIFY' as const };
     expect(await outboxPublisher(aStreamBatch(anInsert('100', aRequestItem('open', '2026-01-01T00:00:00+00:00')), modified), context)).toEqual(ids());
     // The store holds whatever the request became since: it is never read for the request itself.
-    expect(fakes.getWithComments).not.toHaveBeenCalled();
-    expect(fakes.commentsUntil.mock.calls).toEqual([['r1', '2026-01-01T00:00:02+00:00']]);
+    expect(fakes.get).not.toHaveBeenCalled();
+    expect(fakes.commentsAsOf.mock.calls).toEqual([['r1', '2026-01-01T00:00:02+00:00']]);
     expect(events.map((event) => [event.detailType, (event.detail.data as { request: { status: string; comments: unknown[] } }).request.status])).toEqual([
       ['request.added', 'open'],
       ['request.updated', 'closed'],
     ]);
-    expect((events[1]!.detail.data as { request: { comments: unknown[] } }).request.comments).toHaveLength(1);
+    expect(events.map((event) => event.detail.version)).toEqual([2, 2]);
+    expect(events.map((event) => (event.detail.data as { request: Record<string, unknown> }).request)).toMatchObject([
+      { comment_count: 0, latest_comment: null },
+      { comment_count: 7, latest_comment: { uuid: 'c1', username: 'bob', text: 'Looks fine', created_date: comment.createdDate } },
+    ]);
+    for (const event of events) expect((event.detail.data as { request: Record<string, unknown> }).request).not.toHaveProperty('comments');
     expect(events.map((event) => [event.detail.timestamp, event.detail.correlation_id])).toEqual([
       ['2026-01-01T00:00:00+00:00', 'from-the-api'],
       ['2026-01-01T00:00:02+00:00', 'from-the-api'],

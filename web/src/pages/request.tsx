@@ -120,7 +120,10 @@ function Comments({ session, request, onAdded }: { session: Session; request: Se
   const messages = fieldMessages(add.error, 'text');
   return (
     <section aria-labelledby="comments">
-      <h2 id="comments">Comments ({request.comments.length})</h2>
+      <h2 id="comments">Comments ({request.comment_count})</h2>
+      {request.comment_count > request.comments.length && (
+        <p class="muted">The latest {request.comments.length} are shown, oldest first.</p>
+      )}
       {request.comments.length === 0 ? (
         <p>No comments yet.</p>
       ) : (

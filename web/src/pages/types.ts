@@ -43,6 +43,7 @@ export interface ServiceRequest {
   readonly cc_emails: readonly string[];
   readonly created_date: string;
   readonly last_modified_date: string;
+  readonly comment_count: number;
   readonly comments: readonly Comment[];
 }
 
