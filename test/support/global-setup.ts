@@ -20,8 +20,8 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject) {
   // The process tests start their own stacks (npm start); only one of their files uses this. The
-  // contention and volume projects have one file each (vitest.config.ts).
-  const workers = ['processes', 'contention', 'volume'].includes(project.name) ? 1 : Math.max(1, project.globalConfig.maxWorkers);
+  // contention, volume and imports projects have one file each (vitest.config.ts).
+  const workers = ['processes', 'contention', 'volume', 'imports'].includes(project.name) ? 1 : Math.max(1, project.globalConfig.maxWorkers);
   const [sqs, ...dynamos] = await Promise.all([
     startFauxqs({ port: 0, logger: false }),
     ...Array.from({ length: workers }, () => freePort().then((port) => startDynamoDbLocal({ port }))),
