@@ -9,29 +9,38 @@ const UNIT = ['test/unit/**/*.test.ts'];
  */
 const PROCESSES = ['test/e2e/**/*.test.ts', 'test/browser/**/*.test.ts', 'test/faults/local-stack-kill.test.ts'];
 /**
- * Many writers on one object at once (50 requests in flight): run after the others, on their own and on
- * a DynamoDB Local of their own. DynamoDB Local applies transactions one at a time, so on a machine the
- * other files load, 50 sent at once wait in it for seconds (3 to 5.5 s measured under four busy cores,
- * 1 to 2 s idle), past the SDK's 2.5 s per call, a wait DynamoDB itself never makes them do; and a
- * DynamoDB Local that served heavy files before serves them slower (50 concurrent adds: 10 s on a fresh
- * one, 35 s and 35 of 50 answered 503 after the 5,000-link file, its table dropped, heap 2 GB or 512 MB).
- * What the file tests is the service's handling of contention, not the emulator's state.
+ * Files that run after all the others, one group at a time in this order, each group's files one after
+ * another on a DynamoDB Local of the group's own (maxWorkers 1; global-setup.ts starts one DynamoDB
+ * Local for a project of one worker). On a machine the other files load, DynamoDB Local, which applies
+ * transactions one at a time, answers these files' heavy writes several times slower than idle, past the
+ * service's time limits (the SDK's per-call timeout, an API function's): what they test is the service's
+ * handling of contention and volume, not the emulator's speed under load.
  */
-const CONTENTION = ['test/http/concurrency.test.ts'];
-/**
- * A vulnerability past one item's 400 KB: 5,000 packages and 5,000 links written, 70 s alone. Beside the
- * other files it took 302 s in a full run, and the SBOM imports next to it ran past their DynamoDB
- * timeouts (503): it runs last, alone, on its own DynamoDB Local.
- */
-const VOLUME = ['test/http/vulnerability-links.test.ts'];
-/**
- * The list counters' file imports real SBOMs synchronously (cdxgen's, 30 to 48 s a file): in two of three
- * full runs, its first import's 100-item transactions were cut off at the SDK's limit on its worker's
- * loaded DynamoDB Local and sent again until the import gave up (503), and the same DynamoDB Local then
- * answered even single creates 503 for the rest of the file. Last, alone, on its own DynamoDB Local.
- */
-const IMPORTS = ['test/http/list-counters.test.ts'];
-const GLOBAL_SETUP = ['test/support/global-setup.ts'];
+const ALONE = {
+  /**
+   * 50 writers on one object at once: sent together, they wait in DynamoDB Local for 3 to 5.5 s under
+   * four busy cores (1 to 2 s idle), past the SDK's 2.5 s per call, a wait DynamoDB itself never makes
+   * them do; and a DynamoDB Local that served heavy files before serves them slower (50 concurrent adds:
+   * 10 s on a fresh one, 35 s and 35 of 50 answered 503 after the 5,000-link file, its table dropped,
+   * heap 2 GB or 512 MB).
+   */
+  contention: ['test/http/concurrency.test.ts'],
+  /**
+   * A vulnerability past one item's 400 KB: 5,000 packages and 5,000 links written, 70 s alone. Beside
+   * the other files it took 302 s in a full run, and the SBOM imports next to it ran past their DynamoDB
+   * timeouts (503).
+   */
+  volume: ['test/http/vulnerability-links.test.ts'],
+  /**
+   * Synchronous imports of real SBOMs (275 components: 1,236 items in 36 transactions, 7 s alone). In
+   * loaded full runs, the list counters' first import (cdxgen's) was cut off at the SDK's limit and sent
+   * again until it gave up (503), after which its DynamoDB Local answered even single creates 503; and
+   * the round trip's cyclonedx-npm import ran past the import function's 29 s (503).
+   */
+  imports: ['test/http/list-counters.test.ts', 'test/http/sbom-round-trip.test.ts'],
+};
+/** The local stand-ins, started once for a project's run, and each file's own DynamoDB Local leased before it runs. */
+const STAND_INS = { globalSetup: ['test/support/global-setup.ts'], setupFiles: ['test/support/lease-dynamodb.ts'] };
 
 export default defineConfig({
   test: {
@@ -50,11 +59,12 @@ export default defineConfig({
       // of 28 s, most of the difference being each file importing the same modules again.
       { extends: true, test: { name: 'unit', include: UNIT, isolate: false, env: { POWERTOOLS_METRICS_DISABLED: 'false' } } },
       // Everything else runs against the real local stand-ins, started once for the run.
-      { extends: true, test: { name: 'stack', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...PROCESSES, ...CONTENTION, ...VOLUME, ...IMPORTS], globalSetup: GLOBAL_SETUP } },
-      { extends: true, test: { name: 'processes', include: PROCESSES, globalSetup: GLOBAL_SETUP, sequence: { groupOrder: 1 } } },
-      { extends: true, test: { name: 'contention', include: CONTENTION, globalSetup: GLOBAL_SETUP, sequence: { groupOrder: 2 } } },
-      { extends: true, test: { name: 'volume', include: VOLUME, globalSetup: GLOBAL_SETUP, sequence: { groupOrder: 3 } } },
-      { extends: true, test: { name: 'imports', include: IMPORTS, globalSetup: GLOBAL_SETUP, sequence: { groupOrder: 4 } } },
+      { extends: true, test: { name: 'stack', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...PROCESSES, ...Object.values(ALONE).flat()], ...STAND_INS } },
+      { extends: true, test: { name: 'processes', include: PROCESSES, ...STAND_INS, sequence: { groupOrder: 1 } } },
+      ...Object.entries(ALONE).map(([name, include], i) => ({
+        extends: true as const,
+        test: { name, include, maxWorkers: 1, ...STAND_INS, sequence: { groupOrder: 2 + i } },
+      })),
     ],
   },
 });

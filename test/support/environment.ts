@@ -12,11 +12,11 @@ import { CatalogStore } from '../../shared/store/catalog-store.ts';
 import { ProductPackageStore } from '../../shared/store/product-package-store.ts';
 import { PolicyStore } from '../../shared/store/policy-store.ts';
 
-/** This worker's DynamoDB Local (global-setup.ts starts one per worker). */
+/** This file's own DynamoDB Local (lease-dynamodb.ts leases it before the file runs). */
 export function dynamodbEndpoint(): string {
-  const endpoints = inject('dynamodbEndpoints');
-  const worker = Number(process.env.VITEST_POOL_ID ?? 1);
-  return endpoints[(worker - 1) % endpoints.length]!;
+  const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
+  if (!endpoint) throw new Error('No DynamoDB Local leased: the file runs outside a project with test/support/lease-dynamodb.ts in setupFiles');
+  return endpoint;
 }
 
 export async function useTestTable() {
