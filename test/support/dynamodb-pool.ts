@@ -1,55 +1,130 @@
 /**
- * A fresh DynamoDB Local for every test file, without waiting for Java to start.
+ * A DynamoDB Local for each test file that has not been slowed down by the files before it, without
+ * waiting for Java to start.
  *
- * Why fresh: DynamoDB Local slows down with every stream record it has ever written, in any table,
- * deleted or not. Measured (1,000 transactional puts to a new table with a stream, in transactions of
- * 50): 2.0 s on a fresh one, 24 s after 20,000 items had been written to another table with a stream
- * and that table deleted, 49 s after 40,000; without streams, 1.5, 1.2 and 1.3 s. Every test table has
- * a stream (the pipeline reads it), so one DynamoDB Local serving a worker's files one after another
- * made each file slower than the one before, and heavy files made the rest time out.
+ * Why: DynamoDB Local slows down with every stream record it has ever written, in any table, deleted or
+ * not. Measured (1,000 transactional puts to a new table with a stream, in transactions of 50): 2.0 s
+ * on a fresh one, 24 s after 20,000 items had been written to another table with a stream and that
+ * table deleted, 49 s after 40,000; without streams, 1.5, 1.2 and 1.3 s. Every test table has a stream
+ * (the pipeline reads it), so one DynamoDB Local serving a worker's files one after another made each
+ * file slower than the one before, and heavy files made the rest time out.
  *
  * The pool lives in the global set-up (the main process); each file's set-up (lease-dynamodb.ts) asks
- * it, over loopback HTTP, for a DynamoDB Local for its worker slot. A new lease for a slot stops the
- * instance its previous file used (vitest runs one file at a time per slot) and hands over a spare
- * already started; another spare starts in the background. Every instance stops with the pool.
+ * it, over loopback HTTP, for a DynamoDB Local for its worker slot (vitest runs one file at a time per
+ * slot). The slot keeps its instance while that holds fewer than MAX_STREAM_RECORDS stream records;
+ * past that, the instance stops and a spare started ahead takes its place. Every instance stops with
+ * the pool.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../bin/local/dynamodb-local.ts';
 import { freePort } from '../../bin/local/ports.ts';
 
+/**
+ * Stream records an instance may hold and still be leased to another file. Each 1,000 records add about
+ * 1 s to every 1,000 transactional writes (measured: 1.9 s fresh, 2.6 s at 2,000 records, 4.9 s at
+ * 5,000, 11.8 s at 10,000): at this many, a file's writes take about twice as long as on a fresh one.
+ * A fresh one costs Java's start (about 3.7 CPU-seconds) and a cold JIT, so light files share one.
+ */
+export const MAX_STREAM_RECORDS = 2_000;
+
+const PROBE = 'pool-probe';
+
+/** An instance with clients for its probe: how many stream records it holds (its sequence numbers count them all). */
+class Instance {
+  private readonly client: DynamoDBClient;
+  private readonly streams: DynamoDBStreamsClient;
+  private probes = 0;
+
+  private constructor(readonly dynamo: DynamoDbLocal) {
+    const config = { region: 'us-east-1', endpoint: dynamo.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+    this.client = new DynamoDBClient(config);
+    this.streams = new DynamoDBStreamsClient(config);
+  }
+
+  static async start(): Promise<Instance> {
+    const instance = new Instance(await startDynamoDbLocal({ port: await freePort() }));
+    await instance.client.send(
+      new CreateTableCommand({
+        TableName: PROBE,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [{ AttributeName: 'PK', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }],
+        StreamSpecification: { StreamEnabled: true, StreamViewType: 'KEYS_ONLY' },
+      }),
+    );
+    return instance;
+  }
+
+  /**
+   * The stream records written on this instance so far, in every table: the sequence number of a probe
+   * write's record (read from the probe stream's start: an iterator at LATEST taken before the write is
+   * refused as trimmed by DynamoDB Local when other tables wrote meanwhile).
+   */
+  async streamRecords(): Promise<number> {
+    await this.client.send(new PutItemCommand({ TableName: PROBE, Item: { PK: { S: `probe-${++this.probes}` } } }));
+    const arn = (await this.client.send(new DescribeTableCommand({ TableName: PROBE }))).Table!.LatestStreamArn!;
+    let last: string | undefined;
+    for (const shard of (await this.streams.send(new DescribeStreamCommand({ StreamArn: arn }))).StreamDescription!.Shards!) {
+      let iterator = (await this.streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shard.ShardId!, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator;
+      while (iterator) {
+        const page = await this.streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+        if (!page.Records?.length) break;
+        for (const record of page.Records) if (last === undefined || BigInt(record.dynamodb!.SequenceNumber!) > BigInt(last)) last = record.dynamodb!.SequenceNumber!;
+        iterator = page.NextShardIterator;
+      }
+    }
+    if (last === undefined) throw new Error('The probe write left no stream record');
+    return Number(last);
+  }
+
+  async stop(): Promise<void> {
+    this.client.destroy();
+    this.streams.destroy();
+    await this.dynamo.stop();
+  }
+}
+
 export class DynamoDbLocalPool {
-  private readonly spares: Promise<DynamoDbLocal>[] = [];
-  private readonly leased = new Map<string, Promise<DynamoDbLocal>>();
+  private spare: Promise<Instance> | undefined;
+  private readonly leased = new Map<string, Promise<Instance>>();
   private readonly stopping = new Set<Promise<void>>();
   private server: Server | undefined;
   private closed = false;
+  /** Instances started, for the log line at the end. */
+  started = 0;
 
-  /** `spares`: instances kept started ahead of the leases (one per worker keeps every file from waiting). */
-  constructor(private readonly spareCount: number) {
-    for (let i = 0; i < spareCount; i++) this.spares.push(this.start());
-  }
-
-  private start(): Promise<DynamoDbLocal> {
-    const started = freePort().then((port) => startDynamoDbLocal({ port }));
+  private start(): Promise<Instance> {
+    this.started++;
+    const started = Instance.start();
     // A failed start is reported to the lease that takes it, not as an unhandled rejection meanwhile.
     started.catch(() => undefined);
     return started;
   }
 
-  /** The endpoint of a fresh DynamoDB Local for `slot`; the slot's previous instance stops. */
+  /**
+   * The endpoint of a DynamoDB Local for `slot`: the one its previous file used, unless that one holds
+   * MAX_STREAM_RECORDS or more (or cannot say how many), in which case it stops and a fresh one (the
+   * spare, started ahead) takes its place.
+   */
   async lease(slot: string): Promise<string> {
     if (this.closed) throw new Error('The DynamoDB Local pool is closed');
-    const previous = this.leased.get(slot);
-    if (previous) this.retire(previous);
-    const next = this.spares.shift() ?? this.start();
+    const current = this.leased.get(slot);
+    if (current) {
+      const records = await current.then((instance) => instance.streamRecords()).catch(() => Infinity);
+      if (records < MAX_STREAM_RECORDS) return (await current).dynamo.endpoint;
+      this.retire(current);
+    }
+    const next = this.spare ?? this.start();
     this.leased.set(slot, next);
-    this.spares.push(this.start());
-    return (await next).endpoint;
+    this.spare = this.start();
+    return (await next).dynamo.endpoint;
   }
 
-  private retire(instance: Promise<DynamoDbLocal>): void {
-    const stopped = instance.then((dynamo) => dynamo.stop(), () => undefined);
+  private retire(instance: Promise<Instance>): void {
+    const stopped = instance.then((running) => running.stop(), () => undefined);
     this.stopping.add(stopped);
     void stopped.finally(() => this.stopping.delete(stopped));
   }
@@ -78,8 +153,9 @@ export class DynamoDbLocalPool {
     this.closed = true;
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-    for (const instance of [...this.leased.values(), ...this.spares.splice(0)]) this.retire(instance);
+    for (const instance of [...this.leased.values(), ...(this.spare ? [this.spare] : [])]) this.retire(instance);
     this.leased.clear();
+    this.spare = undefined;
     await Promise.all([...this.stopping]);
   }
 }

@@ -1,6 +1,6 @@
 /**
- * Starts the real local stand-ins once for the whole test run: the SQS emulator, and a pool that gives
- * every test file a fresh DynamoDB Local (in memory) of its own (dynamodb-pool.ts says why). Every test
+ * Starts the real local stand-ins once for the whole test run: the SQS emulator, and a pool of DynamoDB
+ * Locals (in memory) that gives each test file one its earlier files have not slowed down (dynamodb-pool.ts). Every test
  * file creates its own table and queues, so files never share state.
  */
 import type { TestProject } from 'vitest/node';
@@ -16,13 +16,12 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
-  // A spare per worker, so that no file waits for Java to start. The process tests start their own
-  // stacks (npm start); few of their files use a leased one.
-  const pool = new DynamoDbLocalPool(project.name === 'processes' ? 1 : Math.max(1, project.config.maxWorkers));
+  const pool = new DynamoDbLocalPool();
   const [sqs, poolUrl] = await Promise.all([startFauxqs({ port: 0, logger: false }), pool.listen()]);
   project.provide('dynamodbPool', poolUrl);
   project.provide('sqsEndpoint', `http://127.0.0.1:${sqs.port}`);
   return async () => {
+    console.log(`${project.name}: ${pool.started} DynamoDB Local(s) started for its files`);
     await Promise.all([pool.close(), sqs.stop()]);
   };
 }

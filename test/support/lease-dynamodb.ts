@@ -1,7 +1,6 @@
 /**
- * Each test file's set-up (vitest setupFiles): leases the file's own fresh DynamoDB Local from the
- * global set-up's pool (dynamodb-pool.ts) before the file runs; environment.ts's dynamodbEndpoint()
- * answers it.
+ * Each test file's set-up (vitest setupFiles): leases the file's DynamoDB Local from the global
+ * set-up's pool (dynamodb-pool.ts) before the file runs; environment.ts's dynamodbEndpoint() answers it.
  */
 import { inject } from 'vitest';
 
