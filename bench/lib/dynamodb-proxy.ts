@@ -24,9 +24,10 @@ export interface ProxiedCall {
   readonly res: ServerResponse;
   /**
    * Sends the call on to DynamoDB Local. `done` gets its answer (default: the answer goes back as it
-   * came); `failed` runs when DynamoDB Local cannot be reached (the caller's connection is then dropped).
+   * came); `failed` runs when DynamoDB Local cannot be reached (the caller's connection is then dropped);
+   * `body` replaces the call's body (DynamoDB Local checks no signature).
    */
-  forward(done?: Answer, failed?: () => void): void;
+  forward(done?: Answer, failed?: () => void, body?: Buffer): void;
   /** Answers a DynamoDB JSON error: `type` is the __type's short name; `fields` are added to the body. */
   error(type: string, options?: { status?: number; message?: string; fields?: Record<string, unknown> }): void;
 }
@@ -58,7 +59,7 @@ export async function startDynamoDbProxy(target: string, onCall: (call: ProxiedC
         parsed,
         req,
         res,
-        forward: (done, failed) => forward(req, body, done ?? answerAsIs(res), failed),
+        forward: (done, failed, replaced) => forward(req, replaced ?? body, done ?? answerAsIs(res), failed),
         error: (type, options = {}) => {
           const namespace = NAMESPACES[type] ?? 'com.amazonaws.dynamodb.v20120810';
           const text = JSON.stringify({ __type: `${namespace}#${type}`, message: options.message ?? type, ...options.fields });
@@ -79,7 +80,7 @@ export async function startDynamoDbProxy(target: string, onCall: (call: ProxiedC
 
   function forward(req: IncomingMessage, body: Buffer, done: Answer, failed?: () => void) {
     const outgoing = httpRequest(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host, 'content-length': String(body.length) } },
       (reply) => {
         const parts: Buffer[] = [];
         reply.on('data', (chunk: Buffer) => parts.push(chunk));

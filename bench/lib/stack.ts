@@ -32,6 +32,8 @@ export interface FreshStackOptions {
   readonly region?: string;
   /** A DynamoDB Local already running (or a proxy in front of one) to make the table in; default: the stack starts its own. */
   readonly dynamodbEndpoint?: string;
+  /** Settings of the functions (shared/config.ts names) over the bench's own. */
+  readonly settings?: Readonly<Record<string, string | number>>;
 }
 
 /** How long a stop on a signal may take before it is cut short (as bin/local.ts cuts `npm start`'s). */
@@ -53,7 +55,7 @@ export async function withFreshStack<T>(fn: (stack: BenchStack) => Promise<T>, o
       log,
       // As `npm start`, the functions' settings from the environment; but no per-key rate limit (429 above
       // it), which would throttle the load generator: the bench measures the service, not its limiter.
-      settings: { ...process.env, RATE_LIMIT_PER_SECOND: 0 },
+      settings: { ...process.env, RATE_LIMIT_PER_SECOND: 0, ...options.settings },
       ...(options.dynamodbEndpoint !== undefined ? { dynamodbEndpoint: options.dynamodbEndpoint } : {}),
     });
   } catch (error) {

@@ -19,6 +19,7 @@ import { sbomImport } from './sbom-import.ts';
 import { sbomExport } from './sbom-export.ts';
 import { listCounts } from './list-counts.ts';
 import { requestCreates } from './request-creates.ts';
+import { apiCapacity } from './api-capacity.ts';
 
 export const SCENARIOS: readonly Scenario[] = [
   apiOverhead,
@@ -36,5 +37,6 @@ export const SCENARIOS: readonly Scenario[] = [
   webhookFanOut,
   sbomImport,
   sbomExport,
+  apiCapacity,
   freshClone,
 ];
