@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Scenario, ScenarioContext } from '../lib/scenario.ts';
 import type { BenchFigure } from '../lib/results.ts';
+import { callApi } from '../lib/api.ts';
 import { startCapacityProxy, type CapacityProxy, type Consumed } from '../lib/capacity-proxy.ts';
 import { withFreshStack } from '../lib/stack.ts';
 import { benchDocumentClient, createUserWithKey } from '../lib/seed.ts';
@@ -36,17 +37,6 @@ const ROOT = 'capacity-root';
 interface Measured {
   readonly consumed: Consumed;
   readonly ms: number;
-}
-
-async function call(context: ScenarioContext, key: string, method: string, path: string, body: unknown, expected: number, type = 'application/json') {
-  const response = await fetch(`${context.apiUrl}${path}`, {
-    method,
-    headers: { Authorization: `Token ${key}`, 'content-type': type },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 500)}`);
-  return text ? (JSON.parse(text) as Record<string, any>) : {};
 }
 
 async function quiet(proxy: CapacityProxy): Promise<void> {
@@ -93,7 +83,7 @@ async function measure(context: ScenarioContext, proxy: CapacityProxy): Promise<
   await store.createPriority({ dataspace: DATASPACE, label: 'Normal' });
   doc.destroy();
 
-  const product = (name: string) => call(context, key, 'POST', '/api/v2/products/', { name }, 201).then((made) => made.uuid as string);
+  const product = (name: string) => callApi(context, key, 'POST', '/api/v2/products/', { name }, 201).then((made) => made.uuid as string);
   const products: string[] = [];
   for (let i = 0; i < 3; i++) products.push(await product(`capacity product ${i}`));
   const figures: BenchFigure[] = [];
@@ -104,8 +94,8 @@ async function measure(context: ScenarioContext, proxy: CapacityProxy): Promise<
   };
 
   context.log(`${NAME}: reads`);
-  figures.push(...figuresOf('GET of a product', await repeat(() => call(context, key, 'GET', `/api/v2/products/${products[0]}/`, undefined, 200))));
-  figures.push(...figuresOf('GET of page 1 of the products', await repeat(() => call(context, key, 'GET', '/api/v2/products/', undefined, 200))));
+  figures.push(...figuresOf('GET of a product', await repeat(() => callApi(context, key, 'GET', `/api/v2/products/${products[0]}/`, undefined, 200))));
+  figures.push(...figuresOf('GET of page 1 of the products', await repeat(() => callApi(context, key, 'GET', '/api/v2/products/', undefined, 200))));
 
   context.log(`${NAME}: requests`);
   const requests: string[] = [];
@@ -113,7 +103,7 @@ async function measure(context: ScenarioContext, proxy: CapacityProxy): Promise<
     ...figuresOf(
       'request created',
       await repeat(async (i) => {
-        const made = await call(context, key, 'POST', '/api/v2/requests/', { title: `Review ${i}`, request_template: template, priority: 'Normal', assignee: ROOT }, 201);
+        const made = await callApi(context, key, 'POST', '/api/v2/requests/', { title: `Review ${i}`, request_template: template, priority: 'Normal', assignee: ROOT }, 201);
         requests.push(made.uuid as string);
       }),
     ),
@@ -126,9 +116,9 @@ async function measure(context: ScenarioContext, proxy: CapacityProxy): Promise<
   await new Promise<void>((listening) => receiver.listen(0, '127.0.0.1', () => listening()));
   try {
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    for (let i = 0; i < SUBSCRIBERS; i++) await call(context, key, 'POST', '/api/v2/webhooks/', { target_url: `${url}/${i}`, events: ['request.added'] }, 201);
+    for (let i = 0; i < SUBSCRIBERS; i++) await callApi(context, key, 'POST', '/api/v2/webhooks/', { target_url: `${url}/${i}`, events: ['request.added'] }, 201);
     const withHooks = await repeat(async (i) => {
-      const made = await call(context, key, 'POST', '/api/v2/requests/', { title: `Delivered ${i}`, request_template: template, priority: 'Normal', assignee: ROOT }, 201);
+      const made = await callApi(context, key, 'POST', '/api/v2/requests/', { title: `Delivered ${i}`, request_template: template, priority: 'Normal', assignee: ROOT }, 201);
       requests.push(made.uuid as string);
     });
     const alone = figures.filter((figure) => figure.figure.endsWith('per request created'));
@@ -147,9 +137,9 @@ async function measure(context: ScenarioContext, proxy: CapacityProxy): Promise<
     receiver.closeAllConnections();
     await new Promise<void>((closed) => receiver.close(() => closed()));
   }
-  figures.push(...figuresOf('GET of page 1 of the requests', await repeat(() => call(context, key, 'GET', '/api/v2/requests/', undefined, 200))));
-  figures.push(...figuresOf('comment added', await repeat((i) => call(context, key, 'POST', `/api/v2/requests/${requests[i]}/add_comment/`, { text: 'Looks fine.' }, 201))));
-  figures.push(...figuresOf('request changed (PATCH status)', await repeat((i) => call(context, key, 'PATCH', `/api/v2/requests/${requests[i]}/`, { status: 'closed' }, 200))));
+  figures.push(...figuresOf('GET of page 1 of the requests', await repeat(() => callApi(context, key, 'GET', '/api/v2/requests/', undefined, 200))));
+  figures.push(...figuresOf('comment added', await repeat((i) => callApi(context, key, 'POST', `/api/v2/requests/${requests[i]}/add_comment/`, { text: 'Looks fine.' }, 201))));
+  figures.push(...figuresOf('request changed (PATCH status)', await repeat((i) => callApi(context, key, 'PATCH', `/api/v2/requests/${requests[i]}/`, { status: 'closed' }, 200))));
 
   context.log(`${NAME}: SBOM imports and packages`);
   const sbom = readFileSync(SBOM, 'utf8');
@@ -157,7 +147,7 @@ async function measure(context: ScenarioContext, proxy: CapacityProxy): Promise<
   const targets: string[] = [];
   for (let i = 0; i < REPEATS * 2; i++) targets.push(await product(`capacity import ${i}`));
   // The first import into the dataspace creates its packages; the rest only add them to a new product.
-  const load = (i: number) => call(context, key, 'POST', `/api/v2/products/${targets[i]}/load_sboms/`, sbom, 200, 'application/vnd.cyclonedx+json');
+  const load = (i: number) => callApi(context, key, 'POST', `/api/v2/products/${targets[i]}/load_sboms/`, sbom, 200, 'application/vnd.cyclonedx+json');
   const first = await measureOne(proxy, () => load(0));
   figures.push(...figuresOf('SBOM component new to the catalog', [first], components, `; one import of ${components} components (${SBOM}), its product's evaluation included`));
   figures.push(
@@ -176,12 +166,12 @@ async function measure(context: ScenarioContext, proxy: CapacityProxy): Promise<
       `; the same ${components} components imported again into the products that hold them: reads only, no evaluation`,
     ),
   );
-  const listed = await call(context, key, 'GET', `/api/v2/packages/?page_size=${REPEATS}`, undefined, 200);
+  const listed = await callApi(context, key, 'GET', `/api/v2/packages/?page_size=${REPEATS}`, undefined, 200);
   const packages = (listed.results as { uuid: string }[]).map((pkg) => pkg.uuid);
   figures.push(
     ...figuresOf(
       'package added to a product',
-      await repeat((i) => call(context, key, 'POST', '/api/v2/product_packages/', { product: products[1], package: packages[i] }, 201)),
+      await repeat((i) => callApi(context, key, 'POST', '/api/v2/product_packages/', { product: products[1], package: packages[i] }, 201)),
       1,
       `; the product's evaluation included (it holds ${REPEATS} packages at the end)`,
     ),

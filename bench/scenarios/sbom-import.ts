@@ -19,6 +19,7 @@ import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { Scenario, ScenarioContext } from '../lib/scenario.ts';
 import type { BenchFigure } from '../lib/results.ts';
+import { callApi } from '../lib/api.ts';
 import { benchDocumentClient, createUserWithKey, writeAll } from '../lib/seed.ts';
 import { pollUntil } from './policy-seed.ts';
 import { cyclonedxNpm, type NpmPackage } from '../../test/support/cyclonedx-npm.ts';
@@ -78,17 +79,6 @@ function repositoryPackages(count: number): NpmPackage[] {
   return chosen.map((p) => ({ ...p, dependsOn: (p.dependsOn ?? []).filter((d) => names.has(d)) }));
 }
 
-async function api(context: ScenarioContext, key: string, method: string, path: string, body: unknown, expected: number, type = 'application/json') {
-  const response = await fetch(`${context.apiUrl}${path}`, {
-    method,
-    headers: { Authorization: `Token ${key}`, 'content-type': type },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 500)}`);
-  return text ? (JSON.parse(text) as Record<string, any>) : {};
-}
-
 async function evaluations(doc: DynamoDBDocumentClient, tableName: string, product: string): Promise<number> {
   const item = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.policyState(product), ConsistentRead: true }))).Item;
   return Number(item?.version ?? 0);
@@ -101,7 +91,7 @@ async function evaluations(doc: DynamoDBDocumentClient, tableName: string, produ
  */
 async function drained(context: ScenarioContext, doc: DynamoDBDocumentClient, key: string, sentinel: string, round: number): Promise<void> {
   const before = await evaluations(doc, context.tableName, sentinel);
-  await api(context, key, 'PATCH', `/api/v2/products/${sentinel}/`, { version: `round-${round}` }, 200);
+  await callApi(context, key, 'PATCH', `/api/v2/products/${sentinel}/`, { version: `round-${round}` }, 200);
   await pollUntil('the sentinel product evaluated', async () => ((await evaluations(doc, context.tableName, sentinel)) > before ? true : undefined), 300_000, 500);
   // And no evaluation request left: none waiting, delayed, or in flight (a failed one comes back after its visibility timeout).
   const sqs = createSqsClient({ region: context.region, endpoint: context.sqsEndpoint });
@@ -171,7 +161,7 @@ function runImportProcess(context: ScenarioContext, importUuid: string, key: str
 
 /** An upload as the import function finds it: the queued import (through the API) and its object in S3. */
 async function upload(context: ScenarioContext, ownerKey: string, product: string, document: string) {
-  const created = await api(context, ownerKey, 'POST', `/api/v2/products/${product}/sbom_uploads/`, { content_type: 'application/vnd.cyclonedx+json' }, 201);
+  const created = await callApi(context, ownerKey, 'POST', `/api/v2/products/${product}/sbom_uploads/`, { content_type: 'application/vnd.cyclonedx+json' }, 201);
   // Put beside uploads/, so that the stack's own import function does not take it: the child process does.
   const key = `bench/${String(created.uuid)}`;
   const s3 = createS3Client({ region: context.region, endpoint: context.sqsEndpoint });
@@ -213,14 +203,14 @@ export const sbomImport: Scenario = {
       const rootKey = await createUserWithKey(doc, tableName, { username: ROOT, dataspace: DATASPACE, isSuperuser: true });
       const ownerKey = await createUserWithKey(doc, tableName, { username: OWNER, dataspace: DATASPACE });
       // Dataspace licenses the documents name (their use counters move with the imports), and a rule to evaluate.
-      await api(context, rootKey, 'POST', '/api/v2/usage_policies/', { label: 'Copyleft', content_type: 'license', compliance_alert: 'error' }, 201);
-      await api(context, rootKey, 'POST', '/api/v2/licenses/', { key: 'mit', name: 'MIT License', spdx_license_key: 'MIT' }, 201);
-      await api(context, rootKey, 'POST', '/api/v2/licenses/', { key: 'gpl-3.0', name: 'GNU GPL 3.0', spdx_license_key: 'GPL-3.0-only', usage_policy: 'Copyleft' }, 201);
-      await api(context, rootKey, 'PUT', '/api/v2/policy_rules/', { license_policy_error: { is_active: true } }, 200);
+      await callApi(context, rootKey, 'POST', '/api/v2/usage_policies/', { label: 'Copyleft', content_type: 'license', compliance_alert: 'error' }, 201);
+      await callApi(context, rootKey, 'POST', '/api/v2/licenses/', { key: 'mit', name: 'MIT License', spdx_license_key: 'MIT' }, 201);
+      await callApi(context, rootKey, 'POST', '/api/v2/licenses/', { key: 'gpl-3.0', name: 'GNU GPL 3.0', spdx_license_key: 'GPL-3.0-only', usage_policy: 'Copyleft' }, 201);
+      await callApi(context, rootKey, 'PUT', '/api/v2/policy_rules/', { license_policy_error: { is_active: true } }, 200);
 
       // --- 10,000 components, uploaded ---------------------------------------------------------
-      const product = String((await api(context, ownerKey, 'POST', '/api/v2/products/', { name: 'SBOM import bench', version: '10k' }, 201)).uuid);
-      const sentinel = String((await api(context, ownerKey, 'POST', '/api/v2/products/', { name: 'SBOM import bench sentinel' }, 201)).uuid);
+      const product = String((await callApi(context, ownerKey, 'POST', '/api/v2/products/', { name: 'SBOM import bench', version: '10k' }, 201)).uuid);
+      const sentinel = String((await callApi(context, ownerKey, 'POST', '/api/v2/products/', { name: 'SBOM import bench sentinel' }, 201)).uuid);
       await pollUntil('the new product evaluated', async () => ((await evaluations(doc, tableName, product)) >= 1 ? true : undefined), 60_000);
       await drained(context, doc, ownerKey, sentinel, 1);
       const evaluationsBefore = await settled(doc, tableName, product, 2_000);
@@ -228,7 +218,7 @@ export const sbomImport: Scenario = {
       log(`document: ${COMPONENTS.toLocaleString('en-US')} components, ${(document.length / 1024 / 1024).toFixed(1)} MB`);
       const first = await upload(context, ownerKey, product, document);
       const imported = await runImportProcess(context, first.uuid, first.key, Buffer.byteLength(document));
-      const record = await api(context, ownerKey, 'GET', `/api/v2/sbom_imports/${first.uuid}/`, undefined, 200);
+      const record = await callApi(context, ownerKey, 'GET', `/api/v2/sbom_imports/${first.uuid}/`, undefined, 200);
       if (record.status !== 'completed' || record.summary.packages_created !== COMPONENTS) throw new Error(`import: ${JSON.stringify(record).slice(0, 800)}`);
       log(`import: ${(imported.durationMs / 1000).toFixed(1)} s, peak RSS ${(imported.maxRssBytes / 1024 / 1024).toFixed(0)} MB`);
       // Every record of its 40,000 writes routed (the router lags behind DynamoDB Local's busy stream), then quiet.
@@ -280,7 +270,7 @@ export const sbomImport: Scenario = {
       // --- the same document again ----------------------------------------------------------------
       const second = await upload(context, ownerKey, product, document);
       const again = await runImportProcess(context, second.uuid, second.key, Buffer.byteLength(document));
-      const againRecord = await api(context, ownerKey, 'GET', `/api/v2/sbom_imports/${second.uuid}/`, undefined, 200);
+      const againRecord = await callApi(context, ownerKey, 'GET', `/api/v2/sbom_imports/${second.uuid}/`, undefined, 200);
       const stored = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.sbomImport(second.uuid), ConsistentRead: true }))).Item!;
       const consumed = Number(stored.consumedWriteCapacity ?? -1);
       await drained(context, doc, ownerKey, sentinel, 3);
@@ -299,10 +289,10 @@ export const sbomImport: Scenario = {
       });
 
       // --- this repository's 316 packages, in one call ---------------------------------------------
-      const small = await api(context, ownerKey, 'POST', '/api/v2/products/', { name: 'SBOM import bench', version: '316' }, 201);
+      const small = await callApi(context, ownerKey, 'POST', '/api/v2/products/', { name: 'SBOM import bench', version: '316' }, 201);
       const repository = cyclonedxNpm({ name: 'compliance-service', version: '0.1.0' }, repositoryPackages(316));
       let started = performance.now();
-      const loaded = await api(context, ownerKey, 'POST', `/api/v2/products/${String(small.uuid)}/load_sboms/`, JSON.stringify(repository), 200, 'application/vnd.cyclonedx+json');
+      const loaded = await callApi(context, ownerKey, 'POST', `/api/v2/products/${String(small.uuid)}/load_sboms/`, JSON.stringify(repository), 200, 'application/vnd.cyclonedx+json');
       const smallMs = performance.now() - started;
       const accounted = loaded.summary.packages_created + loaded.summary.packages_matched + loaded.summary.skipped.length;
       log(`316 components: one call, ${(smallMs / 1000).toFixed(2)} s, ${accounted} accounted for`);
@@ -316,10 +306,10 @@ export const sbomImport: Scenario = {
       });
 
       // --- the synchronous limit, in one call -------------------------------------------------------
-      const limit = await api(context, ownerKey, 'POST', '/api/v2/products/', { name: 'SBOM import bench', version: '1k' }, 201);
+      const limit = await callApi(context, ownerKey, 'POST', '/api/v2/products/', { name: 'SBOM import bench', version: '1k' }, 201);
       const thousand = cyclonedxNpm({ name: 'bench-service', version: '1.0.0' }, generatedPackages(COMPONENTS + IMPORT_LIMITS.syncComponents).slice(COMPONENTS));
       started = performance.now();
-      await api(context, ownerKey, 'POST', `/api/v2/products/${String(limit.uuid)}/load_sboms/`, JSON.stringify(thousand), 200, 'application/vnd.cyclonedx+json');
+      await callApi(context, ownerKey, 'POST', `/api/v2/products/${String(limit.uuid)}/load_sboms/`, JSON.stringify(thousand), 200, 'application/vnd.cyclonedx+json');
       const thousandMs = performance.now() - started;
       log(`${IMPORT_LIMITS.syncComponents} components within the call: ${(thousandMs / 1000).toFixed(1)} s`);
       figures.push({
