@@ -9,7 +9,7 @@ import { keys } from '../keys.ts';
 import { ConflictError } from '../domain/errors.ts';
 import type { Analysis, ProductPackage } from '../domain/catalog.ts';
 import type { Product } from '../domain/product.ts';
-import { StaleProductError, bumpRevision, touchRevision } from './product-store.ts';
+import { StaleProductError, bumpRevision } from './product-store.ts';
 import { counterChanges, counterSeedItems, counterTotals, counterUpdates, filterCounter, isListCounted, listCounterSpace, productPackageCounters, readCounters } from './counters.ts';
 import {
   cancelledBecause,
@@ -91,13 +91,13 @@ export class ProductPackageStore {
 
   /**
    * Adds the package to the product; the same package twice is a ConflictError. The product's
-   * revision is bumped whatever it is (touchRevision): adds to one product from several processes
+   * revision is bumped whatever it is (bumpRevision's anyRevision): adds to one product from several processes
    * do not fail each other's condition, and the product's deletion still sees every one.
    */
   async add(product: Product, productPackage: ProductPackage): Promise<void> {
     try {
       await this.transact([
-        { label: 'product', item: touchRevision(this.tableName, product) },
+        { label: 'product', item: bumpRevision(this.tableName, product, { anyRevision: true }) },
         {
           label: 'product package',
           item: { Put: { TableName: this.tableName, Item: productPackageItem(productPackage), ConditionExpression: 'attribute_not_exists(PK)' } },

@@ -431,34 +431,22 @@ function productCounters(product: Product): Map<string, { total: number }> {
 }
 
 /**
- * Bumps the product's revision whatever it was read at: for a write that needs the product to exist
- * and its deletion to see it (a package added), not the product as read. Concurrent adds then
- * never fail each other's condition; a deletion that read the contents before one of them is
- * refused by its own `rev` condition and reads again.
+ * Bumps the product's revision, which serialises a write with every other write to the product
+ * (grants, packages, analyses, deletion): on the revision it was read at, or, with `anyRevision`,
+ * whatever it is now, for a write that needs the product to exist and its deletion to see it (a
+ * package added), not the product as read. Concurrent adds then never fail each other's condition; a
+ * deletion that read the contents before one of them is refused by its own `rev` condition and reads
+ * again.
  */
-export function touchRevision(tableName: string, product: Product): TransactItem {
+export function bumpRevision(tableName: string, product: Product, options: { anyRevision?: boolean } = {}): TransactItem {
   return {
     Update: {
       TableName: tableName,
       Key: keys.product(product.uuid),
       UpdateExpression: 'SET #rev = #rev + :one',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: { '#rev': 'rev' },
-      ExpressionAttributeValues: { ':one': 1 },
-    },
-  };
-}
-
-/** Serialises a write with every other write to the product (grants, packages, analyses, deletion). */
-export function bumpRevision(tableName: string, product: Product): TransactItem {
-  return {
-    Update: {
-      TableName: tableName,
-      Key: keys.product(product.uuid),
-      UpdateExpression: 'SET #rev = #rev + :one',
-      ConditionExpression: '#rev = :rev',
-      ExpressionAttributeNames: { '#rev': 'rev' },
-      ExpressionAttributeValues: { ':rev': product.rev, ':one': 1 },
+      ...(options.anyRevision
+        ? { ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':one': 1 } }
+        : { ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':rev': product.rev, ':one': 1 } }),
     },
   };
 }
