@@ -8,6 +8,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DatabaseSync } from 'node:sqlite';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 
 export interface DynamoDbLocal {
@@ -34,6 +35,32 @@ function jarDirectory(): string {
     .at(-1);
   if (!release) throw new Error(`No DynamoDB Local release found under ${libDir}`);
   return join(libDir, release);
+}
+
+/** The SQLite file DynamoDB Local keeps every table in, with -sharedDb, in its -dbPath. */
+export const DATABASE_FILE = 'shared-local-instance.db';
+
+/**
+ * Indexes DynamoDB Local's own tables of stream records (`us`) and transaction tokens (`tr`), which it
+ * keys by sequence number and token alone and scans on every write: without them, DynamoDB Local slows
+ * down with every stream record it has ever written, in any table, deleted or not. Measured, 1,000
+ * transactional puts to a new table with a stream: 1.9 s fresh, 22.4 s after 3,000 records, 54.7 s
+ * after 8,000; with these indexes (made on the running instance, in 32 ms) 1.4 s, and 1.5 s after
+ * 33,000. An in-memory DynamoDB Local cannot be indexed from outside, which is why the tests run theirs
+ * on a data directory too. Creating an index that exists is a no-op, so every start does it.
+ */
+export function indexStreamRecords(databaseFile: string): void {
+  const database = new DatabaseSync(databaseFile, { timeout: 10_000 });
+  try {
+    database.exec(
+      'CREATE INDEX IF NOT EXISTS compliance_us_created ON us (CreationDateTime);' +
+        'CREATE INDEX IF NOT EXISTS compliance_us_shard ON us (ShardID, SequenceNumber);' +
+        'CREATE INDEX IF NOT EXISTS compliance_us_stream ON us (StreamID);' +
+        'CREATE INDEX IF NOT EXISTS compliance_tr_created ON tr (CreationDateTime);',
+    );
+  } finally {
+    database.close();
+  }
 }
 
 export async function startDynamoDbLocal({ port, dataDir }: DynamoDbLocalOptions): Promise<DynamoDbLocal> {
@@ -111,6 +138,15 @@ export async function startDynamoDbLocal({ port, dataDir }: DynamoDbLocalOptions
     }
   }
   client.destroy();
+  if (dataDir) {
+    const file = join(resolve(dataDir), DATABASE_FILE);
+    try {
+      indexStreamRecords(file);
+    } catch (error) {
+      killJava();
+      throw new Error(`Could not index DynamoDB Local's stream records in ${file} (a DynamoDB Local of another schema?): ${(error as Error).message}`);
+    }
+  }
 
   return {
     endpoint,

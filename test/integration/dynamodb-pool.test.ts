@@ -1,12 +1,21 @@
 /**
  * The test pool of DynamoDB Locals (test/support/dynamodb-pool.ts): a slot keeps its instance while
- * that holds few stream records, and gets a fresh one, the old one stopped, once it holds more.
+ * that holds few stream records, and gets a fresh one, the old one stopped, once it holds more. And the
+ * indexes that keep DynamoDB Local from slowing down with its stream records.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { BatchWriteItemCommand, CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDbLocalPool, MAX_STREAM_RECORDS } from '../support/dynamodb-pool.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { DynamoDbLocalPool } from '../support/dynamodb-pool.ts';
+import { DATABASE_FILE, startDynamoDbLocal } from '../../bin/local/dynamodb-local.ts';
+import { freePort } from '../../bin/local/ports.ts';
 
-const pool = new DynamoDbLocalPool();
+/** Low, so that the test writes past it in seconds. */
+const MAX_STREAM_RECORDS = 500;
+const pool = new DynamoDbLocalPool(MAX_STREAM_RECORDS);
 afterAll(() => pool.close());
 
 const client = (endpoint: string) => new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
@@ -44,5 +53,29 @@ describe('the DynamoDB Local pool of the tests', () => {
     expect((await client(fresh).send(new ListTablesCommand({}))).TableNames).toEqual(['pool-probe']);
     // The old instance stops.
     await expect.poll(() => client(first).send(new ListTablesCommand({})).then(() => 'up', () => 'stopped'), { timeout: 10_000 }).toBe('stopped');
+  });
+});
+
+describe('DynamoDB Local on a data directory (bin/local/dynamodb-local.ts)', () => {
+  it('has its stream records and transaction tokens indexed, again after a restart', { timeout: 60_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'dynamodb-local-index-'));
+    try {
+      for (let start = 0; start < 2; start++) {
+        const dynamo = await startDynamoDbLocal({ port: await freePort(), dataDir });
+        try {
+          const database = new DatabaseSync(join(dataDir, DATABASE_FILE), { readOnly: true });
+          const indexes = (database.prepare("SELECT tbl_name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all() as { tbl_name: string; sql: string }[])
+            .filter((index) => index.tbl_name === 'us' || index.tbl_name === 'tr')
+            .map((index) => index.sql.replace(/^CREATE INDEX \S+ /, ''))
+            .sort();
+          database.close();
+          expect(indexes).toEqual(['ON tr (CreationDateTime)', 'ON us (CreationDateTime)', 'ON us (ShardID, SequenceNumber)', 'ON us (StreamID)']);
+        } finally {
+          await dynamo.stop();
+        }
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -11,25 +11,32 @@
  *
  * The pool lives in the global set-up (the main process); each file's set-up (lease-dynamodb.ts) asks
  * it, over loopback HTTP, for a DynamoDB Local for its worker slot (vitest runs one file at a time per
- * slot). The slot keeps its instance while that holds fewer than MAX_STREAM_RECORDS stream records;
- * past that, the instance stops and a spare started ahead takes its place. Every instance stops with
- * the pool.
+ * slot). Each instance keeps its data in a directory of its own, indexed against that slowdown; the
+ * slot keeps its instance while that holds fewer than MAX_STREAM_RECORDS stream records, and past
+ * that (a guard) the instance stops and a spare started ahead takes its place. Every instance stops,
+ * its directory removed, with the pool.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../bin/local/dynamodb-local.ts';
 import { freePort } from '../../bin/local/ports.ts';
 
 /**
- * Stream records an instance may hold and still be leased to another file. Each 1,000 records add about
- * 1 s to every 1,000 transactional writes (measured: 1.9 s fresh, 2.6 s at 2,000 records, 4.9 s at
- * 5,000, 11.8 s at 10,000): at this many, a file's writes take about twice as long as on a fresh one.
- * A fresh one costs Java's start (about 3.7 CPU-seconds) and a cold JIT, so light files share one.
+ * Stream records an instance may hold and still be leased to another file: a guard. DynamoDB Local
+ * indexed (bin/local/dynamodb-local.ts, indexStreamRecords) measured no slowdown up to 33,000 records
+ * (1,000 transactional puts: 2.4 s fresh, 1.5 s at 17,000 and at 33,000); unindexed, each 1,000
+ * records added about 1 s to every 1,000 transactional writes in memory, and several on a data
+ * directory.
  */
-export const MAX_STREAM_RECORDS = 2_000;
+export const MAX_STREAM_RECORDS = 30_000;
 
+/** Where the instances keep their data: memory-backed where the system has it. */
+const DATA_ROOT = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 const PROBE = 'pool-probe';
 
 /** An instance with clients for its probe: how many stream records it holds (its sequence numbers count them all). */
@@ -38,14 +45,26 @@ class Instance {
   private readonly streams: DynamoDBStreamsClient;
   private probes = 0;
 
-  private constructor(readonly dynamo: DynamoDbLocal) {
+  private constructor(
+    readonly dynamo: DynamoDbLocal,
+    private readonly dataDir: string,
+  ) {
     const config = { region: 'us-east-1', endpoint: dynamo.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
     this.client = new DynamoDBClient(config);
     this.streams = new DynamoDBStreamsClient(config);
   }
 
   static async start(): Promise<Instance> {
-    const instance = new Instance(await startDynamoDbLocal({ port: await freePort() }));
+    // On a data directory, not in memory: only a database file can be indexed (see MAX_STREAM_RECORDS).
+    const dataDir = mkdtempSync(join(DATA_ROOT, 'compliance-test-dynamodb-'));
+    let dynamo: DynamoDbLocal;
+    try {
+      dynamo = await startDynamoDbLocal({ port: await freePort(), dataDir });
+    } catch (error) {
+      rmSync(dataDir, { recursive: true, force: true });
+      throw error;
+    }
+    const instance = new Instance(dynamo, dataDir);
     await instance.client.send(
       new CreateTableCommand({
         TableName: PROBE,
@@ -84,6 +103,7 @@ class Instance {
     this.client.destroy();
     this.streams.destroy();
     await this.dynamo.stop();
+    rmSync(this.dataDir, { recursive: true, force: true });
   }
 }
 
@@ -95,6 +115,9 @@ export class DynamoDbLocalPool {
   private closed = false;
   /** Instances started, for the log line at the end. */
   started = 0;
+
+  /** `maxStreamRecords`: past this many, a slot's instance is replaced (a test sets it low). */
+  constructor(private readonly maxStreamRecords = MAX_STREAM_RECORDS) {}
 
   private start(): Promise<Instance> {
     this.started++;
@@ -114,7 +137,7 @@ export class DynamoDbLocalPool {
     const current = this.leased.get(slot);
     if (current) {
       const records = await current.then((instance) => instance.streamRecords()).catch(() => Infinity);
-      if (records < MAX_STREAM_RECORDS) return (await current).dynamo.endpoint;
+      if (records < this.maxStreamRecords) return (await current).dynamo.endpoint;
       this.retire(current);
     }
     const next = this.spare ?? this.start();
