@@ -56,6 +56,22 @@ describe('the DynamoDB Local pool of the tests', () => {
   });
 });
 
+describe('the DynamoDB Local pool, when a slot\'s file has ended', () => {
+  it('stops the slot\'s instance, and the spare, when no file leases within the idle time; a lease in time keeps it', { timeout: 60_000 }, async () => {
+    const idle = new DynamoDbLocalPool(MAX_STREAM_RECORDS, 1_500);
+    try {
+      const kept = await idle.lease('1');
+      idle.release('1');
+      expect(await idle.lease('1')).toBe(kept);
+      idle.release('1');
+      await expect.poll(() => idle.running, { timeout: 20_000 }).toBe(0);
+      await expect.poll(() => client(kept).send(new ListTablesCommand({})).then(() => 'up', () => 'stopped'), { timeout: 10_000 }).toBe('stopped');
+    } finally {
+      await idle.close();
+    }
+  });
+});
+
 describe('DynamoDB Local on a data directory (bin/local/dynamodb-local.ts)', () => {
   it('has its stream records and transaction tokens indexed, again after a restart', { timeout: 60_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'dynamodb-local-index-'));

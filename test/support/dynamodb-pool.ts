@@ -39,6 +39,13 @@ export const MAX_STREAM_RECORDS = 30_000;
 const DATA_ROOT = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 const PROBE = 'pool-probe';
 
+/**
+ * How long after its file ended a slot's instance waits for the slot's next file, and the spare for any
+ * lease, before it stops: a project whose files are done holds no Java process until the run ends
+ * (vitest tears the global set-ups down only then).
+ */
+export const IDLE_MS = 20_000;
+
 /** An instance with clients for its probe: how many stream records it holds (its sequence numbers count them all). */
 class Instance {
   private readonly client: DynamoDBClient;
@@ -113,11 +120,17 @@ export class DynamoDbLocalPool {
   private readonly stopping = new Set<Promise<void>>();
   private server: Server | undefined;
   private closed = false;
+  /** Per slot released by its file, the timer that stops its instance unless the slot leases again. */
+  private readonly idle = new Map<string, NodeJS.Timeout>();
+  private spareIdle: NodeJS.Timeout | undefined;
   /** Instances started, for the log line at the end. */
   started = 0;
 
   /** `maxStreamRecords`: past this many, a slot's instance is replaced (a test sets it low). */
-  constructor(private readonly maxStreamRecords = MAX_STREAM_RECORDS) {}
+  constructor(
+    private readonly maxStreamRecords = MAX_STREAM_RECORDS,
+    private readonly idleMs = IDLE_MS,
+  ) {}
 
   private start(): Promise<Instance> {
     this.started++;
@@ -134,6 +147,9 @@ export class DynamoDbLocalPool {
    */
   async lease(slot: string): Promise<string> {
     if (this.closed) throw new Error('The DynamoDB Local pool is closed');
+    clearTimeout(this.idle.get(slot));
+    this.idle.delete(slot);
+    clearTimeout(this.spareIdle);
     const current = this.leased.get(slot);
     if (current) {
       const records = await current.then((instance) => instance.streamRecords()).catch(() => Infinity);
@@ -146,17 +162,49 @@ export class DynamoDbLocalPool {
     return (await next).dynamo.endpoint;
   }
 
+  /**
+   * The slot's file has ended: unless the slot leases again within idleMs, its instance stops, and the
+   * spare too once no slot is leased.
+   */
+  release(slot: string): void {
+    if (this.closed || !this.leased.has(slot)) return;
+    clearTimeout(this.idle.get(slot));
+    const timer = setTimeout(() => {
+      this.idle.delete(slot);
+      const instance = this.leased.get(slot);
+      this.leased.delete(slot);
+      if (instance) this.retire(instance);
+      if (this.leased.size === 0 && this.spare) {
+        const spare = this.spare;
+        this.spare = undefined;
+        this.retire(spare);
+      }
+    }, this.idleMs);
+    timer.unref();
+    this.idle.set(slot, timer);
+  }
+
+  /** Instances running or starting: leased and spare. */
+  get running(): number {
+    return this.leased.size + (this.spare ? 1 : 0);
+  }
+
   private retire(instance: Promise<Instance>): void {
     const stopped = instance.then((running) => running.stop(), () => undefined);
     this.stopping.add(stopped);
     void stopped.finally(() => this.stopping.delete(stopped));
   }
 
-  /** Serves leases at `POST /lease?slot=N` on loopback; answers the pool's URL. */
+  /** Serves `POST /lease?slot=N` and `POST /release?slot=N` on loopback; answers the pool's URL. */
   async listen(): Promise<string> {
     const server = createServer((request, response) => {
       const url = new URL(request.url ?? '/', 'http://localhost');
       const slot = url.searchParams.get('slot');
+      if (request.method === 'POST' && url.pathname === '/release' && slot) {
+        this.release(slot);
+        response.writeHead(204).end();
+        return;
+      }
       if (request.method !== 'POST' || url.pathname !== '/lease' || !slot) {
         response.writeHead(404).end();
         return;
@@ -174,6 +222,8 @@ export class DynamoDbLocalPool {
   /** Stops the server and every instance, leased, spare or stopping. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const timer of this.idle.values()) clearTimeout(timer);
+    this.idle.clear();
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     for (const instance of [...this.leased.values(), ...(this.spare ? [this.spare] : [])]) this.retire(instance);
