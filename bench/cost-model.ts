@@ -126,6 +126,8 @@ export interface Inputs {
   readonly packageAdd: Unit;
   /** The evaluator's time per package of a product (ms). */
   readonly evaluationMsPerPackage: number;
+  /** The evaluator's read units per package of a product (a 5,000-package product's evaluation). */
+  readonly evaluationReadsPerPackage: number;
   /** The 1,000-component synchronous import's time (s). */
   readonly syncImportSeconds: number;
   /** Components of the SBOM the component figures were measured with. */
@@ -165,6 +167,7 @@ export function inputsOf(figures: readonly BenchFigure[]): Inputs {
     componentUnchanged: unit(figures, 'SBOM component re-imported unchanged'),
     packageAdd: unit(figures, 'package added to a product'),
     evaluationMsPerPackage: number(evaluation.note, /EvaluationService\.evaluate ([\d.]+) ms/, 'the evaluation time') / 2_000,
+    evaluationReadsPerPackage: find(figures, 'policy large product', 'evaluation read units, 5,000 packages').value / 5_000,
     componentsPerImport: number(find(figures, 'api capacity', 'read units per SBOM component new to the catalog').note, /one import of (\d+) components/, 'the SBOM\'s components'),
     syncImportSeconds: find(figures, 'sbom import', `POST load_sboms of ${IMPORT_LIMITS.syncComponents.toLocaleString('en-US')} new components (the synchronous limit)`).value,
   };
@@ -189,6 +192,10 @@ export function bill(size: Size, inputs: Inputs): Line[] {
   const added = components * size.addedToProductShare;
   const fresh = components * size.newToCatalogShare;
   const unchanged = components - added;
+  // Evaluations: one per import that changes its product (the share with an added component), each
+  // reading every package of the product. (The component figures include the evaluation of their own
+  // small product, counted again here at the product's size.)
+  const evaluations = size.importsPerMonth * Math.min(1, size.addedToProductShare * size.packagesPerProduct);
   // Reads: half single objects, half list pages (products and requests alike).
   const read = { read: (inputs.productGet.read + (inputs.productPage.read + inputs.requestPage.read) / 2) / 2, write: (inputs.productGet.write + (inputs.productPage.write + inputs.requestPage.write) / 2) / 2 };
   const ops: { what: string; n: number; u: Pick<Unit, 'read' | 'write'> }[] = [
@@ -200,6 +207,7 @@ export function bill(size: Size, inputs: Inputs): Line[] {
     { what: 'components added to a product', n: added, u: inputs.componentAdded },
     { what: 'components re-imported unchanged', n: unchanged, u: inputs.componentUnchanged },
     { what: 'webhook deliveries', n: size.webhookDeliveriesPerMonth, u: inputs.delivery },
+    { what: 'evaluations', n: evaluations, u: { read: size.packagesPerProduct * inputs.evaluationReadsPerPackage, write: 0 } },
   ];
   const writeUnits = ops.reduce((sum, op) => sum + op.n * Math.max(0, op.u.write), 0);
   const readUnits = ops.reduce((sum, op) => sum + op.n * Math.max(0, op.u.read), 0);
@@ -210,8 +218,6 @@ export function bill(size: Size, inputs: Inputs): Line[] {
   const apiGbSeconds =
     ((size.readsPerMonth * (inputs.productGet.ms + (inputs.productPage.ms + inputs.requestPage.ms) / 2) / 2 + size.requestsPerMonth * inputs.requestCreate.ms + comments * inputs.comment.ms + changes * inputs.requestChange.ms) / 1000) * (FUNCTIONS.requests.memoryMb / 1024) +
     (size.importsPerMonth * (inputs.componentUnchanged.ms / 1000)) * (FUNCTIONS['sbom-imports'].memoryMb / 1024);
-  // Evaluations: one per import that changes its product (the share with an added component), each reads every package.
-  const evaluations = size.importsPerMonth * Math.min(1, size.addedToProductShare * size.packagesPerProduct);
   const evaluatorGbSeconds = (evaluations * size.packagesPerProduct * inputs.evaluationMsPerPackage / 1000) * (FUNCTIONS.evaluator.memoryMb / 1024);
   const events = size.requestsPerMonth + comments + changes;
   const queues = EVENT_SOURCES.filter((source) => source.kind === 'queue').length;

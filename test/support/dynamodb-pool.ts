@@ -72,15 +72,20 @@ class Instance {
       throw error;
     }
     const instance = new Instance(dynamo, dataDir);
-    await instance.client.send(
-      new CreateTableCommand({
-        TableName: PROBE,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [{ AttributeName: 'PK', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }],
-        StreamSpecification: { StreamEnabled: true, StreamViewType: 'KEYS_ONLY' },
-      }),
-    );
+    try {
+      await instance.client.send(
+        new CreateTableCommand({
+          TableName: PROBE,
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: [{ AttributeName: 'PK', AttributeType: 'S' }],
+          KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }],
+          StreamSpecification: { StreamEnabled: true, StreamViewType: 'KEYS_ONLY' },
+        }),
+      );
+    } catch (error) {
+      await instance.stop();
+      throw error;
+    }
     return instance;
   }
 
@@ -122,7 +127,6 @@ export class DynamoDbLocalPool {
   private closed = false;
   /** Per slot released by its file, the timer that stops its instance unless the slot leases again. */
   private readonly idle = new Map<string, NodeJS.Timeout>();
-  private spareIdle: NodeJS.Timeout | undefined;
   /** Instances started, for the log line at the end. */
   started = 0;
 
@@ -149,7 +153,6 @@ export class DynamoDbLocalPool {
     if (this.closed) throw new Error('The DynamoDB Local pool is closed');
     clearTimeout(this.idle.get(slot));
     this.idle.delete(slot);
-    clearTimeout(this.spareIdle);
     const current = this.leased.get(slot);
     if (current) {
       const records = await current.then((instance) => instance.streamRecords()).catch(() => Infinity);
