@@ -336,7 +336,8 @@ export function renderCostModel(figures: readonly BenchFigure[]): string {
   lines.push(
     '',
     'Not counted: CloudWatch logs, metrics and alarms, X-Ray traces, S3 for uploaded documents (kept a day), data',
-    'transfer, and the free tiers. An SBOM import that changes nothing writes nothing (0 write units, measured).',
+    'transfer, and the free tiers. An SBOM import that changes nothing writes only its import record and the caller\'s',
+    `rate-limit state (${inputs.componentUnchanged.write} write units a component of the ${inputs.componentsPerImport}-component import here) and asks for no evaluation.`,
     '',
     '## Prices',
     '',
