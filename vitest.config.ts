@@ -10,9 +10,9 @@ const UNIT = ['test/unit/**/*.test.ts'];
 const PROCESSES = ['test/e2e/**/*.test.ts', 'test/browser/**/*.test.ts', 'test/faults/local-stack-kill.test.ts'];
 /**
  * Files that run after all the others, one group at a time in this order, each group's files one after
- * another on a DynamoDB Local of the group's own (maxWorkers 1; global-setup.ts starts one DynamoDB
- * Local for a project of one worker). On a machine the other files load, DynamoDB Local, which applies
- * transactions one at a time, answers these files' heavy writes several times slower than idle, past the
+ * another (maxWorkers 1) on a DynamoDB Local of the group's own pool (global-setup.ts). On a machine the
+ * other files load, DynamoDB Local, which applies transactions one at a time, answers these files' heavy
+ * writes several times slower than idle, past the
  * service's time limits (the SDK's per-call timeout, an API function's): what they test is the service's
  * handling of contention and volume, not the emulator's speed under load.
  */
@@ -20,9 +20,9 @@ const ALONE = {
   /**
    * 50 writers on one object at once: sent together, they wait in DynamoDB Local for 3 to 5.5 s under
    * four busy cores (1 to 2 s idle), past the SDK's 2.5 s per call, a wait DynamoDB itself never makes
-   * them do; and a DynamoDB Local that served heavy files before serves them slower (50 concurrent adds:
-   * 10 s on a fresh one, 35 s and 35 of 50 answered 503 after the 5,000-link file, its table dropped,
-   * heap 2 GB or 512 MB).
+   * them do. (A DynamoDB Local that had served heavy files served them slower still, 35 s against 10 s
+   * with 35 of 50 answered 503: its unindexed stream records, which bin/local/dynamodb-local.ts now
+   * indexes.)
    */
   contention: ['test/http/concurrency.test.ts'],
   /**
@@ -39,7 +39,7 @@ const ALONE = {
    */
   imports: ['test/http/list-counters.test.ts', 'test/http/sbom-round-trip.test.ts'],
 };
-/** The local stand-ins, started once for a project's run, and each file's own DynamoDB Local leased before it runs. */
+/** The local stand-ins, started once for a project's run, and each file's DynamoDB Local leased before it runs. */
 const STAND_INS = { globalSetup: ['test/support/global-setup.ts'], setupFiles: ['test/support/lease-dynamodb.ts'] };
 
 export default defineConfig({
