@@ -91,8 +91,8 @@ export class ProductPackageStore {
 
   /**
    * Adds the package to the product; the same package twice is a ConflictError. The product's
-   * revision is bumped whatever it is (bumpRevision's anyRevision): adds to one product from several processes
-   * do not fail each other's condition, and the product's deletion still sees every one.
+   * revision is bumped whatever it is (bumpRevision's anyRevision): adds to one product from several
+   * processes do not fail each other's condition, and the product's deletion still sees every one.
    */
   async add(product: Product, productPackage: ProductPackage): Promise<void> {
     try {

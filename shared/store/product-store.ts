@@ -444,9 +444,9 @@ export function bumpRevision(tableName: string, product: Product, options: { any
       TableName: tableName,
       Key: keys.product(product.uuid),
       UpdateExpression: 'SET #rev = #rev + :one',
-      ...(options.anyRevision
-        ? { ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':one': 1 } }
-        : { ConditionExpression: '#rev = :rev', ExpressionAttributeNames: { '#rev': 'rev' }, ExpressionAttributeValues: { ':rev': product.rev, ':one': 1 } }),
+      ConditionExpression: options.anyRevision ? 'attribute_exists(PK)' : '#rev = :rev',
+      ExpressionAttributeNames: { '#rev': 'rev' },
+      ExpressionAttributeValues: options.anyRevision ? { ':one': 1 } : { ':rev': product.rev, ':one': 1 },
     },
   };
 }
