@@ -185,6 +185,16 @@ const money = (usd: number) => (usd >= 100 ? `$${Math.round(usd).toLocaleString(
 const count = (n: number) => Math.round(n).toLocaleString('en-US');
 const units = (n: number) => (n >= 1e6 ? `${(n / 1e6).toLocaleString('en-US', { maximumFractionDigits: 1 })} M` : count(n));
 
+/** A read's figure: half are GETs of single objects, half list pages (products and requests alike). */
+function readMix(inputs: Inputs, figure: (unit: Unit) => number): number {
+  return (figure(inputs.productGet) + (figure(inputs.productPage) + figure(inputs.requestPage)) / 2) / 2;
+}
+
+/** The API calls of a month: reads, request creates, comments and changes, SBOM imports. */
+function apiCallsPerMonth(size: Size): number {
+  return size.readsPerMonth + size.requestsPerMonth * (1 + size.commentsPerRequest + size.changesPerRequest) + size.importsPerMonth;
+}
+
 export function bill(size: Size, inputs: Inputs): Line[] {
   const comments = size.requestsPerMonth * size.commentsPerRequest;
   const changes = size.requestsPerMonth * size.changesPerRequest;
@@ -196,8 +206,7 @@ export function bill(size: Size, inputs: Inputs): Line[] {
   // reading every package of the product. (The component figures include the evaluation of their own
   // small product, counted again here at the product's size.)
   const evaluations = size.importsPerMonth * Math.min(1, size.addedToProductShare * size.packagesPerProduct);
-  // Reads: half single objects, half list pages (products and requests alike).
-  const read = { read: (inputs.productGet.read + (inputs.productPage.read + inputs.requestPage.read) / 2) / 2, write: (inputs.productGet.write + (inputs.productPage.write + inputs.requestPage.write) / 2) / 2 };
+  const read = { read: readMix(inputs, (u) => u.read), write: readMix(inputs, (u) => u.write) };
   const ops: { what: string; n: number; u: Pick<Unit, 'read' | 'write'> }[] = [
     { what: 'reads', n: size.readsPerMonth, u: read },
     { what: 'request creates', n: size.requestsPerMonth, u: inputs.requestCreate },
@@ -214,9 +223,9 @@ export function bill(size: Size, inputs: Inputs): Line[] {
   // Storage: an item written in a transaction costs 2 write units a KB, its index copies included:
   // half the units of an object's creation is an upper bound of the KB it keeps.
   const storedKb = (size.products * size.packagesPerProduct * inputs.componentAdded.write + size.catalogPackages * (inputs.componentNew.write - inputs.componentAdded.write) + size.requestsPerMonth * 12 * (inputs.requestCreate.write + size.commentsPerRequest * inputs.comment.write)) / 2;
-  const apiCalls = size.readsPerMonth + size.requestsPerMonth + comments + changes + size.importsPerMonth;
+  const apiCalls = apiCallsPerMonth(size);
   const apiGbSeconds =
-    ((size.readsPerMonth * (inputs.productGet.ms + (inputs.productPage.ms + inputs.requestPage.ms) / 2) / 2 + size.requestsPerMonth * inputs.requestCreate.ms + comments * inputs.comment.ms + changes * inputs.requestChange.ms) / 1000) * (FUNCTIONS.requests.memoryMb / 1024) +
+    ((size.readsPerMonth * readMix(inputs, (u) => u.ms) + size.requestsPerMonth * inputs.requestCreate.ms + comments * inputs.comment.ms + changes * inputs.requestChange.ms) / 1000) * (FUNCTIONS.requests.memoryMb / 1024) +
     (size.importsPerMonth * (inputs.componentUnchanged.ms / 1000)) * (FUNCTIONS['sbom-imports'].memoryMb / 1024);
   const evaluatorGbSeconds = (evaluations * size.packagesPerProduct * inputs.evaluationMsPerPackage / 1000) * (FUNCTIONS.evaluator.memoryMb / 1024);
   const events = size.requestsPerMonth + comments + changes;
@@ -241,7 +250,7 @@ export function bill(size: Size, inputs: Inputs): Line[] {
 
 /** The next limit each part meets, and the figure at which it does, for the largest size. */
 export function ceilings(size: Size, inputs: Inputs): { part: string; limit: string; reachedAt: string }[] {
-  const peakRps = (size.readsPerMonth + size.requestsPerMonth * (1 + size.commentsPerRequest + size.changesPerRequest) + size.importsPerMonth) * size.peakHourShare / 3600;
+  const peakRps = (apiCallsPerMonth(size) * size.peakHourShare) / 3600;
   const apiMs = (inputs.productGet.ms + inputs.requestCreate.ms) / 2;
   const evaluatorSeconds = FUNCTIONS.evaluator.timeoutSeconds / 2;
   return [
