@@ -54,7 +54,7 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
   async function transactionUnits(items: readonly TransactItem[], before: readonly Image[]): Promise<number> {
     let units = 0;
     for (const [i, item] of items.entries()) {
-      const [kind, operation] = Object.entries(item).find(([, value]) => value !== undefined)! as [keyof TransactItem, NonNullable<TransactItem['Put']>];
+      const [kind, operation] = operationOf(item);
       const description = await table(operation.TableName);
       const key = keyOf(description, operation);
       const after = kind === 'Put' ? operation.Item : kind === 'Update' ? await image(operation.TableName, key) : kind === 'Delete' ? undefined : before[i];
@@ -96,7 +96,7 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
     try {
       before = await Promise.all(
         items.map(async (item) => {
-          const operation = Object.values(item).find((value) => value !== undefined)!;
+          const [, operation] = operationOf(item);
           return image(operation.TableName, keyOf(await table(operation.TableName), operation));
         }),
       );
@@ -128,6 +128,11 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
     },
     idleMs: () => (inFlight > 0 ? 0 : Date.now() - lastActivity),
   };
+}
+
+/** A transaction item's one operation, with its kind. */
+function operationOf(item: TransactItem): [keyof TransactItem, NonNullable<TransactItem['Put']>] {
+  return Object.entries(item).find(([, value]) => value !== undefined)! as [keyof TransactItem, NonNullable<TransactItem['Put']>];
 }
 
 /** The key of the item a transaction's operation writes (a Put names it through its item). */
