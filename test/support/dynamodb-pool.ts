@@ -3,11 +3,12 @@
  * waiting for Java to start.
  *
  * Why: DynamoDB Local slows down with every stream record it has ever written, in any table, deleted or
- * not. Measured (1,000 transactional puts to a new table with a stream, in transactions of 50): 2.0 s
- * on a fresh one, 24 s after 20,000 items had been written to another table with a stream and that
- * table deleted, 49 s after 40,000; without streams, 1.5, 1.2 and 1.3 s. Every test table has a stream
- * (the pipeline reads it), so one DynamoDB Local serving a worker's files one after another made each
- * file slower than the one before, and heavy files made the rest time out.
+ * not, unless its own tables are indexed (bin/local/dynamodb-local.ts). Measured in memory (1,000
+ * transactional puts to a new table with a stream, in transactions of 50): 2.0 s on a fresh one, 24 s
+ * after 20,000 items had been written to another table with a stream and that table deleted, 49 s after
+ * 40,000; without streams, 1.5, 1.2 and 1.3 s. Every test table has a stream (the pipeline reads it), so
+ * one DynamoDB Local serving a worker's files one after another made each file slower than the one
+ * before, and heavy files made the rest time out.
  *
  * The pool lives in the global set-up (the main process); each file's set-up (lease-dynamodb.ts) asks
  * it, over loopback HTTP, for a DynamoDB Local for its worker slot (vitest runs one file at a time per

@@ -12,7 +12,7 @@ import { CatalogStore } from '../../shared/store/catalog-store.ts';
 import { ProductPackageStore } from '../../shared/store/product-package-store.ts';
 import { PolicyStore } from '../../shared/store/policy-store.ts';
 
-/** This file's own DynamoDB Local (lease-dynamodb.ts leases it before the file runs). */
+/** This file's DynamoDB Local (lease-dynamodb.ts leases it before the file runs). */
 export function dynamodbEndpoint(): string {
   const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
   if (!endpoint) throw new Error('No DynamoDB Local leased: the file runs outside a project with test/support/lease-dynamodb.ts in setupFiles');

@@ -1,7 +1,7 @@
 /**
- * Starts the real local stand-ins once for the whole test run: the SQS emulator, and a pool of DynamoDB
- * Locals (in memory) that gives each test file one its earlier files have not slowed down (dynamodb-pool.ts). Every test
- * file creates its own table and queues, so files never share state.
+ * Starts the real local stand-ins once for a project's run: the SQS emulator, and the pool of DynamoDB
+ * Locals that each test file leases one from (dynamodb-pool.ts). Every test file creates its own table
+ * and queues, so files never share state.
  */
 import type { TestProject } from 'vitest/node';
 import { startFauxqs } from 'fauxqs';
