@@ -19,6 +19,7 @@ import { generateApiKey } from '../shared/auth/api-key.ts';
 import { DEFAULT_DATA_DIR, readRunningStack } from './local/stack-file.ts';
 import { ensureTable } from './local/table-setup.ts';
 import { NAME_PATTERN } from '../shared/domain/identity.ts';
+import { migrateData } from '../shared/store/migrations.ts';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -30,6 +31,8 @@ Commands:
   deactivate-user USERNAME       Stop USERNAME's key from working (activate-user undoes it).
   activate-user USERNAME
   list-users [--dataspace D]     List users (of one dataspace, or of all).
+  migrate                        Bring items an earlier version wrote to this version's layout
+                                 (idempotent; npm start and a deployment run it themselves).
 
 Target: the local stack of DATA_DIR (default .data) started by \`npm start\`, or, when TABLE_NAME
 is set, that DynamoDB table on AWS (AWS_REGION and the usual AWS credentials).`;
@@ -37,6 +40,8 @@ is set, that DynamoDB table on AWS (AWS_REGION and the usual AWS credentials).`;
 class UsageError extends Error {}
 
 interface Connection {
+  readonly doc: DynamoDBDocumentClient;
+  readonly tableName: string;
   readonly store: IdentityStore;
   readonly load: LoadTarget;
   readonly target: string;
@@ -51,7 +56,7 @@ function connection(doc: DynamoDBDocumentClient, tableName: string, target: stri
     productPackages: new ProductPackageStore(doc, tableName),
     policy: new PolicyStore(doc, tableName),
   };
-  return { store, load, target };
+  return { doc, tableName, store, load, target };
 }
 
 const loadOptions = () => ({ now: new Date(), generateKey: generateApiKey, newUuid: randomUUID });
@@ -193,6 +198,13 @@ async function listUsers(args: string[]): Promise<void> {
   for (const row of rows) console.log(row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
 }
 
+async function migrate(args: string[]): Promise<void> {
+  if (args.length > 0) throw new UsageError('migrate takes no arguments');
+  const connected = await connect();
+  const report = await migrateData(connected.doc, connected.tableName);
+  console.log(`Migrated ${connected.target}: ${report.requestCountersFolded} request counter items folded into their groups.`);
+}
+
 const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   load,
   'create-user': createUser,
@@ -200,6 +212,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   'deactivate-user': (args) => setActive(args, false),
   'activate-user': (args) => setActive(args, true),
   'list-users': listUsers,
+  migrate,
 };
 
 async function main(argv: string[]): Promise<void> {

@@ -14,6 +14,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as triggers from 'aws-cdk-lib/triggers';
 import type { Construct } from 'constructs';
 import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '../shared/functions.ts';
 import {
@@ -154,6 +155,7 @@ export class ComplianceStack extends Stack {
       props.authFailureLimit ?? DEFAULT_AUTH_FAILURE_LIMIT,
     );
     for (const source of props.eventSources ?? EVENT_SOURCES) this.addEventSource(source);
+    this.migrateOnDeploy();
     for (const rule of EVENT_RULES) this.addEventRule(rule);
     for (const destination of props.webhookDestinations ?? []) this.addWebhookDestination(destination);
     this.httpApi = new ServiceHttpApi(this, 'HttpApi', {
@@ -375,6 +377,20 @@ export class ComplianceStack extends Stack {
       }
       for (const [variable, value] of Object.entries(environment)) fn.function.addEnvironment(variable, value);
     }
+  }
+
+  /**
+   * Runs the migrate function (functions/migrate.ts) in each deployment that changes it, once every
+   * other function runs the new code: items an earlier version wrote are then brought to this version's
+   * layout while nothing writes the earlier one any more. A failed migration fails the deployment.
+   */
+  private migrateOnDeploy(): void {
+    const others = Object.entries(this.functions).filter(([name]) => name !== 'migrate').map(([, fn]) => fn.function);
+    new triggers.Trigger(this, 'MigrateData', {
+      handler: this.functions.migrate.function,
+      timeout: Duration.seconds(FUNCTIONS.migrate.timeoutSeconds),
+      executeAfter: [this.table, ...others],
+    });
   }
 
   private addEventSource(source: EventSourceDefinition): void {

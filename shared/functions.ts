@@ -170,6 +170,15 @@ export const FUNCTIONS = {
     sendsTo: ['webhookDeliveries'],
     publishesEvents: false,
   },
+  migrate: {
+    entry: 'functions/migrate.ts',
+    description: "Brings items an earlier version wrote to this version's layout; run by a trigger after each deployment",
+    memoryMb: 512,
+    timeoutSeconds: 900,
+    table: 'read-write',
+    sendsTo: [],
+    publishesEvents: false,
+  },
   'webhook-delivery': {
     entry: 'functions/webhook-delivery.ts',
     description: 'One signed delivery attempt per message, retried with backoff, then the DLQ',

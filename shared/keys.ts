@@ -173,7 +173,11 @@ export const keys = {
     last_modified_date: 'GSI9',
   } as const,
   requestsPartition: (dataspace: string) => `DS#${dataspace}#REQUESTS`,
+  /** A request counter before counters were grouped: one item per counter and shard (read by the migration only). */
   requestCount: (dataspace: string, counter: string, shard = 0): Key => ({ PK: `DS#${dataspace}#REQCOUNT${shardSuffix(shard)}`, SK: counter }),
+  legacyRequestCounts: (dataspace: string, shard: number) => ({ PK: `DS#${dataspace}#REQCOUNT${shardSuffix(shard)}` }),
+  /** One shard of a group of request counters (shared/domain/request.ts counterGroup): `DS` or `USER#<username>`. */
+  requestCounterGroup: (dataspace: string, group: string, shard = 0): Key => ({ PK: `DS#${dataspace}#REQCOUNTERS${shardSuffix(shard)}`, SK: group }),
   listCount: (dataspace: string, collection: CountedCollection, counter: string, shard = 0): Key => ({
     PK: `DS#${dataspace}#COUNT#${collection}${shardSuffix(shard)}`,
     SK: counter,
@@ -264,6 +268,7 @@ export type EntityType =
   | 'RequestComment'
   | 'RequestCommentCount'
   | 'RequestCount'
+  | 'RequestCounters'
   | 'ListCount'
   | 'UsagePolicy'
   | 'License'

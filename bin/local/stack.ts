@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { startFauxqs } from 'fauxqs';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { ensureTable } from './table-setup.ts';
+import { migrateData } from '../../shared/store/migrations.ts';
 import { ensureQueues } from './queues.ts';
 import { startHttpGateway, type HttpGateway } from './http-gateway.ts';
 import { buildConsole } from './console-files.ts';
@@ -141,6 +142,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     } as Record<QueueName, QueueDefinition>);
     const doc = createDocumentClient(createDynamoClient({ region: options.region, endpoint: dynamo.endpoint }));
     stoppers.push(async () => doc.destroy());
+    // Items of an earlier version's layout, in a data directory it wrote, brought to this one's.
+    await migrateData(doc, options.tableName);
 
     // The SBOM upload bucket, on the emulator's S3 API (the same endpoint), with the lifecycle it has on AWS.
     const s3 = createS3Client({ region: options.region, endpoint: sqsEndpoint });

@@ -29,9 +29,6 @@ export function listCounterSpace(dataspace: string, collection: CountedCollectio
   return { key: (counter, shard) => keys.listCount(dataspace, collection, counter, shard), entity: 'ListCount' };
 }
 
-export function requestCounterSpace(dataspace: string): CounterSpace {
-  return { key: (counter, shard) => keys.requestCount(dataspace, counter, shard), entity: 'RequestCount' };
-}
 
 /** Per counter, the amount each of its attributes moves (`total`; requests also `public`). */
 export type CounterDeltas = ReadonlyMap<string, Readonly<Record<string, number>>>;
@@ -63,6 +60,76 @@ export function counterUpdates(tableName: string, space: CounterSpace, deltas: C
       },
     };
   });
+}
+
+/**
+ * Counters kept as attributes of a few items per shard rather than an item each: a write that moves
+ * several counters of one group updates one item, and a transaction pays per item (2 write units per
+ * KB). Counter `c`'s attribute `a` is stored as the attribute `a|c` of its group's item. A group holds
+ * only counters whose number stays small, so that its item stays near 1 KB.
+ */
+export interface GroupedCounterSpace {
+  readonly key: (group: string, shard: number) => Key;
+  readonly groupOf: (counter: string) => string;
+  readonly entity: EntityType;
+}
+
+const groupedAttribute = (attribute: string, counter: string) => `${attribute}|${counter}`;
+
+/** The transaction items, labelled 'counter', that add `deltas` to one shard: one Update per group; attributes that do not move are left out. */
+export function groupedCounterUpdates(tableName: string, space: GroupedCounterSpace, deltas: CounterDeltas, shard = randomShard()): LabelledItem[] {
+  const byGroup = new Map<string, [string, number][]>();
+  for (const [counter, delta] of deltas) {
+    for (const [attribute, value] of Object.entries(delta)) {
+      if (value === 0) continue;
+      const group = space.groupOf(counter);
+      byGroup.set(group, [...(byGroup.get(group) ?? []), [groupedAttribute(attribute, counter), value]]);
+    }
+  }
+  return [...byGroup].map(([group, moves]) => ({
+    label: 'counter',
+    item: {
+      Update: {
+        TableName: tableName,
+        Key: space.key(group, shard),
+        UpdateExpression: `SET entity = :entity ADD ${moves.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(moves.map(([name], i) => [`#a${i}`, name])),
+        ExpressionAttributeValues: { ':entity': space.entity, ...Object.fromEntries(moves.map(([, value], i) => [`:a${i}`, value])) },
+      },
+    },
+  }));
+}
+
+/** The value of each counter's `attributes` in a grouped space: every shard of their groups read strongly consistent, summed; absent is 0. */
+export async function readGroupedCounters<A extends string>(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  space: GroupedCounterSpace,
+  counters: readonly string[],
+  attributes: readonly A[],
+): Promise<Map<string, Record<A, number>>> {
+  const groups = new Set(counters.map(space.groupOf));
+  const shardKeys = [...groups].flatMap((group) => Array.from({ length: COUNTER_SHARDS }, (_, shard) => space.key(group, shard)));
+  const items = await batchGet(doc, tableName, shardKeys, true);
+  return new Map(
+    counters.map((counter) => {
+      const sum = Object.fromEntries(attributes.map((a) => [a, 0])) as Record<A, number>;
+      for (const item of items) for (const a of attributes) sum[a] += Number(item[groupedAttribute(a, counter)] ?? 0);
+      return [counter, sum];
+    }),
+  );
+}
+
+/** Group items holding `totals` (in shard 0), for bulk loads (benchmark seeding). */
+export function groupedCounterSeedItems(space: GroupedCounterSpace, totals: CounterDeltas): Item[] {
+  const byGroup = new Map<string, Item>();
+  for (const [counter, values] of totals) {
+    const group = space.groupOf(counter);
+    const item = byGroup.get(group) ?? { ...space.key(group, 0), entity: space.entity };
+    for (const [attribute, value] of Object.entries(values)) if (value !== 0) item[groupedAttribute(attribute, counter)] = value;
+    byGroup.set(group, item);
+  }
+  return [...byGroup.values()];
 }
 
 /** The value of each counter's `attributes`: every shard read strongly consistent, summed; absent is 0. */

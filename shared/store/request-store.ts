@@ -14,7 +14,8 @@ import {
 import { ConflictError, NotFoundError } from '../domain/errors.ts';
 import { isoWithOffset } from '../domain/time.ts';
 import { keys } from '../keys.ts';
-import { counterSeedItems, counterTotals, counterUpdates, readCounters, requestCounterSpace } from './counters.ts';
+import { counterTotals } from './counters.ts';
+import { foldLegacyRequestCounters, readRequestCounter, requestCounterSeedItems, requestCounterUpdates } from './request-counters.ts';
 import {
   ORDERING_FIELDS,
   counterDeltas,
@@ -314,7 +315,12 @@ export class RequestStore {
   // --- the list ------------------------------------------------------------------------------
 
   async count(dataspace: string, counter: string): Promise<{ total: number; public: number }> {
-    return (await readCounters(this.doc, this.tableName, requestCounterSpace(dataspace), [counter], ['total', 'public'])).get(counter)!;
+    return readRequestCounter(this.doc, this.tableName, dataspace, counter);
+  }
+
+  /** Folds the dataspace's counters written before counters were grouped into their groups (idempotent); answers how many it folded. */
+  async foldLegacyCounters(dataspace: string): Promise<number> {
+    return foldLegacyRequestCounters(this.doc, this.tableName, dataspace);
   }
 
   /** One page of an ordering index, filtered in DynamoDB: reads about (offset + limit) / selectivity entries. */
@@ -440,7 +446,7 @@ export class RequestStore {
         },
       },
     ];
-    items.push(...counterUpdates(this.tableName, requestCounterSpace(after.dataspace), deltas));
+    items.push(...requestCounterUpdates(this.tableName, after.dataspace, deltas));
     try {
       await transact(this.doc, items);
     } catch (error) {
@@ -463,7 +469,7 @@ export function requestSeedItems(requests: readonly RequestRecord[]): Item[] {
   return [
     ...requests.map(requestItem),
     ...[...byDataspace].flatMap(([dataspace, ofDataspace]) =>
-      counterSeedItems(requestCounterSpace(dataspace), counterTotals((request: RequestRecord) => counterDeltas(undefined, request), ofDataspace)),
+      requestCounterSeedItems(dataspace, counterTotals((request: RequestRecord) => counterDeltas(undefined, request), ofDataspace)),
     ),
   ];
 }

@@ -24,7 +24,7 @@ const functionEntries = Object.entries(FUNCTIONS) as [FunctionName, FunctionDefi
  * The only functions besides the catalog's: CDK's own handlers for the web console
  * (lib/constructs/web-console.ts), its BucketDeployment upload and the bucket's auto-delete provider.
  */
-const CDK_HANDLER = /^(Custom(CDKBucketDeployment|S3AutoDeleteObjectsCustomResourceProvider)|BucketNotificationsHandler)/;
+const CDK_HANDLER = /^(Custom(CDKBucketDeployment|S3AutoDeleteObjectsCustomResourceProvider)|BucketNotificationsHandler|AWSCDKTriggerCustomResourceProvider)/;
 const queueEntries = Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][];
 
 let synth: Synthesized;
@@ -126,11 +126,25 @@ describe('the HTTP API', () => {
   });
 });
 
+describe('the data migration', () => {
+  it("runs the migrate function's current version in each deployment that changes it, after the table and every other function", () => {
+    const triggers = Object.values(synth.template.findResources('Custom::Trigger'));
+    expect(triggers).toHaveLength(1);
+    const [trigger] = triggers as [{ Properties: Record<string, unknown>; DependsOn: string[] }];
+    const migrateId = logicalId(synth.stack, synth.stack.functions.migrate.function);
+    expect(trigger.Properties).toMatchObject({ InvocationType: 'RequestResponse', ExecuteOnHandlerChange: true, Timeout: String(FUNCTIONS.migrate.timeoutSeconds * 1000) });
+    expect(JSON.stringify(trigger.Properties.HandlerArn)).toMatch(new RegExp(`^\\{"Ref":"${migrateId.replace(/[0-9A-F]{8}$/, '')}CurrentVersion`));
+    const others = functionEntries.filter(([name]) => name !== 'migrate').map(([name]) => logicalId(synth.stack, synth.stack.functions[name].function));
+    expect(trigger.DependsOn).toEqual(expect.arrayContaining([logicalId(synth.stack, synth.stack.table), ...others]));
+    expect(trigger.DependsOn).not.toContain(migrateId);
+  });
+});
+
 describe('the functions', () => {
   it('are one per catalog entry, each on nodejs22.x, arm64, with active tracing and its own log group', () => {
     const ids = Object.keys(synth.template.findResources('AWS::Lambda::Function'));
     expect(ids.filter((id) => !CDK_HANDLER.test(id))).toHaveLength(functionEntries.length);
-    expect(ids.filter((id) => CDK_HANDLER.test(id))).toHaveLength(3);
+    expect(ids.filter((id) => CDK_HANDLER.test(id))).toHaveLength(4);
     for (const [name, definition] of functionEntries) {
       const fn = synth.stack.functions[name];
       synth.template.hasResourceProperties('AWS::Lambda::Function', {
@@ -150,10 +164,10 @@ describe('the functions', () => {
     synth.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
   });
 
-  it("run under roles without AWS-managed policies (all but the roles of CDK's auto-delete provider and S3 notifications handler)", () => {
+  it("run under roles without AWS-managed policies (all but the roles of CDK's auto-delete and trigger providers and S3 notifications handler)", () => {
     for (const [id, role] of Object.entries(synth.template.findResources('AWS::IAM::Role'))) {
-      if (id.startsWith('CustomS3AutoDeleteObjectsCustomResourceProviderRole')) {
-        // aws-cdk-lib gives it this policy and no way to change it (docs/security.md, "Infrastructure").
+      if (id.startsWith('CustomS3AutoDeleteObjectsCustomResourceProviderRole') || id.startsWith('AWSCDKTriggerCustomResourceProviderCustomResourceProviderRole')) {
+        // aws-cdk-lib gives them this policy and no way to change it (docs/security.md, "Infrastructure").
         expect(role.Properties.ManagedPolicyArns).toEqual([
           { 'Fn::Sub': 'arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole' },
         ]);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { COUNTER_SHARDS, counterChanges, counterTotals, counterUpdates, filterCounter, listCounterSpace, requestCounterSpace } from '../../shared/store/counters.ts';
+import { COUNTER_SHARDS, counterChanges, counterTotals, counterUpdates, filterCounter, groupedCounterSeedItems, groupedCounterUpdates, listCounterSpace } from '../../shared/store/counters.ts';
+import { requestCounterSpace, requestCounterUpdates } from '../../shared/store/request-counters.ts';
+import { counterDeltas, counterGroup, counterKeyFromLegacy, privateCounterKey, type RequestRecord } from '../../shared/domain/request.ts';
 
 type Thing = { kind: string; colour: string; hidden?: boolean };
 const countersOf = (thing: Thing) =>
@@ -57,8 +59,8 @@ describe('counterUpdates', () => {
   });
 
   it('keeps shard 0 on the key written before sharding, and picks shards at random within range', () => {
-    expect(requestCounterSpace('acme').key('all', 0)).toEqual({ PK: 'DS#acme#REQCOUNT', SK: 'all' });
-    expect(requestCounterSpace('acme').key('all', 3)).toEqual({ PK: 'DS#acme#REQCOUNT#3', SK: 'all' });
+    expect(listCounterSpace('acme', 'PRODUCTS').key('all', 0)).toEqual({ PK: 'DS#acme#COUNT#PRODUCTS', SK: 'all' });
+    expect(listCounterSpace('acme', 'PRODUCTS').key('all', 3)).toEqual({ PK: 'DS#acme#COUNT#PRODUCTS#3', SK: 'all' });
     const shards = new Set(Array.from({ length: 2_000 }, () => String(counterUpdates('t', listCounterSpace('a', 'LICENSES'), new Map([['all', { total: 1 }]]))[0]!.item.Update!.Key!.PK)));
     expect(shards.size).toBe(COUNTER_SHARDS);
     expect([...shards].every((pk) => /^DS#a#COUNT#LICENSES(#([1-9]|1[0-5]))?$/.test(pk))).toBe(true);
@@ -73,5 +75,68 @@ describe('filterCounter', () => {
     expect(filterCounter('name', long)).not.toBe(filterCounter('name', `${long}y`));
     // 256 bytes, not characters: a counter's key stays within DynamoDB's 1,024-byte sort key.
     expect(filterCounter('name', 'é'.repeat(200))).toMatch(/^name#sha256=/);
+  });
+});
+
+describe('grouped counters', () => {
+  const space = { key: (group: string, shard: number) => ({ PK: `C#${shard}`, SK: group }), groupOf: (counter: string) => (counter.startsWith('user=') ? counter : 'shared'), entity: 'RequestCounters' as const };
+
+  it('updates one item per group, each counter an attribute of it, and leaves out what does not move', () => {
+    const deltas = new Map<string, Record<string, number>>([
+      ['all', { total: 1, private: 0 }],
+      ['kind=a', { total: 1, private: 1 }],
+      ['user=bob', { total: -1 }],
+    ]);
+    const items = groupedCounterUpdates('table', space, deltas, 7).map(({ item }) => item.Update!);
+    expect(items.map((update) => update.Key)).toEqual([{ PK: 'C#7', SK: 'shared' }, { PK: 'C#7', SK: 'user=bob' }]);
+    expect(items[0]).toMatchObject({
+      UpdateExpression: 'SET entity = :entity ADD #a0 :a0, #a1 :a1, #a2 :a2',
+      ExpressionAttributeNames: { '#a0': 'total|all', '#a1': 'total|kind=a', '#a2': 'private|kind=a' },
+      ExpressionAttributeValues: { ':entity': 'RequestCounters', ':a0': 1, ':a1': 1, ':a2': 1 },
+    });
+  });
+
+  it('seeds one item per group in shard 0', () => {
+    expect(groupedCounterSeedItems(space, new Map<string, Record<string, number>>([['all', { total: 3, private: 0 }], ['user=bob', { total: 2 }]]))).toEqual([
+      { PK: 'C#0', SK: 'shared', entity: 'RequestCounters', 'total|all': 3 },
+      { PK: 'C#0', SK: 'user=bob', entity: 'RequestCounters', 'total|user=bob': 2 },
+    ]);
+  });
+});
+
+describe('request counter groups', () => {
+  const request = (overrides: Partial<RequestRecord>): RequestRecord => ({
+    uuid: 'u1', dataspace: 'acme', title: 'T', templateUuid: 't1', templateName: 'Review', contentType: 'product', status: 'open',
+    priority: 'High', assignee: 'bob', requester: 'alice', productContext: null, contentObject: null, notes: '', serializedData: {},
+    isPrivate: false, ccEmails: [], lastModifiedBy: 'alice', createdDate: '2026-01-01T00:00:00+00:00', lastModifiedDate: '2026-01-01T00:00:00+00:00', rev: 0,
+    ...overrides,
+  });
+  const groupsOf = (r: RequestRecord) => requestCounterUpdates('t', 'acme', counterDeltas(undefined, r), 0).map(({ item }) => item.Update!.Key!.SK);
+
+  it('a create updates the dataspace group, the requester and the assignee: three items, however many counters', () => {
+    expect(groupsOf(request({}))).toEqual(['DS', 'USER#alice', 'USER#bob']);
+    expect(groupsOf(request({ assignee: 'alice' }))).toEqual(['DS', 'USER#alice']);
+    // A private request's counters of its viewers go to those viewers' groups.
+    expect(groupsOf(request({ isPrivate: true }))).toEqual(['DS', 'USER#alice', 'USER#bob']);
+  });
+
+  it('a public request moves only totals; a private one also its private part', () => {
+    const names = (r: RequestRecord) => requestCounterUpdates('t', 'acme', counterDeltas(undefined, r), 0).flatMap(({ item }) => Object.values(item.Update!.ExpressionAttributeNames!));
+    expect(names(request({})).filter((name) => name.startsWith('private|'))).toEqual([]);
+    expect(names(request({ isPrivate: true }))).toContain('private|all');
+    expect(names(request({ isPrivate: true }))).toContain(`total|${privateCounterKey('bob', 'status=open')}`);
+  });
+
+  it('names the user of a private counter even when the username holds colons or equals signs', () => {
+    expect(counterGroup(privateCounterKey('a:requester=b', 'all'))).toBe('USER#a:requester=b');
+    expect(counterGroup('requester=a:b')).toBe('USER#a:b');
+    expect(counterGroup('template=t1')).toBe('DS');
+    expect(requestCounterSpace('acme').key('DS', 2)).toEqual({ PK: 'DS#acme#REQCOUNTERS#2', SK: 'DS' });
+  });
+
+  it('reads the counter names of the layout before grouping', () => {
+    expect(counterKeyFromLegacy('status=open')).toBe('status=open');
+    expect(counterKeyFromLegacy('private:bob:status=open')).toBe(privateCounterKey('bob', 'status=open'));
+    expect(counterKeyFromLegacy('private:a:b:all')).toBe(privateCounterKey('a:b', 'all'));
   });
 });

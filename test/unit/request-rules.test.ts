@@ -147,14 +147,14 @@ describe('counters', () => {
   it('counts a private request for its requester and assignee only, never as public', () => {
     const deltas = counterDeltas(undefined, aRequest({ isPrivate: true, assignee: 'bob' }));
     expect(deltas.get('all')).toEqual({ total: 1, public: 0 });
-    expect(deltas.get('private:alice:all')).toEqual({ total: 1, public: 0 });
-    expect(deltas.get('private:bob:status=open')).toEqual({ total: 1, public: 0 });
-    expect([...deltas.keys()].filter((key) => key.startsWith('private:carol'))).toEqual([]);
+    expect(deltas.get('private#alice#all')).toEqual({ total: 1, public: 0 });
+    expect(deltas.get('private#bob#status=open')).toEqual({ total: 1, public: 0 });
+    expect([...deltas.keys()].filter((key) => key.startsWith('private#carol'))).toEqual([]);
   });
 
   it('turning a request private moves it from public to the private counters', () => {
     const deltas = Object.fromEntries(counterDeltas(aRequest(), aRequest({ isPrivate: true })));
     expect(deltas.all).toEqual({ total: 0, public: -1 });
-    expect(deltas['private:alice:all']).toEqual({ total: 1, public: 0 });
+    expect(deltas['private#alice#all']).toEqual({ total: 1, public: 0 });
   });
 });

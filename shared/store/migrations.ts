@@ -1,0 +1,21 @@
+/**
+ * Brings items written by earlier versions of the service to the current layout. Idempotent and safe
+ * while the API serves: `npm start` runs it at every start, the admin CLI's `migrate` on demand, and
+ * on AWS a trigger of the stack after each deployment (lib/compliance-stack.ts).
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { IdentityStore } from './identity-store.ts';
+import { foldLegacyRequestCounters } from './request-counters.ts';
+
+export interface MigrationReport {
+  /** Request counter items of the layout before grouping, folded into their groups. */
+  readonly requestCountersFolded: number;
+}
+
+export async function migrateData(doc: DynamoDBDocumentClient, tableName: string): Promise<MigrationReport> {
+  let requestCountersFolded = 0;
+  for (const dataspace of await new IdentityStore(doc, tableName).listDataspaces()) {
+    requestCountersFolded += await foldLegacyRequestCounters(doc, tableName, dataspace.name);
+  }
+  return { requestCountersFolded };
+}
