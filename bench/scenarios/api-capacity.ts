@@ -33,6 +33,12 @@ const DATASPACE = 'capacity';
 /** Webhook subscriptions when measuring deliveries. */
 const SUBSCRIBERS = 10;
 const ROOT = 'capacity-root';
+const REVIEWER = 'capacity-reviewer';
+/**
+ * Write units of the first request create above, measured by this scenario before the scale issue's
+ * item #3 (bench/results/latest.json at d6f0dfb): the baseline its target halves.
+ */
+const CREATE_WRITES_BEFORE = 36;
 
 interface Measured {
   readonly consumed: Consumed;
@@ -77,6 +83,7 @@ function figuresOf(what: string, runs: readonly Measured[], per = 1, perWhat = '
 async function measure(context: ScenarioContext, proxy: CapacityProxy): Promise<BenchFigure[]> {
   const doc = benchDocumentClient(context);
   const key = await createUserWithKey(doc, context.tableName, { username: ROOT, dataspace: DATASPACE, isSuperuser: true });
+  await createUserWithKey(doc, context.tableName, { username: REVIEWER, dataspace: DATASPACE, isSuperuser: false });
   const store = new RequestStore(doc, context.tableName);
   const template = randomUUID();
   await store.saveTemplate({ uuid: template, dataspace: DATASPACE, name: 'Package Review', description: '', contentType: 'product', isActive: true, questions: [] }, undefined);
@@ -99,21 +106,31 @@ async function measure(context: ScenarioContext, proxy: CapacityProxy): Promise<
 
   context.log(`${NAME}: requests`);
   const requests: string[] = [];
-  const createRequest = async (title: string) => {
-    const made = await callApi(context, key, 'POST', '/api/v2/requests/', { title, request_template: template, priority: 'Normal', assignee: ROOT }, 201);
+  const createRequest = async (title: string, fields: Record<string, unknown> = {}) => {
+    const made = await callApi(context, key, 'POST', '/api/v2/requests/', { title, request_template: template, priority: 'Normal', assignee: ROOT, ...fields }, 201);
     requests.push(made.uuid as string);
   };
   const created = await repeat((i) => createRequest(`Review ${i}`));
   figures.push(...figuresOf('request created', created));
+  const createWrites = median(created.map((run) => run.consumed.writeUnits));
+  figures.push({
+    scenario: NAME,
+    figure: 'write units per request created ÷ before (scale issue #3)',
+    value: +(createWrites / CREATE_WRITES_BEFORE).toFixed(3),
+    target: '≤ 0.5',
+    met: createWrites / CREATE_WRITES_BEFORE <= 0.5,
+    note: `${createWrites} WCU now; ${CREATE_WRITES_BEFORE} WCU measured by this scenario at d6f0dfb (counters an item each, the request item in eight indexes projecting all attributes)`,
+  });
   // Webhook deliveries: the same create with SUBSCRIBERS subscriptions to request.added, less the create alone.
   const receiver = createServer((request, response) => {
     request.resume();
     request.on('end', () => response.writeHead(204).end());
   });
   await new Promise<void>((listening) => receiver.listen(0, '127.0.0.1', () => listening()));
+  const hooks: string[] = [];
   try {
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    for (let i = 0; i < SUBSCRIBERS; i++) await callApi(context, key, 'POST', '/api/v2/webhooks/', { target_url: `${url}/${i}`, events: ['request.added'] }, 201);
+    for (let i = 0; i < SUBSCRIBERS; i++) hooks.push((await callApi(context, key, 'POST', '/api/v2/webhooks/', { target_url: `${url}/${i}`, events: ['request.added'] }, 201)).uuid as string);
     const withHooks = await repeat((i) => createRequest(`Delivered ${i}`));
     const alone = { readUnits: median(created.map((run) => run.consumed.readUnits)), writeUnits: median(created.map((run) => run.consumed.writeUnits)) };
     const deliveryRuns = withHooks.map((run) => ({
@@ -124,12 +141,18 @@ async function measure(context: ScenarioContext, proxy: CapacityProxy): Promise<
       ...figuresOf('webhook delivery', deliveryRuns, SUBSCRIBERS, `; request creates with ${SUBSCRIBERS} subscriptions to request.added, less a create alone, per delivery (each received and answered 204)`),
     );
   } finally {
+    // Off before the receiver goes, so that the creates below deliver nothing (and fail no delivery).
+    for (const hook of hooks) await callApi(context, key, 'PATCH', `/api/v2/webhooks/${hook}/`, { is_active: false }, 200);
     receiver.closeAllConnections();
     await new Promise<void>((closed) => receiver.close(() => closed()));
   }
   figures.push(...figuresOf('GET of page 1 of the requests', await repeat(() => callApi(context, key, 'GET', '/api/v2/requests/', undefined, 200))));
   figures.push(...figuresOf('comment added', await repeat((i) => callApi(context, key, 'POST', `/api/v2/requests/${requests[i]}/add_comment/`, { text: 'Looks fine.' }, 201))));
   figures.push(...figuresOf('request changed (PATCH status)', await repeat((i) => callApi(context, key, 'PATCH', `/api/v2/requests/${requests[i]}/`, { status: 'closed' }, 200))));
+  // Creates of other shapes, after the reads above so that these do not change what page 1 holds.
+  figures.push(...figuresOf('request created, assigned to another user', await repeat((i) => createRequest(`Assigned ${i}`, { assignee: REVIEWER }))));
+  figures.push(...figuresOf('private request created, assigned to another user', await repeat((i) => createRequest(`Private ${i}`, { assignee: REVIEWER, is_private: true }))));
+  figures.push(...figuresOf('request created with 2.4 KB of notes', await repeat((i) => createRequest(`Noted ${i}`, { notes: 'Notes of a real review. '.repeat(100) }))));
 
   context.log(`${NAME}: SBOM imports and packages`);
   const sbom = readFileSync(SBOM, 'utf8');

@@ -17,6 +17,7 @@ import { requestListScaling } from './request-list-scaling.ts';
 import { webhookFanOut } from './webhook-fan-out.ts';
 import { sbomImport } from './sbom-import.ts';
 import { sbomExport } from './sbom-export.ts';
+import { sbomMergeScale } from './sbom-merge-scale.ts';
 import { listCounts } from './list-counts.ts';
 import { requestCreates } from './request-creates.ts';
 import { apiCapacity } from './api-capacity.ts';
@@ -37,6 +38,7 @@ export const SCENARIOS: readonly Scenario[] = [
   webhookFanOut,
   sbomImport,
   sbomExport,
+  sbomMergeScale,
   apiCapacity,
   freshClone,
 ];

@@ -10,8 +10,8 @@
  * on a stack of their own whose DynamoDB calls pass through a proxy that gives transactions DynamoDB's
  * isolation (bench/lib/conflict-proxy.ts). Without it both layouts would measure the same serial queue.
  *
- * Also the write units one create costs (ReturnConsumedCapacity, indexes included), measured on the
- * store the handler uses, for the index-projection target.
+ * What one create costs in write units is the "api capacity" scenario's: DynamoDB Local reports a
+ * transaction as if it had written one item, and that scenario computes it by DynamoDB's rules.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -21,11 +21,9 @@ import { startConflictProxy, type ConflictProxy } from '../lib/conflict-proxy.ts
 import { withFreshStack } from '../lib/stack.ts';
 import type { BenchFigure } from '../lib/results.ts';
 import { benchDocumentClient, createUserWithKey } from '../lib/seed.ts';
-import { capacityCountingClient } from '../lib/capacity.ts';
 import { keys } from '../../shared/keys.ts';
 import { RequestStore } from '../../shared/store/request-store.ts';
 import { indexKeys } from '../../shared/store/dynamo.ts';
-import { isoWithOffset } from '../../shared/domain/time.ts';
 
 const NAME = 'request creates';
 const CLIENTS = 16;
@@ -155,48 +153,6 @@ async function present(context: ScenarioContext, clients: readonly Client[]): Pr
   }
 }
 
-/** Write units of one request create on the store the handler uses (median of 20 creates), with these notes. */
-async function writeUnitsPerCreate(context: ScenarioContext, client: Client, notes: string): Promise<number> {
-  const counting = capacityCountingClient(context);
-  try {
-    const store = new RequestStore(counting.doc, context.tableName);
-    const templates = await store.listTemplates(client.dataspace, 0, 10);
-    const template = templates.templates.find((t) => t.name === TEMPLATE)!;
-    const units: number[] = [];
-    for (let i = 0; i < 20; i++) {
-      const at = isoWithOffset(new Date());
-      const measured = await counting.measure(() =>
-        store.create({
-          uuid: randomUUID(),
-          dataspace: client.dataspace,
-          title: `Units ${i}`,
-          templateUuid: template.uuid,
-          templateName: template.name,
-          contentType: template.contentType,
-          status: 'open',
-          priority: 'Urgent',
-          assignee: client.username,
-          requester: client.username,
-          productContext: null,
-          contentObject: null,
-          notes,
-          serializedData: { Justification: 'Needed by the build' },
-          isPrivate: false,
-          ccEmails: [],
-          lastModifiedBy: client.username,
-          createdDate: at,
-          lastModifiedDate: at,
-          rev: 0,
-        }),
-      );
-      units.push(measured.units);
-    }
-    return units.sort((a, b) => a - b)[units.length >> 1]!;
-  } finally {
-    counting.doc.destroy();
-  }
-}
-
 export const requestCreates: Scenario = {
   name: NAME,
   async run(shared) {
@@ -237,8 +193,6 @@ async function measure(context: ScenarioContext, proxy: ConflictProxy): Promise<
   const ratio = oneRun.perSecond / spreadRun.perSecond;
   const complete = onePresent.listed === oneCreated && onePresent.indexed === oneCreated && spreadPresent.listed === spreadCreated && spreadPresent.indexed === spreadCreated;
   const conflicts = proxy.conflicts();
-  const units = await writeUnitsPerCreate(context, one[0]!, 'A few words of notes.');
-  const longUnits = await writeUnitsPerCreate(context, one[0]!, 'Notes of a real review. '.repeat(100));
   const figures: BenchFigure[] = [
     {
       scenario: NAME,
@@ -259,25 +213,6 @@ async function measure(context: ScenarioContext, proxy: ConflictProxy): Promise<
       value: oneRun.status5xx + spreadRun.status5xx,
       target: '0',
       met: oneRun.status5xx + spreadRun.status5xx === 0,
-    },
-    {
-      scenario: NAME,
-      figure: 'write units per request create',
-      value: units,
-      // The figure the index projections of the scale issue are to halve.
-      target: 'reference',
-      met: true,
-      unit: 'WCU',
-      note: 'median of 20 creates through RequestStore.create (ReturnConsumedCapacity TOTAL: the table and its indexes)',
-    },
-    {
-      scenario: NAME,
-      figure: 'write units per request create with 2.4 KB of notes',
-      value: longUnits,
-      target: 'reference',
-      met: true,
-      unit: 'WCU',
-      note: 'as above; each of the 8 ordering indexes projects the whole item, so its write grows with the notes',
     },
   ];
   return figures;

@@ -106,6 +106,11 @@ export interface CurrentState {
   /** Package uuids of product packages that a crashed import marked for removal (they must be rewritten to stay). */
   readonly markedForRemoval: ReadonlySet<string>;
   readonly analyses: readonly Analysis[];
+  /**
+   * Set when `productPackages` are only those the document names (a merge, or a VEX, removes nothing and
+   * reads no more): how many other product packages the product holds. They stay as they are.
+   */
+  readonly othersCount?: number;
   /** The dataspace's packages named by the document's purls (and, for a VEX, the product's packages), by canonical purl. */
   readonly packagesByPurl: ReadonlyMap<string, Package>;
   /** The dataspace's vulnerabilities named by the document, by id. */
@@ -306,6 +311,7 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
   }
 
   // --- product packages ---------------------------------------------------------------------------
+  if (state.othersCount !== undefined && context.mode === 'replace' && !inventory.vexOnly) throw new Error('A replace needs every product package: it removes those the document does not name.');
   const current = new Map(state.productPackages.map((pp) => [pp.packageUuid, pp]));
   const productPackageWrites: { before: ProductPackage | undefined; after: ProductPackage }[] = [];
   const productPackageRemovals: ProductPackage[] = [];
@@ -314,7 +320,10 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
   if (!inventory.vexOnly) {
     const removing = context.mode === 'replace' ? state.productPackages.filter((pp) => !inProduct.has(pp.packageUuid)) : [];
     productPackageRemovals.push(...removing);
-    const remaining = new Set([...current.keys(), ...inProduct.keys()].filter((uuid) => !removing.some((pp) => pp.packageUuid === uuid)));
+    const remainingSet = new Set([...current.keys(), ...inProduct.keys()].filter((uuid) => !removing.some((pp) => pp.packageUuid === uuid)));
+    // Read in part, the product keeps every package it holds (nothing is removed): an edge to one of the
+    // unread ones stays.
+    const remaining = { has: (uuid: string) => state.othersCount !== undefined || remainingSet.has(uuid) };
     const documentHasDependencies = inventory.dependencies.size > 0;
     for (const [packageUuid, entry] of inProduct) {
       const before = current.get(packageUuid);
@@ -350,6 +359,7 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
       if (changed || state.markedForRemoval.has(packageUuid)) productPackageWrites.push({ before, after: before && changed ? { ...after, rev: before.rev + 1 } : after });
     }
     // Product packages the document does not name but that stay (merge): their edges to removed ones go.
+    kept += state.othersCount ?? 0;
     for (const pp of state.productPackages) {
       if (inProduct.has(pp.packageUuid) || !remaining.has(pp.packageUuid)) continue;
       kept++;

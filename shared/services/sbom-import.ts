@@ -286,19 +286,25 @@ export class SbomImportService {
   private async run(record: SbomImport, inventory: Inventory, progress: { writing: boolean }): Promise<RunResult> {
     const { store } = this.deps;
     const prepared = prepare(inventory);
-    const purls = [...new Set(prepared.map((p) => p.purl).filter((purl): purl is string => purl !== undefined))];
+    // A merge or a VEX removes nothing: it reads the product packages its document names (and those its
+    // vulnerabilities name by purl), by key, not the whole product.
+    const partial = record.mode === 'merge' || inventory.vexOnly;
+    const affectedPurls = partial ? inventory.vulnerabilities.flatMap((v) => v.affects.map((ref) => canonicalPurl(ref))) : [];
+    const purls = [...new Set([...prepared.map((p) => p.purl), ...affectedPurls].filter((purl): purl is string => purl !== undefined))];
     const vulnerabilityIds = [...new Set(inventory.vulnerabilities.map((v) => v.id.trim()).filter((id) => id !== '' && id.length <= 100))];
     let consumed = 0;
     let changed = false;
     const started = Date.now();
     for (let attempt = 1; ; attempt++) {
-      const contents = await store.productContents(record.productUuid);
-      if (!contents) throw new ImportProductGoneError('The product is gone.');
       const [licenses, byPurl, vulnerabilities] = await Promise.all([
         store.dataspaceLicenses(record.dataspace),
         store.packagesByPurl(record.dataspace, purls),
         store.vulnerabilitiesById(record.dataspace, vulnerabilityIds),
       ]);
+      const contents = partial
+        ? await store.productContentsOf(record.productUuid, [...new Set([...byPurl.values()].map((pkg) => pkg.uuid))])
+        : await store.productContents(record.productUuid);
+      if (!contents) throw new ImportProductGoneError('The product is gone.');
       // The product's own packages too: a VEX names them by purl, and merge keeps their edges.
       const loaded = new Set([...byPurl.values()].map((pkg) => pkg.uuid));
       const missing = contents.productPackages.map((pp) => pp.packageUuid).filter((uuid) => !loaded.has(uuid));
@@ -313,6 +319,7 @@ export class SbomImportService {
           productPackages: contents.productPackages,
           markedForRemoval: contents.markedForRemoval,
           analyses: contents.analyses,
+          ...(contents.othersCount !== undefined ? { othersCount: contents.othersCount } : {}),
           packagesByPurl: packages,
           vulnerabilitiesById: vulnerabilities,
         },

@@ -27,10 +27,11 @@ import type { Product } from '../domain/product.ts';
 import type { ImportPlan, ImportStatus, ImportSummary, SbomImport } from '../domain/sbom-import.ts';
 import type { ImportMarks, ImportOutcome } from '../domain/change-records.ts';
 import { CATALOG_SPECS, catalogCounterSpace, isCounted, listCounterChanges, objectItem, uniqueItem, vulnerabilityLinkWrites, type CatalogStore, type Reference } from './catalog-store.ts';
-import { counterUpdates, listCounterSpace, type CounterDeltas } from './counters.ts';
+import { counterUpdates, filterCounter, listCounterSpace, readCounters, type CounterDeltas } from './counters.ts';
 import { analysisItem, analysisPointer, productPackageCounterChanges, productPackageItem, productPackagePointer, toAnalysis, toProductPackage } from './product-package-store.ts';
 import { toProduct } from './product-store.ts';
 import {
+  batchGet,
   cancelledBecause,
   imageItem,
   isConditionFailure,
@@ -67,6 +68,8 @@ export interface ProductContents {
   /** Package uuids of product packages a crashed import marked for removal. */
   readonly markedForRemoval: ReadonlySet<string>;
   readonly analyses: readonly Analysis[];
+  /** Product packages the product holds besides `productPackages`, when those are only some of them. */
+  readonly othersCount?: number;
 }
 
 export class SbomImportStore {
@@ -161,6 +164,33 @@ export class SbomImportStore {
       productPackages: productPackages.map(toProductPackage),
       markedForRemoval: new Set(productPackages.filter((item) => item.removedByImport !== undefined).map((item) => String(item.packageUuid))),
       analyses: items.filter((item) => item.entity === 'Analysis').map(toAnalysis),
+    };
+  }
+
+  /**
+   * What a merge (or a VEX) needs of the product: the product, the product packages of `packageUuids`
+   * read by key, the product's analyses, and how many other product packages it holds (from the list
+   * counters). Such an import removes nothing, so the others stay as they are unread: its reads follow
+   * its document, not the product's size.
+   */
+  async productContentsOf(productUuid: string, packageUuids: readonly string[]): Promise<ProductContents | undefined> {
+    const [productItem, packageItems, analysisItems] = await Promise.all([
+      this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.product(productUuid), ConsistentRead: true })).then((result) => result.Item),
+      batchGet(this.doc, this.tableName, packageUuids.map((uuid) => keys.productPackage(productUuid, uuid)), true),
+      queryAll(this.doc, { ...partitionQueryInput(this.tableName, keys.analysesOfProduct(productUuid)), ConsistentRead: true }),
+    ]);
+    if (!productItem) return undefined;
+    const product = toProduct(productItem);
+    const counter = filterCounter('product', productUuid);
+    const total = (await readCounters(this.doc, this.tableName, listCounterSpace(product.dataspace, 'PRODUCTPACKAGES'), [counter], ['total'])).get(counter)!.total;
+    const productPackages = packageItems.filter((item) => item.entity === 'ProductPackage');
+    return {
+      product,
+      productPackages: productPackages.map(toProductPackage),
+      markedForRemoval: new Set(productPackages.filter((item) => item.removedByImport !== undefined).map((item) => String(item.packageUuid))),
+      analyses: analysisItems.filter((item) => item.entity === 'Analysis').map(toAnalysis),
+      // Product packages written before the list counters are not counted (isListCounted): never below 0.
+      othersCount: Math.max(0, total - productPackages.length),
     };
   }
 

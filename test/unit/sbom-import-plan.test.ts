@@ -180,6 +180,31 @@ describe('an import plan', () => {
     expect(again.summary).toMatchObject({ components: 5, packagesCreated: 0, packagesMatched: 4, added: 0, removed: 0, unchanged: 4 });
   });
 
+  it('merges the same from the product packages its document names (read by key) as from the whole product', () => {
+    const inventory = sbom();
+    const state = apply(emptyState(), planImport(inventory, prepare(inventory), emptyState(), context()));
+    const lodash = aComponent('pkg:npm/lodash@4.17.21');
+    // Express again, its dependencies unstated: it keeps its edges, to packages the document does not name.
+    const express = inventory.components[0]!;
+    const smaller = anInventory([express, lodash]);
+    const named = new Set([...state.packagesByPurl.values()].filter((pkg) => pkg.name === 'express').map((pkg) => pkg.uuid));
+    const partial: CurrentState = {
+      ...state,
+      productPackages: state.productPackages.filter((pp) => named.has(pp.packageUuid)),
+      othersCount: state.productPackages.length - named.size,
+    };
+    let uuids = 0;
+    const whole = planImport(smaller, prepare(smaller), state, context({ mode: 'merge', newUuid: () => `merge-${++uuids}` }));
+    uuids = 0;
+    const byKey = planImport(smaller, prepare(smaller), partial, context({ mode: 'merge', newUuid: () => `merge-${++uuids}` }));
+    expect(byKey).toEqual(whole);
+    expect(byKey.summary).toMatchObject({ added: 1, removed: 0, unchanged: 4 });
+    const expressAfter = byKey.productPackageWrites.find(({ after }) => named.has(after.packageUuid));
+    expect(expressAfter).toBeUndefined(); // unchanged: edges and license as they were
+    // A replace removes what the document does not name: it must have read them all.
+    expect(() => planImport(smaller, prepare(smaller), partial, context({ mode: 'replace' }))).toThrow(/every product package/);
+  });
+
   it('replaces the inventory (removing what the document no longer names, with its analyses), or merges into it', () => {
     const inventory = sbom();
     let state = apply(emptyState(), planImport(inventory, prepare(inventory), emptyState(), context()));
