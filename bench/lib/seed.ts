@@ -2,7 +2,8 @@
  * Seeding helpers for scenarios: a DynamoDB client built the way the handlers build theirs (for
  * seeding, and for floors that make a request's bare DynamoDB calls), and users with API keys.
  */
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createDynamoClient } from '../../shared/aws/clients.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
 import { IdentityStore } from '../../shared/store/identity-store.ts';
@@ -11,6 +12,17 @@ import type { BenchStack } from './stack.ts';
 /** A document client on the stack's DynamoDB Local, configured as the handlers' own. Call destroy() when done. */
 export function benchDocumentClient(stack: Pick<BenchStack, 'dynamodbEndpoint' | 'region'>): DynamoDBDocumentClient {
   return createDocumentClient(createDynamoClient({ region: stack.region, endpoint: stack.dynamodbEndpoint }));
+}
+
+/**
+ * A document client for seeding and polling with patience: DynamoDB Local, busy with a pipeline or a
+ * large seed, answers a batch in seconds. Call destroy() when done.
+ */
+export function patientDocumentClient(stack: Pick<BenchStack, 'dynamodbEndpoint' | 'region'>, maxAttempts = 10): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(
+    new DynamoDBClient({ region: stack.region, endpoint: stack.dynamodbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, requestHandler: { requestTimeout: 60_000 }, maxAttempts }),
+    { marshallOptions: { removeUndefinedValues: true } },
+  );
 }
 
 export interface BenchUser {

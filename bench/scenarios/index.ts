@@ -12,6 +12,7 @@ import { policyBurst } from './policy-burst.ts';
 import { policyEvaluation } from './policy-evaluation.ts';
 import { policyLargeProduct } from './policy-large-product.ts';
 import { policyFanOut } from './policy-fan-out.ts';
+import { policyFanOutScale } from './policy-fan-out-scale.ts';
 import { policyRules } from './policy-rules.ts';
 import { requestListScaling } from './request-list-scaling.ts';
 import { webhookFanOut } from './webhook-fan-out.ts';
@@ -34,6 +35,7 @@ export const SCENARIOS: readonly Scenario[] = [
   policyEvaluation,
   policyLargeProduct,
   policyFanOut,
+  policyFanOutScale,
   policyBurst,
   webhookFanOut,
   sbomImport,

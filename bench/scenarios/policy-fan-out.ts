@@ -7,10 +7,10 @@
  * the share of the products whose evaluation started after the change, once the pipeline is done.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Scenario } from '../lib/scenario.ts';
-import { benchDocumentClient, createUserWithKey, writeAll } from '../lib/seed.ts';
+import { benchDocumentClient, createUserWithKey, patientDocumentClient, writeAll } from '../lib/seed.ts';
+import type { Item } from '../../shared/store/dynamo.ts';
 import { keys } from '../../shared/keys.ts';
 import { productCountItem, productSeedItems } from '../../shared/store/product-store.ts';
 import { PolicyStore } from '../../shared/store/policy-store.ts';
@@ -36,29 +36,32 @@ async function evaluatedAts(doc: DynamoDBDocumentClient, tableName: string, prod
   return products.map((uuid) => found.get(uuid));
 }
 
+/** `count` products without packages, each granted to `owner`, and the dataspace's product count: the items to seed. */
+export function smallProducts(dataspace: string, owner: string, count: number): { products: string[]; items: Item[] } {
+  const at = isoWithOffset(new Date());
+  const products = Array.from({ length: count }, () => randomUUID());
+  const items = products.flatMap((uuid, i) =>
+    productSeedItems(
+      { uuid, dataspace, name: `fan-out-${String(i).padStart(6, '0')}`, version: '1.0', createdBy: owner, createdDate: at, lastModifiedDate: at, rev: 0 },
+      [{ principal: { type: 'user', name: owner }, permissions: ['change_product', 'delete_product', 'view_product'] }],
+    ),
+  );
+  items.push(productCountItem(dataspace, count));
+  return { products, items };
+}
+
 export const policyFanOut: Scenario = {
   name: 'policy dataspace fan-out',
   async run({ tableName, dynamodbEndpoint, region, log }) {
     const doc = benchDocumentClient({ dynamodbEndpoint, region });
     // Seeding and polling with patience: DynamoDB Local under the pipeline's load answers in seconds.
-    const patient = DynamoDBDocumentClient.from(
-      new DynamoDBClient({ region, endpoint: dynamodbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, requestHandler: { requestTimeout: 60_000 }, maxAttempts: 10 }),
-      { marshallOptions: { removeUndefinedValues: true } },
-    );
+    const patient = patientDocumentClient({ dynamodbEndpoint, region });
     try {
       const owner = 'bench-fan-out-root';
       await createUserWithKey(doc, tableName, { username: owner, dataspace: DATASPACE, isSuperuser: true });
       const policy = new PolicyStore(doc, tableName);
       if (!(await policy.saveConfig(DATASPACE, {}, 0, isoWithOffset(new Date())))) throw new Error('the policy configuration was already there');
-      const at = isoWithOffset(new Date());
-      const products = Array.from({ length: PRODUCTS }, () => randomUUID());
-      const items = products.flatMap((uuid, i) =>
-        productSeedItems(
-          { uuid, dataspace: DATASPACE, name: `fan-out-${String(i).padStart(6, '0')}`, version: '1.0', createdBy: owner, createdDate: at, lastModifiedDate: at, rev: 0 },
-          [{ principal: { type: 'user', name: owner }, permissions: ['change_product', 'delete_product', 'view_product'] }],
-        ),
-      );
-      items.push(productCountItem(DATASPACE, PRODUCTS));
+      const { products, items } = smallProducts(DATASPACE, owner, PRODUCTS);
       const seedStart = Date.now();
       await writeAll(patient, tableName, items);
       log(`seeded ${PRODUCTS} products (${items.length} items) in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);

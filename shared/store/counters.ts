@@ -29,7 +29,6 @@ export function listCounterSpace(dataspace: string, collection: CountedCollectio
   return { key: (counter, shard) => keys.listCount(dataspace, collection, counter, shard), entity: 'ListCount' };
 }
 
-
 /** Per counter, the amount each of its attributes moves (`total`; requests also `public`). */
 export type CounterDeltas = ReadonlyMap<string, Readonly<Record<string, number>>>;
 
