@@ -1,8 +1,8 @@
 /**
- * Run by the stack's deployment trigger after every deployment that changes this function (that is,
- * each new version of the service): brings items an earlier version wrote to this version's layout
- * (shared/store/migrations.ts). Idempotent, and safe while the API serves. A failure fails the
- * deployment, which CloudFormation then rolls back.
+ * Invoked (asynchronously) by the stack's deployment trigger in every deployment that changes this
+ * function, that is each new version of the service: brings items an earlier version wrote to this
+ * version's layout (shared/store/migrations.ts). Idempotent, and safe while the API serves; a run that
+ * fails is retried by Lambda, and one cut short is finished by the next.
  */
 import { migrateData, type MigrationReport } from '../shared/store/migrations.ts';
 import { dynamoClient, lambdaHandler } from '../shared/runtime.ts';

@@ -380,15 +380,18 @@ export class ComplianceStack extends Stack {
   }
 
   /**
-   * Runs the migrate function (functions/migrate.ts) in each deployment that changes it, once every
+   * Invokes the migrate function (functions/migrate.ts) in each deployment that changes it, once every
    * other function runs the new code: items an earlier version wrote are then brought to this version's
-   * layout while nothing writes the earlier one any more. A failed migration fails the deployment.
+   * layout while nothing writes the earlier one any more. Asynchronously: the deployment does not wait
+   * for it (however large the table), the API counts exactly meanwhile (it reads both layouts of a
+   * dataspace not yet migrated), a failure is retried by Lambda and raises the function's error alarm,
+   * and a run cut short is finished by the next (the migration is idempotent).
    */
   private migrateOnDeploy(): void {
     const others = Object.entries(this.functions).filter(([name]) => name !== 'migrate').map(([, fn]) => fn.function);
     new triggers.Trigger(this, 'MigrateData', {
       handler: this.functions.migrate.function,
-      timeout: Duration.seconds(FUNCTIONS.migrate.timeoutSeconds),
+      invocationType: triggers.InvocationType.EVENT,
       executeAfter: [this.table, ...others],
     });
   }

@@ -31,8 +31,10 @@
  *   Comment count PK=REQUEST#<uuid>       SK=COMMENTCOUNT       how many comments, and the last one's date: exact
  *                                                              counts without reading them (sorts between them and
  *                                                              the request); its condition numbers each comment
- *   Request count PK=DS#<ds>#REQCOUNT[#<shard>]  SK=<counter key>  exact list counts: all, status=open, requester=bob...
- *                                                              (shard 0 has no suffix: the one item written before sharding)
+ *   Request counters PK=DS#<ds>#REQCOUNTERS[#<shard>]  SK=DS | USER#<username>   exact list counts, a counter an
+ *                                                              attribute (total|status=open, private|requester=bob...)
+ *                                                              of its group's item (shared/store/request-counters.ts)
+ *   Request count (earlier layout) PK=DS#<ds>#REQCOUNT[#<shard>]  SK=<counter key>   folded into the groups by the migration
  *   Catalog object (usage policy, license, package, vulnerability)
  *                PK=<TYPE>#<uuid>         SK=<TYPE>             get one
  *                GSI1PK=DS#<ds>#<TYPE>S   GSI1SK=<unique value>␁<uuid>   list a dataspace's, in order

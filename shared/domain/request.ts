@@ -305,13 +305,33 @@ export function counterGroup(key: string): string {
   return user ? `USER#${user[1]}` : 'DS';
 }
 
+/** The base counters: `all`, or an equality filter's. */
+const BASE_COUNTER = /^(?:all|(?:status|requester|assignee|priority|template|content_type)=.*)$/s;
+
 /**
- * A counter's name in the layout before counters were grouped (one item per counter), for the
- * migration that folds those items into groups: private counters were `private:<user>:<key>`.
+ * A counter's name in the layout before counters were grouped (one item per counter), where a private
+ * counter was `private:<user>:<key>`; the migration reads such names back with counterKeyFromLegacy.
  */
-export function counterKeyFromLegacy(legacy: string): string {
-  const privateKey = /^private:(.*?):(all|(?:status|requester|assignee|priority|template|content_type)=.*)$/s.exec(legacy);
-  return privateKey ? privateCounterKey(privateKey[1]!, privateKey[2]!) : legacy;
+export function legacyCounterKey(key: string): string {
+  if (!key.startsWith('private#')) return key;
+  const user = key.slice('private#'.length, key.indexOf('#', 'private#'.length));
+  return `private:${user}:${key.slice('private#'.length + user.length + 1)}`;
+}
+
+/**
+ * The counter an earlier layout's name stands for. A username may hold ':' and '=', so
+ * `private:a:status=b:all` could be user `a` or user `a:status=b`: the split that names one of the
+ * dataspace's `usernames` wins, else the shortest username.
+ */
+export function counterKeyFromLegacy(legacy: string, usernames: ReadonlySet<string> = new Set()): string {
+  if (!legacy.startsWith('private:')) return legacy;
+  const rest = legacy.slice('private:'.length);
+  const splits: [string, string][] = [];
+  for (let i = rest.indexOf(':'); i > 0; i = rest.indexOf(':', i + 1)) {
+    if (BASE_COUNTER.test(rest.slice(i + 1))) splits.push([rest.slice(0, i), rest.slice(i + 1)]);
+  }
+  const [user, key] = splits.find(([name]) => usernames.has(name)) ?? splits[0] ?? [];
+  return user !== undefined && key !== undefined ? privateCounterKey(user, key) : legacy;
 }
 
 /** The counters a request counts in. */

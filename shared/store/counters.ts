@@ -73,7 +73,8 @@ export interface GroupedCounterSpace {
   readonly entity: EntityType;
 }
 
-const groupedAttribute = (attribute: string, counter: string) => `${attribute}|${counter}`;
+/** The attribute of a group's item that holds counter `counter`'s `attribute`. */
+export const groupedAttribute = (attribute: string, counter: string): string => `${attribute}|${counter}`;
 
 /** The transaction items, labelled 'counter', that add `deltas` to one shard: one Update per group; attributes that do not move are left out. */
 export function groupedCounterUpdates(tableName: string, space: GroupedCounterSpace, deltas: CounterDeltas, shard = randomShard()): LabelledItem[] {
@@ -97,26 +98,6 @@ export function groupedCounterUpdates(tableName: string, space: GroupedCounterSp
       },
     },
   }));
-}
-
-/** The value of each counter's `attributes` in a grouped space: every shard of their groups read strongly consistent, summed; absent is 0. */
-export async function readGroupedCounters<A extends string>(
-  doc: DynamoDBDocumentClient,
-  tableName: string,
-  space: GroupedCounterSpace,
-  counters: readonly string[],
-  attributes: readonly A[],
-): Promise<Map<string, Record<A, number>>> {
-  const groups = new Set(counters.map(space.groupOf));
-  const shardKeys = [...groups].flatMap((group) => Array.from({ length: COUNTER_SHARDS }, (_, shard) => space.key(group, shard)));
-  const items = await batchGet(doc, tableName, shardKeys, true);
-  return new Map(
-    counters.map((counter) => {
-      const sum = Object.fromEntries(attributes.map((a) => [a, 0])) as Record<A, number>;
-      for (const item of items) for (const a of attributes) sum[a] += Number(item[groupedAttribute(a, counter)] ?? 0);
-      return [counter, sum];
-    }),
-  );
 }
 
 /** Group items holding `totals` (in shard 0), for bulk loads (benchmark seeding). */

@@ -9,6 +9,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { REQUEST_COUNTERS_GROUPED } from './request-counters.ts';
 import { keys } from '../keys.ts';
 import type { Dataspace, Group, User } from '../domain/identity.ts';
 import { hashesMatch, parseApiKey } from '../auth/api-key.ts';
@@ -43,9 +44,12 @@ export class IdentityStore {
     return item ? { name: String(item.name) } : undefined;
   }
 
-  /** Creates the dataspace; true when it was new. */
+  /**
+   * Creates the dataspace; true when it was new. A new dataspace's request counters are grouped from the
+   * start (shared/store/request-counters.ts): nothing of the earlier layout to read.
+   */
   async createDataspace(name: string, now: Date): Promise<boolean> {
-    return this.putIfAbsent({ ...keys.dataspace(name), entity: 'Dataspace', name, createdDate: now.toISOString() });
+    return this.putIfAbsent({ ...keys.dataspace(name), entity: 'Dataspace', name, createdDate: now.toISOString(), [REQUEST_COUNTERS_GROUPED]: true });
   }
 
   async listDataspaces(): Promise<Dataspace[]> {

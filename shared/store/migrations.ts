@@ -14,8 +14,10 @@ export interface MigrationReport {
 
 export async function migrateData(doc: DynamoDBDocumentClient, tableName: string): Promise<MigrationReport> {
   let requestCountersFolded = 0;
-  for (const dataspace of await new IdentityStore(doc, tableName).listDataspaces()) {
-    requestCountersFolded += await foldLegacyRequestCounters(doc, tableName, dataspace.name);
+  const identity = new IdentityStore(doc, tableName);
+  for (const dataspace of await identity.listDataspaces()) {
+    const usernames = new Set((await identity.listUsers(dataspace.name)).map((user) => user.username));
+    requestCountersFolded += await foldLegacyRequestCounters(doc, tableName, dataspace.name, usernames);
   }
   return { requestCountersFolded };
 }

@@ -6,13 +6,23 @@
  * `public` part is `total - private`.
  *
  * Before grouping, each counter was an item of its own (keys.requestCount); foldLegacyRequestCounters
- * moves those into the groups (the admin CLI's `migrate`, run by `npm start` at every start).
+ * moves those into the groups (shared/store/migrations.ts: `npm start`, the admin CLI's `migrate`, and a
+ * trigger after each deployment), one item at a time, each in a transaction that deletes the old item
+ * and adds its values to the group. Until a dataspace is folded (its item marked
+ * REQUEST_COUNTERS_GROUPED), a count reads both layouts in one TransactGetItems, which no fold can fall
+ * between: counts stay exact while the migration runs, however long it takes.
  */
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { counterGroup, counterKeyFromLegacy } from '../domain/request.ts';
+import { GetCommand, QueryCommand, TransactGetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { counterGroup, counterKeyFromLegacy, legacyCounterKey } from '../domain/request.ts';
 import { keys } from '../keys.ts';
-import { COUNTER_SHARDS, groupedCounterSeedItems, groupedCounterUpdates, readGroupedCounters, type CounterDeltas, type GroupedCounterSpace } from './counters.ts';
-import { isConditionFailure, isTransactionConflict, retryOnConflict, transact, type Item, type LabelledItem } from './dynamo.ts';
+import { COUNTER_SHARDS, groupedAttribute, groupedCounterSeedItems, groupedCounterUpdates, type CounterDeltas, type GroupedCounterSpace } from './counters.ts';
+import { batchGet, isConditionFailure, isTransactionConflict, retryOnConflict, transact, type Item, type LabelledItem } from './dynamo.ts';
+
+/** The attribute of a dataspace's item that says its request counters are all grouped (none of the earlier layout left). */
+export const REQUEST_COUNTERS_GROUPED = 'requestCountersGrouped';
+
+/** Dataspaces seen grouped, by table: the mark is never taken back, so once seen it need not be read again. */
+const seenGrouped = new Set<string>();
 
 export function requestCounterSpace(dataspace: string): GroupedCounterSpace {
   return { key: (group, shard) => keys.requestCounterGroup(dataspace, group, shard), groupOf: counterGroup, entity: 'RequestCounters' };
@@ -28,9 +38,43 @@ export function requestCounterUpdates(tableName: string, dataspace: string, delt
   return groupedCounterUpdates(tableName, requestCounterSpace(dataspace), stored(deltas), shard);
 }
 
+/**
+ * A counter's value: the 16 shards of its group (and the dataspace's item, until it was seen grouped) in
+ * one BatchGetItem; for a dataspace not yet folded, its group's shards and its shards of the earlier
+ * layout in one TransactGetItems instead (twice the read units, while the migration has not reached it).
+ */
 export async function readRequestCounter(doc: DynamoDBDocumentClient, tableName: string, dataspace: string, counter: string): Promise<{ total: number; public: number }> {
-  const value = (await readGroupedCounters(doc, tableName, requestCounterSpace(dataspace), [counter], ['total', 'private'])).get(counter)!;
-  return { total: value.total, public: value.total - value.private };
+  const space = requestCounterSpace(dataspace);
+  const groupKeys = Array.from({ length: COUNTER_SHARDS }, (_, shard) => space.key(counterGroup(counter), shard));
+  const cacheKey = `${tableName}\u0000${dataspace}`;
+  const known = seenGrouped.has(cacheKey);
+  const items = await batchGet(doc, tableName, known ? groupKeys : [...groupKeys, keys.dataspace(dataspace)], true);
+  const grouped = known || items.some((item) => item.entity === 'Dataspace' && item[REQUEST_COUNTERS_GROUPED] === true);
+  if (grouped) {
+    seenGrouped.add(cacheKey);
+    return fromGroups(items, counter);
+  }
+  const legacy = legacyCounterKey(counter);
+  const legacyKeys = Array.from({ length: COUNTER_SHARDS }, (_, shard) => keys.requestCount(dataspace, legacy, shard));
+  const both = await doc.send(new TransactGetCommand({ TransactItems: [...groupKeys, ...legacyKeys].map((Key) => ({ Get: { TableName: tableName, Key } })) }));
+  const read = (both.Responses ?? []).map((response) => response.Item).filter((item): item is Item => item !== undefined);
+  const inGroups = fromGroups(read, counter);
+  const earlier = read.filter((item) => item.entity === 'RequestCount');
+  return {
+    total: inGroups.total + earlier.reduce((sum, item) => sum + Number(item.total ?? 0), 0),
+    public: inGroups.public + earlier.reduce((sum, item) => sum + Number(item.public ?? 0), 0),
+  };
+}
+
+function fromGroups(items: readonly Item[], counter: string): { total: number; public: number } {
+  let total = 0;
+  let privatePart = 0;
+  for (const item of items) {
+    if (item.entity !== 'RequestCounters') continue;
+    total += Number(item[groupedAttribute('total', counter)] ?? 0);
+    privatePart += Number(item[groupedAttribute('private', counter)] ?? 0);
+  }
+  return { total, public: total - privatePart };
 }
 
 /** Group items holding a bulk load's counter totals ({total, public} per counter). */
@@ -44,27 +88,42 @@ export function requestCounterSeedItems(dataspace: string, totals: CounterDeltas
  * read: a count is never both in the old item and in its group, nor in neither. Idempotent; safe while
  * requests are written (they write groups only). Answers how many items it folded.
  */
-export async function foldLegacyRequestCounters(doc: DynamoDBDocumentClient, tableName: string, dataspace: string): Promise<number> {
+export async function foldLegacyRequestCounters(doc: DynamoDBDocumentClient, tableName: string, dataspace: string, usernames: ReadonlySet<string> = new Set()): Promise<number> {
+  const perShard = await Promise.all(Array.from({ length: COUNTER_SHARDS }, (_, shard) => foldShard(doc, tableName, dataspace, shard, usernames)));
+  // Every item of the earlier layout is folded: counts need read only the groups from now on.
+  await doc.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.dataspace(dataspace),
+      UpdateExpression: 'SET #grouped = :true',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#grouped': REQUEST_COUNTERS_GROUPED },
+      ExpressionAttributeValues: { ':true': true },
+    }),
+  );
+  return perShard.reduce((sum, n) => sum + n, 0);
+}
+
+/** Folds one shard's items of the earlier layout, one after another (the shards run at once). */
+async function foldShard(doc: DynamoDBDocumentClient, tableName: string, dataspace: string, shard: number, usernames: ReadonlySet<string>): Promise<number> {
   let folded = 0;
-  for (let shard = 0; shard < COUNTER_SHARDS; shard++) {
-    const partition = keys.legacyRequestCounts(dataspace, shard);
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await doc.send(
-        new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': partition.PK }, ConsistentRead: true, ExclusiveStartKey: start }),
-      );
-      for (const item of page.Items ?? []) {
-        const key = { PK: item.PK, SK: item.SK };
-        if (await retryOnConflict(() => foldOne(doc, tableName, dataspace, shard, key), (e) => isTransactionConflict(e) || isConditionFailure(e), { budgetMs: 30_000 })) folded++;
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
-  }
+  const partition = keys.legacyRequestCounts(dataspace, shard);
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(
+      new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': partition.PK }, ConsistentRead: true, ExclusiveStartKey: start }),
+    );
+    for (const item of page.Items ?? []) {
+      const key = { PK: item.PK, SK: item.SK };
+      if (await retryOnConflict(() => foldOne(doc, tableName, dataspace, shard, key, usernames), (e) => isTransactionConflict(e) || isConditionFailure(e), { budgetMs: 30_000 })) folded++;
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
   return folded;
 }
 
 /** Folds one old counter item as read now; false when it is gone. A condition failure (it changed since read) is a race: read it again. */
-async function foldOne(doc: DynamoDBDocumentClient, tableName: string, dataspace: string, shard: number, key: Item): Promise<boolean> {
+async function foldOne(doc: DynamoDBDocumentClient, tableName: string, dataspace: string, shard: number, key: Item, usernames: ReadonlySet<string>): Promise<boolean> {
   const item = (await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
   if (!item) return false;
   const total = Number(item.total ?? 0);
@@ -86,7 +145,7 @@ async function foldOne(doc: DynamoDBDocumentClient, tableName: string, dataspace
       },
     },
   };
-  const add = requestCounterUpdates(tableName, dataspace, new Map([[counterKeyFromLegacy(String(item.SK)), { total, public: publicCount }]]), shard);
+  const add = requestCounterUpdates(tableName, dataspace, new Map([[counterKeyFromLegacy(String(item.SK), usernames), { total, public: publicCount }]]), shard);
   await transact(doc, [remove, ...add]);
   return true;
 }

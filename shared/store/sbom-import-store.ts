@@ -27,7 +27,7 @@ import type { Product } from '../domain/product.ts';
 import type { ImportPlan, ImportStatus, ImportSummary, SbomImport } from '../domain/sbom-import.ts';
 import type { ImportMarks, ImportOutcome } from '../domain/change-records.ts';
 import { CATALOG_SPECS, catalogCounterSpace, isCounted, listCounterChanges, objectItem, uniqueItem, vulnerabilityLinkWrites, type CatalogStore, type Reference } from './catalog-store.ts';
-import { counterUpdates, filterCounter, listCounterSpace, readCounters, type CounterDeltas } from './counters.ts';
+import { counterUpdates, filterCounter, isListCounted, listCounterSpace, readCounters, type CounterDeltas } from './counters.ts';
 import { analysisItem, analysisPointer, productPackageCounterChanges, productPackageItem, productPackagePointer, toAnalysis, toProductPackage } from './product-package-store.ts';
 import { toProduct } from './product-store.ts';
 import {
@@ -189,8 +189,10 @@ export class SbomImportStore {
       productPackages: productPackages.map(toProductPackage),
       markedForRemoval: new Set(productPackages.filter((item) => item.removedByImport !== undefined).map((item) => String(item.packageUuid))),
       analyses: analysisItems.filter((item) => item.entity === 'Analysis').map(toAnalysis),
-      // Product packages written before the list counters are not counted (isListCounted): never below 0.
-      othersCount: Math.max(0, total - productPackages.length),
+      // The counter counts the product packages written since list counters began (isListCounted): the
+      // others the product holds are those it counts that were not read. (Older ones it does not count
+      // are missing from the summary's `unchanged`, as from the list's count, until they are written.)
+      othersCount: Math.max(0, total - productPackages.filter(isListCounted).length),
     };
   }
 

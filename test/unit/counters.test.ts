@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { COUNTER_SHARDS, counterChanges, counterTotals, counterUpdates, filterCounter, groupedCounterSeedItems, groupedCounterUpdates, listCounterSpace } from '../../shared/store/counters.ts';
 import { requestCounterSpace, requestCounterUpdates } from '../../shared/store/request-counters.ts';
-import { counterDeltas, counterGroup, counterKeyFromLegacy, privateCounterKey, type RequestRecord } from '../../shared/domain/request.ts';
+import { counterDeltas, counterGroup, counterKeyFromLegacy, legacyCounterKey, privateCounterKey, type RequestRecord } from '../../shared/domain/request.ts';
 
 type Thing = { kind: string; colour: string; hidden?: boolean };
 const countersOf = (thing: Thing) =>
@@ -134,9 +134,15 @@ describe('request counter groups', () => {
     expect(requestCounterSpace('acme').key('DS', 2)).toEqual({ PK: 'DS#acme#REQCOUNTERS#2', SK: 'DS' });
   });
 
-  it('reads the counter names of the layout before grouping', () => {
+  it('reads the counter names of the layout before grouping, and writes them', () => {
     expect(counterKeyFromLegacy('status=open')).toBe('status=open');
     expect(counterKeyFromLegacy('private:bob:status=open')).toBe(privateCounterKey('bob', 'status=open'));
     expect(counterKeyFromLegacy('private:a:b:all')).toBe(privateCounterKey('a:b', 'all'));
+    // Ambiguous (usernames may hold ':' and '='): the split that names a user of the dataspace.
+    expect(counterKeyFromLegacy('private:a:status=b:all')).toBe(privateCounterKey('a', 'status=b:all'));
+    expect(counterKeyFromLegacy('private:a:status=b:all', new Set(['a:status=b']))).toBe(privateCounterKey('a:status=b', 'all'));
+    for (const key of ['all', 'requester=x:y', privateCounterKey('a:b=c', 'template=t1'), privateCounterKey('bob', 'all')]) {
+      expect(counterKeyFromLegacy(legacyCounterKey(key), new Set(['a:b=c', 'bob']))).toBe(key);
+    }
   });
 });
