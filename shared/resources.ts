@@ -24,8 +24,8 @@ export const QUEUES = {
   evaluation: {
     localName: 'evaluation',
     urlEnvVar: 'EVALUATION_QUEUE_URL',
-    // Six times the evaluator's 60 s timeout.
-    visibilityTimeoutSeconds: 360,
+    // Six times the evaluator's 300 s timeout (AWS's advice for a queue a Lambda function consumes).
+    visibilityTimeoutSeconds: 1800,
     maxReceiveCount: 5,
     retentionDays: 4,
     deadLetterRetentionDays: 14,

@@ -357,11 +357,11 @@ describe('the evaluation pipeline', () => {
     expect(JSON.stringify(evaluator.Properties.EventSourceArn)).toContain(logicalId(synth.stack, synth.stack.queues.evaluation.queue));
   });
 
-  it('sizes the evaluator for large products: 1,024 MB, 60 s, a queue that hides a message six timeouts long, and leave to hand a batch back', () => {
+  it('sizes the evaluator for large products: 1,024 MB, 300 s, a queue that hides a message six timeouts long, and leave to hand a batch back', () => {
     const resources = synth.template.toJSON().Resources;
-    expect(resources[idOf('evaluator')].Properties).toMatchObject({ MemorySize: 1024, Timeout: 60 });
+    expect(resources[idOf('evaluator')].Properties).toMatchObject({ MemorySize: 1024, Timeout: 300 });
     const queue = resources[logicalId(synth.stack, synth.stack.queues.evaluation.queue)];
-    expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * 60);
+    expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * 300);
     // The products a batch cannot evaluate in time, and the pages of a dataspace, go back onto its own queue.
     expect(actionsOf(roleStatements(synth, synth.stack.functions.evaluator)).has('sqs:SendMessage')).toBe(true);
   });
