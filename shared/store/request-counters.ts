@@ -12,11 +12,11 @@
  * REQUEST_COUNTERS_GROUPED), a count reads both layouts in one TransactGetItems, which no fold can fall
  * between: counts stay exact while the migration runs, however long it takes.
  */
-import { GetCommand, QueryCommand, TransactGetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactGetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { counterGroup, counterKeyFromLegacy, legacyCounterKey } from '../domain/request.ts';
 import { keys } from '../keys.ts';
 import { COUNTER_SHARDS, groupedAttribute, groupedCounterSeedItems, groupedCounterUpdates, type CounterDeltas, type GroupedCounterSpace } from './counters.ts';
-import { batchGet, isConditionFailure, isTransactionConflict, retryOnConflict, transact, type Item, type LabelledItem } from './dynamo.ts';
+import { batchGet, isConditionFailure, isTransactionConflict, partitionQueryInput, queryAll, retryOnConflict, transact, type Item, type LabelledItem } from './dynamo.ts';
 
 /** The attribute of a dataspace's item that says its request counters are all grouped (none of the earlier layout left). */
 export const REQUEST_COUNTERS_GROUPED = 'requestCountersGrouped';
@@ -107,18 +107,11 @@ export async function foldLegacyRequestCounters(doc: DynamoDBDocumentClient, tab
 /** Folds one shard's items of the earlier layout, one after another (the shards run at once). */
 async function foldShard(doc: DynamoDBDocumentClient, tableName: string, dataspace: string, shard: number, usernames: ReadonlySet<string>): Promise<number> {
   let folded = 0;
-  const partition = keys.legacyRequestCounts(dataspace, shard);
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await doc.send(
-      new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': partition.PK }, ConsistentRead: true, ExclusiveStartKey: start }),
-    );
-    for (const item of page.Items ?? []) {
-      const key = { PK: item.PK, SK: item.SK };
-      if (await retryOnConflict(() => foldOne(doc, tableName, dataspace, shard, key, usernames), (e) => isTransactionConflict(e) || isConditionFailure(e), { budgetMs: 30_000 })) folded++;
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items = await queryAll(doc, { ...partitionQueryInput(tableName, keys.legacyRequestCounts(dataspace, shard)), ConsistentRead: true });
+  for (const item of items) {
+    const key = { PK: item.PK, SK: item.SK };
+    if (await retryOnConflict(() => foldOne(doc, tableName, dataspace, shard, key, usernames), (e) => isTransactionConflict(e) || isConditionFailure(e), { budgetMs: 30_000 })) folded++;
+  }
   return folded;
 }
 

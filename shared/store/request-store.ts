@@ -15,7 +15,7 @@ import { ConflictError, NotFoundError } from '../domain/errors.ts';
 import { isoWithOffset } from '../domain/time.ts';
 import { keys } from '../keys.ts';
 import { counterTotals } from './counters.ts';
-import { foldLegacyRequestCounters, readRequestCounter, requestCounterSeedItems, requestCounterUpdates } from './request-counters.ts';
+import { readRequestCounter, requestCounterSeedItems, requestCounterUpdates } from './request-counters.ts';
 import {
   ORDERING_FIELDS,
   counterDeltas,
@@ -316,11 +316,6 @@ export class RequestStore {
 
   async count(dataspace: string, counter: string): Promise<{ total: number; public: number }> {
     return readRequestCounter(this.doc, this.tableName, dataspace, counter);
-  }
-
-  /** Folds the dataspace's counters written before counters were grouped into their groups (idempotent); answers how many it folded. */
-  async foldLegacyCounters(dataspace: string): Promise<number> {
-    return foldLegacyRequestCounters(this.doc, this.tableName, dataspace);
   }
 
   /** One page of an ordering index, filtered in DynamoDB: reads about (offset + limit) / selectivity entries. */
