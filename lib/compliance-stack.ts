@@ -28,7 +28,7 @@ import {
 } from '../shared/resources.ts';
 import type { AuthFailureConfig, RateLimitConfig } from '../shared/config.ts';
 import { ROUTES } from '../shared/routes/index.ts';
-import { TABLE } from '../shared/table.ts';
+import { TABLE, type IndexDefinition } from '../shared/table.ts';
 import { ServiceHttpApi, type ThrottleProps } from './constructs/http-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 import { WebConsole } from './constructs/web-console.ts';
@@ -109,6 +109,13 @@ export interface ComplianceStackProps extends StackProps {
    * Without it, the API is reached at its own endpoint, and links are built on that. @default true
    */
   readonly webConsole?: boolean;
+  /**
+   * The projection of the request list's ordering indexes (GSI2..GSI9; context `requestIndexProjection`).
+   * INCLUDE (their filters' attributes, shared/table.ts) halves what a request write costs them. A table
+   * created by an earlier version has ALL, which DynamoDB cannot change in place: such a deployment sets
+   * ALL and keeps working unchanged (README, Upgrading). @default 'INCLUDE'
+   */
+  readonly requestIndexProjection?: 'ALL' | 'INCLUDE';
 }
 
 export interface ServiceQueue {
@@ -143,7 +150,7 @@ export class ComplianceStack extends Stack {
       ...(props.alarmTopicArn !== undefined ? { topicArn: props.alarmTopicArn } : {}),
     });
 
-    this.table = this.createTable();
+    this.table = this.createTable(props.requestIndexProjection ?? requestIndexProjectionContext(this));
     this.queues = this.createQueues();
     this.eventBus = new events.EventBus(this, 'EventBus', { eventBusName: `${this.stackName}-${EVENT_BUS.localName}` });
     this.uploads = new SbomUploadBucket(this, 'SbomUploads', { events: this.queues.sbomUploads.queue });
@@ -257,7 +264,7 @@ export class ComplianceStack extends Stack {
     });
   }
 
-  private createTable(): dynamodb.Table {
+  private createTable(requestIndexProjection: 'ALL' | 'INCLUDE'): dynamodb.Table {
     const table = new dynamodb.Table(this, 'Table', {
       partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
       sortKey: { name: TABLE.sortKey, type: dynamodb.AttributeType.STRING },
@@ -269,12 +276,14 @@ export class ComplianceStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
       deletionProtection: true,
     });
-    for (const gsi of TABLE.globalSecondaryIndexes) {
+    for (const gsi of TABLE.globalSecondaryIndexes as readonly IndexDefinition[]) {
+      const projection = gsi.projection === 'INCLUDE' && requestIndexProjection === 'ALL' ? 'ALL' : gsi.projection;
       table.addGlobalSecondaryIndex({
         indexName: gsi.indexName,
         partitionKey: { name: gsi.partitionKey, type: dynamodb.AttributeType.STRING },
         sortKey: { name: gsi.sortKey, type: dynamodb.AttributeType.STRING },
-        projectionType: dynamodb.ProjectionType[gsi.projection],
+        projectionType: dynamodb.ProjectionType[projection],
+        ...(projection === 'INCLUDE' ? { nonKeyAttributes: [...(gsi.nonKeyAttributes ?? [])] } : {}),
       });
     }
     return table;
@@ -460,6 +469,13 @@ export function functionsWithPublicBaseUrl(): FunctionName[] {
     if (definition.buildsEventUrls) names.add(name);
   }
   return [...names].sort();
+}
+
+/** The context `requestIndexProjection`: ALL or INCLUDE (the default), anything else refused at synth. */
+function requestIndexProjectionContext(scope: Construct): 'ALL' | 'INCLUDE' {
+  const value = contextString(scope, 'requestIndexProjection') ?? 'INCLUDE';
+  if (value !== 'ALL' && value !== 'INCLUDE') throw new Error(`Context 'requestIndexProjection' must be ALL or INCLUDE, not '${value}'`);
+  return value;
 }
 
 /** A string from the CDK context (`-c key=value` or cdk.json); empty means unset. */

@@ -8,23 +8,48 @@ export interface IndexDefinition {
   readonly indexName: string;
   readonly partitionKey: string;
   readonly sortKey: string;
-  /** Attributes copied into the index besides the keys: every one, or none. */
-  readonly projection: 'ALL' | 'KEYS_ONLY';
+  /** Attributes copied into the index besides the keys: every one, none, or those `nonKeyAttributes` names. */
+  readonly projection: 'ALL' | 'KEYS_ONLY' | 'INCLUDE';
+  readonly nonKeyAttributes?: readonly string[];
 }
 
 /**
- * GSI2..GSI9: one sorted index per ordering of the request list (shared/keys.ts names which). They
- * project every attribute: a page is served from the index alone. That copies the whole request item,
- * the eight indexes' keys included, into each of them: 16 of a create's 26 write units (README,
- * Benchmarks). INCLUDE projections of the list's own fields would fit (8 × 11 names, within the 100 a
- * table may project on AWS; DynamoDB Local accepted them too) but mean replacing the indexes, which
- * DynamoDB does not do in place and CloudFormation does one index per deployment.
+ * The request attributes the ordering indexes carry besides their keys: what the list's filters
+ * (equality, privacy, modified since, search) test and what its orderings sort by, so that a list read
+ * whole from one index filters and sorts in memory (shared/domain/request.ts IndexedRequest). A page
+ * then reads its requests by key. 11 names in 8 indexes: 88 of the 100 a table may project. A search
+ * of requests is judged in memory on `title` (shared/store/search-filter.ts memorySearch), so the
+ * request item carries no search copy.
+ */
+export const REQUEST_INDEX_ATTRIBUTES = [
+  'status',
+  'requester',
+  'assignee',
+  'priority',
+  'templateUuid',
+  'templateName',
+  'contentType',
+  'createdDate',
+  'lastModifiedDate',
+  'isPrivate',
+  'title',
+] as const;
+
+/**
+ * GSI2..GSI9: one sorted index per ordering of the request list (shared/keys.ts names which). Each
+ * carries the attributes its list filters and sorts on (INCLUDE, REQUEST_INDEX_ATTRIBUTES).
+ * With ALL, each index held a copy of the whole request item, the other seven indexes' keys included
+ * (743 of a 1,245-byte item): 2 write units an index a create, where the filters' attributes make 1.
+ * DynamoDB does not change an index's projection in place, and CloudFormation adds or removes one index
+ * per update: a table made by an earlier version keeps ALL (context `requestIndexProjection=ALL`,
+ * lib/compliance-stack.ts), which the code reads the same way.
  */
 const orderingIndexes = ([2, 3, 4, 5, 6, 7, 8, 9] as const).map((n) => ({
   indexName: `GSI${n}` as const,
   partitionKey: `GSI${n}PK`,
   sortKey: `GSI${n}SK`,
-  projection: 'ALL' as const,
+  projection: 'INCLUDE' as const,
+  nonKeyAttributes: REQUEST_INDEX_ATTRIBUTES,
 }));
 
 export const TABLE = {
@@ -44,6 +69,11 @@ export const TABLE = {
 } as const;
 
 export type GsiName = (typeof TABLE.globalSecondaryIndexes)[number]['indexName'];
+
+/** An index's projection as DynamoDB's API writes it (CreateTable, DescribeTable). */
+export function projectionOf(gsi: IndexDefinition): { ProjectionType: IndexDefinition['projection']; NonKeyAttributes?: string[] } {
+  return gsi.projection === 'INCLUDE' ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...(gsi.nonKeyAttributes ?? [])] } : { ProjectionType: gsi.projection };
+}
 
 /** Every key attribute of the table and its indexes (all strings), in declaration order. */
 export function keyAttributes(): string[] {

@@ -21,7 +21,7 @@ import {
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TABLE, keyAttributes, type IndexDefinition } from '../../shared/table.ts';
+import { TABLE, keyAttributes, projectionOf, type IndexDefinition } from '../../shared/table.ts';
 import { createDynamoControlClient, type DynamoEndpoint } from '../../shared/aws/clients.ts';
 
 export interface EnsureTableOptions {
@@ -124,7 +124,7 @@ function indexDefinition(gsi: IndexDefinition) {
       { AttributeName: gsi.partitionKey, KeyType: 'HASH' as const },
       { AttributeName: gsi.sortKey, KeyType: 'RANGE' as const },
     ],
-    Projection: { ProjectionType: gsi.projection },
+    Projection: projectionOf(gsi),
   };
 }
 

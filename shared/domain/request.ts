@@ -228,11 +228,14 @@ const SORT_TEXT_BYTES = 200;
 const text = (value: string) => `${clipUtf8(value.toLowerCase(), SORT_TEXT_BYTES)}${SEPARATOR}${clipUtf8(value, SORT_TEXT_BYTES)}`;
 const optionalText = (value: string | null) => (value === null ? NONE : `${SEPARATOR}${text(value)}`);
 
+/** The fields the orderings sort by. */
+type SortedFields = Pick<RequestRecord, 'title' | 'templateName' | 'status' | 'priority' | 'assignee' | 'requester' | 'createdDate' | 'lastModifiedDate'>;
+
 /**
  * The value a request sorts by for one ordering, as stored in that ordering's index (with the uuid
  * appended as the tie-breaker). Two requests equal on `field` share exactly equalityPrefix(field, value).
  */
-export function sortValue(field: OrderingField, request: RequestRecord): string {
+export function sortValue(field: OrderingField, request: SortedFields): string {
   switch (field) {
     case 'title':
       return text(request.title);
@@ -253,7 +256,7 @@ export function sortValue(field: OrderingField, request: RequestRecord): string 
   }
 }
 
-export function sortKey(field: OrderingField, request: RequestRecord): string {
+export function sortKey(field: OrderingField, request: SortedFields & Pick<RequestRecord, 'uuid'>): string {
   return `${sortValue(field, request)}${SEPARATOR}${request.uuid}`;
 }
 
@@ -398,10 +401,17 @@ export interface RequestFilter {
   readonly search?: readonly string[];
 }
 
-/** A request as an ordering index holds it: the record and its sort key in every ordering. */
-export type RequestEntry = RequestRecord & { readonly sortKeys: Readonly<Record<OrderingField, string>> };
+/**
+ * A request as an ordering index carries it (shared/table.ts REQUEST_INDEX_ATTRIBUTES): the fields the
+ * list filters and sorts on, and its sort key in every ordering. A page reads its requests by key.
+ */
+export type IndexedRequest = SortedFields &
+  Pick<RequestRecord, 'uuid' | 'templateUuid' | 'contentType' | 'isPrivate'> & { readonly sortKeys: Readonly<Record<OrderingField, string>> };
 
-export function matchesFilter(entry: RequestEntry, filter: RequestFilter): boolean {
+/** A request of a list page: the record and its sort key in every ordering. */
+export type RequestEntry = RequestRecord & IndexedRequest;
+
+export function matchesFilter(entry: IndexedRequest, filter: RequestFilter): boolean {
   return (
     (filter.status === undefined || entry.status === filter.status) &&
     (filter.requester === undefined || entry.requester === filter.requester) &&
@@ -418,7 +428,7 @@ export function matchesFilter(entry: RequestEntry, filter: RequestFilter): boole
   );
 }
 
-export function compareEntries(ordering: Ordering): (a: RequestEntry, b: RequestEntry) => number {
+export function compareEntries(ordering: Ordering): (a: IndexedRequest, b: IndexedRequest) => number {
   const direction = ordering.descending ? -1 : 1;
   // In DynamoDB's order, so a page read from memory continues a page walked from the index.
   return (a, b) => direction * compareCodePoints(a.sortKeys[ordering.field], b.sortKeys[ordering.field]);

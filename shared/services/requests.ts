@@ -19,12 +19,12 @@ import {
   counterKey,
   equalityPrefix,
   formDataLayout,
-  matchesFilter,
   parseOrdering,
   privateCounterKey,
   type CountedFilter,
   type OrderingField,
   type RequestComment,
+  type IndexedRequest,
   type RequestEntry,
   type RequestFilter,
   type RequestRecord,
@@ -443,9 +443,9 @@ export class RequestService {
         count = await store.countMatches(dataspace, ordering.field, range, filter);
         fetch = (offset) => store.page(dataspace, ordering.field, ordering.descending, range, filter, offset, request.pageSize);
       } else {
-        const matching = (await this.smallestRange(dataspace, equalities, filter)).filter((entry) => matchesFilter(entry, filter)).sort(compareEntries(ordering));
+        const matching = (await this.smallestRange(dataspace, equalities, filter)).sort(compareEntries(ordering));
         count = matching.length;
-        fetch = async (offset) => matching.slice(offset, offset + request.pageSize);
+        fetch = (offset) => store.requests(matching.slice(offset, offset + request.pageSize), filter);
       }
       return this.listPage(caller, request, listUrl, baseUrl, count, fetch);
     }
@@ -472,10 +472,9 @@ export class RequestService {
       fetch = (offset) => store.page(dataspace, ordering.field, ordering.descending, range, filter, offset, request.pageSize);
     } else {
       // Read the smallest filtered range whole, finish filtering and sorting in memory.
-      const entries = await this.smallestRange(dataspace, equalities, filter);
-      const matching = entries.filter((entry) => matchesFilter(entry, filter)).sort(compareEntries(ordering));
+      const matching = (await this.smallestRange(dataspace, equalities, filter)).sort(compareEntries(ordering));
       count = matching.length;
-      fetch = async (offset) => matching.slice(offset, offset + request.pageSize);
+      fetch = (offset) => store.requests(matching.slice(offset, offset + request.pageSize), filter);
     }
 
     return this.listPage(caller, request, listUrl, baseUrl, count, fetch);
@@ -500,7 +499,7 @@ export class RequestService {
     };
   }
 
-  private async smallestRange(dataspace: string, equalities: readonly EqualityFilter[], filter: RequestFilter): Promise<RequestEntry[]> {
+  private async smallestRange(dataspace: string, equalities: readonly EqualityFilter[], filter: RequestFilter): Promise<IndexedRequest[]> {
     const indexed = equalities.filter((equality) => equality.index);
     const sizes = await Promise.all(
       indexed.map((equality) => this.deps.requests.count(dataspace, counterKey(equality.counted, equality.value))),

@@ -102,8 +102,8 @@ export async function queryOffset(
     const page = await doc.send(
       new QueryCommand({
         ...input,
-        // With a filter, Limit counts items read, not matches: read ahead rather than trickle.
-        Limit: input.FilterExpression ? Math.max(wanted * 3, 60) : wanted,
+        // With a filter (in DynamoDB or in memory), Limit counts items read, not matches: read ahead rather than trickle.
+        Limit: input.FilterExpression || recheck ? Math.max(wanted * 3, 60) : wanted,
         ExclusiveStartKey: startKey,
         // While skipping, only the keys travel (a filter still needs its attributes).
         ...(skipping && !input.FilterExpression && !recheck ? { ProjectionExpression: keyProjection(input.IndexName) } : {}),

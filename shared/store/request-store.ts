@@ -19,12 +19,14 @@ import { readRequestCounter, requestCounterSeedItems, requestCounterUpdates } fr
 import {
   ORDERING_FIELDS,
   counterDeltas,
+  matchesFilter,
   nextCommentDate,
   sortKey,
   type CommentCounter,
   type OrderingField,
   type Priority,
   type RequestComment,
+  type IndexedRequest,
   type RequestEntry,
   type RequestFilter,
   type RequestRecord,
@@ -33,6 +35,7 @@ import {
 import {
   cancelledBecause,
   imageItem,
+  batchGet,
   indexKeys,
   isConditionFailure,
   partitionQueryInput,
@@ -47,7 +50,7 @@ import {
   type StreamImage,
 } from './dynamo.ts';
 import { SEARCH_FIELDS } from '../domain/search.ts';
-import { addSearch, searchAttributes } from './search-filter.ts';
+import { memorySearch } from './search-filter.ts';
 
 /** The request changed since it was read: read again and retry. */
 export class StaleRequestError extends Error {
@@ -329,7 +332,7 @@ export class RequestStore {
     limit: number,
   ): Promise<RequestEntry[]> {
     const { input, recheck } = this.indexQuery(dataspace, field, descending, range, filter);
-    return (await queryOffset(this.doc, input, offset, limit, recheck)).map(toEntry);
+    return this.requests((await queryOffset(this.doc, input, offset, limit, recheck)).map(toIndexed), filter);
   }
 
   /**
@@ -341,11 +344,32 @@ export class RequestStore {
     return queryCount(this.doc, input, recheck);
   }
 
-  /** Every entry of an index range that passes the filter (for ranges known to be small). */
-  async entries(dataspace: string, field: OrderingField, range: IndexRange, filter: RequestFilter): Promise<RequestEntry[]> {
+  /**
+   * Every request of an index range that passes the filter (for ranges known to be small), as the
+   * index carries it: enough to filter and sort in memory; `requests` reads a page of them whole.
+   */
+  async entries(dataspace: string, field: OrderingField, range: IndexRange, filter: RequestFilter): Promise<IndexedRequest[]> {
     const { input, recheck } = this.indexQuery(dataspace, field, false, range, filter);
     const items = await queryAll(this.doc, input);
-    return (recheck ? items.filter(recheck.keep) : items).map(toEntry);
+    return (recheck ? items.filter(recheck.keep) : items).map(toIndexed).filter((entry) => matchesFilter(entry, filter));
+  }
+
+  /**
+   * The requests of index entries, in their order, read by key and strongly consistent (an ordering
+   * index carries only what its list filters and sorts on, shared/table.ts): a page shows each request as
+   * it is now, even when the index has not caught up with its last change yet. A request deleted since
+   * the index was read is left out, and so is one that no longer passes the filter: one made private
+   * since, above all, is never shown to a caller who may not see it.
+   */
+  async requests(entries: readonly Pick<IndexedRequest, 'uuid'>[], filter: RequestFilter): Promise<RequestEntry[]> {
+    if (entries.length === 0) return [];
+    const items = await batchGet(this.doc, this.tableName, entries.map((entry) => keys.request(entry.uuid)), true);
+    const byUuid = new Map(items.map((item) => [String(item.uuid), item]));
+    return entries.flatMap((entry) => {
+      const item = byUuid.get(entry.uuid);
+      const request = item && toEntry(item);
+      return request && matchesFilter(request, filter) ? [request] : [];
+    });
   }
 
   private indexQuery(
@@ -405,8 +429,9 @@ export class RequestStore {
       ScanIndexForward: !descending,
       ...(conditions.length > 0 ? { FilterExpression: conditions.join(' AND ') } : {}),
     };
-    // Search joins the same filter, privacy included: it never finds a request the caller cannot see.
-    const recheck = addSearch(input, SEARCH_FIELDS.requests, filter.search ?? []);
+    // Search is judged in memory on the title the index carries (it carries no search copy), after the
+    // same filter, privacy included: it never finds a request the caller cannot see.
+    const recheck = memorySearch(SEARCH_FIELDS.requests, filter.search ?? []);
     return { input, recheck };
   }
 
@@ -483,7 +508,6 @@ function requestItem(request: RequestRecord): Item {
     uuid: request.uuid,
     dataspace: request.dataspace,
     title: request.title,
-    ...searchAttributes(SEARCH_FIELDS.requests, request),
     templateUuid: request.templateUuid,
     templateName: request.templateName,
     contentType: request.contentType,
@@ -530,12 +554,40 @@ function toRequest(item: Item): RequestRecord {
 }
 
 function toEntry(item: Item): RequestEntry {
+  const request = toRequest(item);
+  return { ...request, sortKeys: sortKeysOf(item, request) };
+}
+
+/**
+ * A request as an ordering index carries it. The uuid is the table key's (always projected); the sort
+ * keys are the item's own where it carries them (the index's, or all of them in an ALL projection),
+ * else computed as a write computes them.
+ */
+function toIndexed(item: Item): IndexedRequest {
+  const fields = {
+    uuid: String(item.PK).slice('REQUEST#'.length),
+    title: String(item.title),
+    templateUuid: String(item.templateUuid),
+    templateName: String(item.templateName),
+    contentType: item.contentType as RequestRecord['contentType'],
+    status: item.status as RequestRecord['status'],
+    priority: (item.priority as string | null | undefined) ?? null,
+    assignee: (item.assignee as string | null | undefined) ?? null,
+    requester: String(item.requester),
+    isPrivate: item.isPrivate === true,
+    createdDate: String(item.createdDate),
+    lastModifiedDate: String(item.lastModifiedDate),
+  };
+  return { ...fields, sortKeys: sortKeysOf(item, fields) };
+}
+
+function sortKeysOf(item: Item, fields: Parameters<typeof sortKey>[1]): Record<OrderingField, string> {
   const sortKeys = {} as Record<OrderingField, string>;
   for (const field of ORDERING_FIELDS) {
     const [, skName] = indexKeys(keys.requestOrderingIndex[field]);
-    sortKeys[field] = String(item[skName] ?? '');
+    sortKeys[field] = item[skName] === undefined ? sortKey(field, fields) : String(item[skName]);
   }
-  return { ...toRequest(item), sortKeys };
+  return sortKeys;
 }
 
 function toComment(item: Item): RequestComment {

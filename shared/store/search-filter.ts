@@ -42,6 +42,16 @@ export function addSearch(input: QueryCommandInput, fields: readonly string[], t
 }
 
 /**
+ * The search of `terms` over `fields`, judged in memory only: for an index that carries the fields but
+ * not the search copy (the request list's, shared/table.ts). DynamoDB charges a filtered read as an
+ * unfiltered one, so this reads the same units; only more items travel back. No terms: nothing to check.
+ */
+export function memorySearch(fields: readonly string[], terms: readonly string[]): Recheck | undefined {
+  if (terms.length === 0) return undefined;
+  return { keep: (item) => objectMatches(item, fields, terms), attributes: [...fields] };
+}
+
+/**
  * An expression as one operand of AND: parenthesized only when an OR sits at its top level, because
  * DynamoDB refuses redundant parentheses (`((a OR b))`).
  */

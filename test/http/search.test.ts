@@ -246,8 +246,10 @@ describe('requests', () => {
     await make('bob', 'review openssl', { status: 'closed' });
     await make('carol', 'Approve zlib upgrade', { request_template: 'License Review', assignee: 'alice' });
     await make('dave', 'Private review by dave', { is_private: true });
+    // Requests are searched on their title in memory; one written by an earlier version still carries a
+    // search copy, which must not decide (here one that matches nothing).
     const legacy = await make('carol', 'Legacy review request');
-    await makeLegacy(keys.request(legacy.uuid!), 'no copy');
+    await makeLegacy(keys.request(legacy.uuid!), 'other fields');
     await make('mallory', 'Review zlib in beta');
   });
 

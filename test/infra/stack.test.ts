@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '../../shared/functions.ts';
 import { EVENT_BUS, EVENT_SOURCES, QUEUES, type QueueName } from '../../shared/resources.ts';
 import { DEFAULT_ROUTE_FUNCTION, ROUTES, gatewayRouteKeys } from '../../shared/routes/index.ts';
-import { TABLE, keyAttributes } from '../../shared/table.ts';
+import { TABLE, keyAttributes, projectionOf } from '../../shared/table.ts';
 import { acknowledgments, actionsOf, logicalId, nagFindings, roleStatements, synthesize, type Synthesized } from './helpers.ts';
 import { AWS_RETRY_SCHEDULE } from '../../shared/domain/webhooks.ts';
 import { FIRST_TRY_TIMEOUT_MS, POST_CONCURRENCY } from '../../shared/services/webhooks.ts';
@@ -46,7 +46,7 @@ describe('the table', () => {
           { AttributeName: gsi.partitionKey, KeyType: 'HASH' },
           { AttributeName: gsi.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: gsi.projection },
+        Projection: projectionOf(gsi),
       })),
     });
     const [table] = Object.values(synth.template.findResources('AWS::DynamoDB::Table'));
