@@ -5,6 +5,7 @@
  * distribution; the API's links are then built on its own endpoint), and the limits: `apiRateLimit` and
  * `apiBurstLimit` (the stage), `keyRateLimitPerSecond`/`keyRateLimitBurst` (each key),
  * `dataspaceRateLimitPerSecond`/`dataspaceRateLimitBurst` (each dataspace), `authFailuresPerMinute`/`authFailuresBurst`.
+ * The stack reads `alarmEmail` and `requestIndexProjection` (ALL for a table made by an earlier version) itself.
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';

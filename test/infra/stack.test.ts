@@ -10,7 +10,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '../../shared/functions.ts';
 import { EVENT_BUS, EVENT_SOURCES, QUEUES, type QueueName } from '../../shared/resources.ts';
 import { DEFAULT_ROUTE_FUNCTION, ROUTES, gatewayRouteKeys } from '../../shared/routes/index.ts';
-import { TABLE, keyAttributes, projectionOf } from '../../shared/table.ts';
+import { REQUEST_INDEX_ATTRIBUTES, TABLE, keyAttributes, projectionOf } from '../../shared/table.ts';
+import { keys as tableKeys } from '../../shared/keys.ts';
 import { acknowledgments, actionsOf, logicalId, nagFindings, roleStatements, synthesize, type Synthesized } from './helpers.ts';
 import { AWS_RETRY_SCHEDULE } from '../../shared/domain/webhooks.ts';
 import { FIRST_TRY_TIMEOUT_MS, POST_CONCURRENCY } from '../../shared/services/webhooks.ts';
@@ -71,6 +72,25 @@ describe('the table', () => {
       UpdateReplacePolicy: 'Retain',
       Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
     });
+  });
+
+  it('gives the request ordering indexes INCLUDE of the list attributes, or ALL for a table made by an earlier version', () => {
+    const projections = (template: typeof synth.template) => {
+      const [table] = Object.values(template.findResources('AWS::DynamoDB::Table'));
+      const indexes = table?.Properties.GlobalSecondaryIndexes as { IndexName: string; Projection: { ProjectionType: string; NonKeyAttributes?: string[] } }[];
+      return Object.fromEntries(indexes.map((index) => [index.IndexName, index.Projection]));
+    };
+    const ordering = Object.values(tableKeys.requestOrderingIndex);
+    const current = projections(synth.template);
+    for (const name of ordering) expect(current[name]).toEqual({ ProjectionType: 'INCLUDE', NonKeyAttributes: [...REQUEST_INDEX_ATTRIBUTES] });
+    // The 100 non-key attributes DynamoDB allows a table's indexes in all.
+    expect(Object.values(current).reduce((sum, projection) => sum + (projection.NonKeyAttributes?.length ?? 0), 0)).toBeLessThanOrEqual(100);
+
+    const earlier = projections(synthesize({}, { context: { requestIndexProjection: 'ALL' } }).template);
+    for (const name of ordering) expect(earlier[name]).toEqual({ ProjectionType: 'ALL' });
+    // Every other index is the same either way.
+    for (const name of Object.keys(current).filter((name) => !ordering.includes(name as never))) expect(earlier[name]).toEqual(current[name]);
+    expect(() => synthesize({}, { context: { requestIndexProjection: 'SOME' } })).toThrow(/requestIndexProjection/);
   });
 });
 
