@@ -202,7 +202,9 @@ async function migrate(args: string[]): Promise<void> {
   if (args.length > 0) throw new UsageError('migrate takes no arguments');
   const connected = await connect();
   const report = await migrateData(connected.doc, connected.tableName);
-  console.log(`Migrated ${connected.target}: ${report.requestCountersFolded} request counter items folded into their groups.`);
+  console.log(
+    `Migrated ${connected.target}: ${report.requestCountersFolded} request counter items folded into their groups, ${report.catalogLookupsWritten} catalog lookup entries written.`,
+  );
 }
 
 const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {

@@ -39,6 +39,10 @@
  *                PK=<TYPE>#<uuid>         SK=<TYPE>             get one
  *                GSI1PK=DS#<ds>#<TYPE>S   GSI1SK=<unique value>␁<uuid>   list a dataspace's, in order
  *                                                              (all its licenses: to resolve license expressions)
+ *                GSI10PK=DS#<ds>#PACKAGENAME#<name> | DS#<ds>#LICENSESPDX#<folded SPDX key>   GSI10SK=<unique value>␁<uuid>
+ *                                                              the packages of a name, the licenses of an SPDX key, in
+ *                                                              list order: ?name= and ?spdx_license_key= read their
+ *                                                              matches only (a dataspace marked catalogLookupsIndexed)
  *   Vulnerability link PK=VULNERABILITY#<uuid>  SK=AFFECTS#<package uuid>   the packages a vulnerability affects, one
  *                                                              item each (read with a Query, in their `position`):
  *                                                              no item limit on how many (vulnerabilities written
@@ -90,6 +94,8 @@ const shardSuffix = (shard: number) => (shard === 0 ? '' : `#${shard}`);
 
 /** The catalog's object types, as they appear in keys. */
 export type CatalogType = 'USAGEPOLICY' | 'LICENSE' | 'PACKAGE' | 'VULNERABILITY';
+/** The catalog lookups by a field that is not unique: packages by name, licenses by SPDX key. */
+export type CatalogLookup = 'PACKAGENAME' | 'LICENSESPDX';
 
 export const keys = {
   dataspace: (name: string): Key => ({ PK: 'DATASPACES', SK: `DS#${name}` }),
@@ -191,6 +197,12 @@ export const keys = {
     GSI1SK: `${unique}\u0001${uuid}`,
   }),
   catalogOfDataspace: (type: CatalogType, dataspace: string) => ({ index: 'GSI1' as const, indexPK: `DS#${dataspace}#${type}S` }),
+  /** The lookup entry of a package by name, or of a license by SPDX key (folded): a sparse, keys-only GSI10 entry. */
+  catalogLookup: (dataspace: string, lookup: CatalogLookup, value: string, unique: string, uuid: string) => ({
+    GSI10PK: `DS#${dataspace}#${lookup}#${value}`,
+    GSI10SK: `${unique}\u0001${uuid}`,
+  }),
+  catalogLookupOf: (dataspace: string, lookup: CatalogLookup, value: string) => ({ index: 'GSI10' as const, indexPK: `DS#${dataspace}#${lookup}#${value}` }),
   catalogUnique: (type: CatalogType, dataspace: string, unique: string): Key => ({ PK: `DS#${dataspace}#${type}#${unique}`, SK: 'UNIQUE' }),
   vulnerabilityLink: (vulnerabilityUuid: string, packageUuid: string): Key => ({ PK: `VULNERABILITY#${vulnerabilityUuid}`, SK: `AFFECTS#${packageUuid}` }),
   linksOfVulnerability: (vulnerabilityUuid: string) => ({ PK: `VULNERABILITY#${vulnerabilityUuid}`, skPrefix: 'AFFECTS#' }),

@@ -264,6 +264,11 @@ export class CatalogService {
     if (rest.spdxLicenseKey !== undefined && Buffer.byteLength(rest.spdxLicenseKey) > MAX_FILTER_BYTES) {
       return paginate(query, url, async () => ({ count: 0, items: [] }), (l: License) => licenseView(l, baseUrl));
     }
+    if (rest.spdxLicenseKey !== undefined && (await this.store.licenses.lookupReady(caller.dataspace))) {
+      // The licenses of one SPDX key are few: read them by its lookup entries, not the dataspace.
+      const matches = (await this.store.licenses.lookup(caller.dataspace, searchFold(rest.spdxLicenseKey))).filter((found) => licenseMatches(found, rest));
+      return paginate(query, url, async (offset, limit) => ({ count: matches.length, items: matches.slice(offset, offset + limit) }), (l) => licenseView(l, baseUrl));
+    }
     const where = licenseFilter({ criteria: rest, legacy: { spdxLicenseKeys: this.spdxSpellings(rest.spdxLicenseKey), words } });
     const counted = licenseCounters(rest);
     return paginate(
@@ -363,13 +368,12 @@ export class CatalogService {
       // A purl is unique: one reservation lookup, in its canonical form.
       const canonical = canonicalPurl(query.purl);
       const found = canonical ? (await this.store.packages.getByUnique(caller.dataspace, [canonical])).get(canonical) : undefined;
-      const matches =
-        found &&
-        Object.entries(equal).every(([field, value]) => found[field as 'name'] === value) &&
-        objectMatches(found, SEARCH_FIELDS.packages, search) &&
-        holds.every((h) => holdsElement(found, h))
-          ? [found]
-          : [];
+      const matches = found && packageMatches(found, equal, search, holds) ? [found] : [];
+      page = await paginate(query, url, async (offset, limit) => ({ count: matches.length, items: matches.slice(offset, offset + limit) }), (p) => p);
+    } else if (equal.name !== undefined && (await this.store.packages.lookupReady(caller.dataspace))) {
+      // A name's packages (its versions) are few: read them by its lookup entries, not the dataspace.
+      const named = Buffer.byteLength(equal.name) <= MAX_NAME_BYTES ? await this.store.packages.lookup(caller.dataspace, equal.name) : [];
+      const matches = named.filter((found) => packageMatches(found, equal, search, holds));
       page = await paginate(query, url, async (offset, limit) => ({ count: matches.length, items: matches.slice(offset, offset + limit) }), (p) => p);
     } else {
       const counted = packageCounters(equal, search, holds);
@@ -630,6 +634,18 @@ function holdsElement(pkg: Package, { attribute, element, present }: Holds): boo
   const list = attribute === 'licenseKeys' ? pkg.licenseKeys : pkg.unknownLicenses;
   return list.includes(element) === present;
 }
+
+/** Whether a package passes a list's filters other than the one it was found by. */
+function packageMatches(pkg: Package, equal: Readonly<Record<string, string>>, search: readonly string[], holds: ReturnType<typeof unknownLicenseFilters>): boolean {
+  return (
+    Object.entries(equal).every(([field, value]) => pkg[field as 'name'] === value) &&
+    objectMatches(pkg, SEARCH_FIELDS.packages, search) &&
+    holds.every((h) => holdsElement(pkg, h))
+  );
+}
+
+/** No package name is longer (255 characters of up to 4 bytes): a longer `?name=` matches nothing. */
+const MAX_NAME_BYTES = 1_020;
 
 /** A canonical purl is a key of its reservation item: it must leave room under DynamoDB's 2,048 bytes. */
 const MAX_PURL_BYTES = 1_500;

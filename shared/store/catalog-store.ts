@@ -12,7 +12,8 @@ import {
   type DynamoDBDocumentClient,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { keys, type CatalogType, type CountedCollection } from '../keys.ts';
+import { keys, type CatalogLookup, type CatalogType, type CountedCollection } from '../keys.ts';
+import { clipUtf8, compareCodePoints } from '../domain/text.ts';
 import { counterChanges, counterSeedItems, counterTotals, counterUpdates, filterCounter, listCounterSpace, readCounters } from './counters.ts';
 import { ConflictError, InUseError } from '../domain/errors.ts';
 import {
@@ -46,7 +47,7 @@ import { SEARCH_FIELDS } from '../domain/search.ts';
 import { UNKNOWN_LICENSE_KEY } from '../domain/license-resolution.ts';
 import { addSearch, searchAttributes } from './search-filter.ts';
 
-type Stored = {
+export type Stored = {
   readonly uuid: string;
   readonly dataspace: string;
   readonly rev: number;
@@ -119,6 +120,12 @@ export interface CollectionSpec<T extends Stored> {
    * list (filterCounter names them), so a page filtered on one of them knows its count without reading.
    */
   readonly filterCounters?: (object: T) => readonly string[];
+  /**
+   * A field many objects may share that the list filters on often, and its value for an object (none:
+   * not looked up): each object carries a keys-only lookup entry for it (keys.catalogLookup), so the
+   * filter reads its matches, not the dataspace (CatalogStore.lookup).
+   */
+  readonly lookup?: { readonly kind: CatalogLookup; readonly value: (object: T) => string | undefined };
 }
 
 export interface ListOptions {
@@ -159,6 +166,7 @@ export function objectItem<T extends Stored>(spec: CollectionSpec<T>, object: T)
     dataspace: object.dataspace,
     ...attributes,
     ...(spec.searchFields ? searchAttributes(spec.searchFields, attributes) : {}),
+    ...lookupAttributes(spec, object),
     rev: object.rev + 1,
     // Its references are counted from this write on (see useItems); objects written before counting began lack it.
     ...(spec.references ? { refsCounted: true } : {}),
@@ -166,6 +174,25 @@ export function objectItem<T extends Stored>(spec: CollectionSpec<T>, object: T)
     listCounted: true,
   };
 }
+
+/**
+ * The object's lookup entry (CollectionSpec.lookup), if it has a value. The sort key holds the unique
+ * value clipped to stay under the 1,024 bytes of a sort key; readers order matches by the objects
+ * themselves.
+ */
+export function lookupAttributes<T extends Stored>(spec: CollectionSpec<T>, object: T): Item {
+  const value = spec.lookup?.value(object);
+  if (!spec.lookup || !value) return {};
+  return keys.catalogLookup(object.dataspace, spec.lookup.kind, value, clipUtf8(spec.unique(object), LOOKUP_UNIQUE_BYTES), object.uuid);
+}
+
+const LOOKUP_UNIQUE_BYTES = 900;
+
+/** The attribute of a dataspace's item that says every package and license of it carries its lookup entry. */
+export const CATALOG_LOOKUPS_INDEXED = 'catalogLookupsIndexed';
+
+/** Dataspaces seen marked, by table: the mark is never taken back, so once seen it need not be read again. */
+const seenLookupsIndexed = new Set<string>();
 
 /** The list a collection's counters count. */
 const COUNTED: Record<CatalogType, CountedCollection> = {
@@ -253,6 +280,35 @@ export class Collection<T extends Stored> {
   async getMany(uuids: readonly string[], consistent = false): Promise<T[]> {
     const items = await batchGet(this.doc, this.tableName, uuids.map((uuid) => keys.catalogObject(this.spec.type, uuid)), consistent);
     return items.map(this.spec.fromItem);
+  }
+
+  /**
+   * Whether every object of the dataspace carries its lookup entry (new dataspaces do; older ones once
+   * the migration reached them, shared/store/catalog-lookups.ts): one GetItem until it is seen marked.
+   */
+  async lookupReady(dataspace: string): Promise<boolean> {
+    const cacheKey = `${this.tableName}\u0000${dataspace}`;
+    if (seenLookupsIndexed.has(cacheKey)) return true;
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.dataspace(dataspace), ConsistentRead: true }));
+    if (Item?.[CATALOG_LOOKUPS_INDEXED] !== true) return false;
+    seenLookupsIndexed.add(cacheKey);
+    return true;
+  }
+
+  /**
+   * Every object whose lookup value (CollectionSpec.lookup) is `value`, in the list's order (unique
+   * value, then uuid): one keys-only Query of its lookup entries, then the objects by key. Reads the
+   * matches only, whatever the dataspace holds. For a dataspace whose objects all carry their entries
+   * (catalogLookupsIndexed, shared/store/catalog-lookups.ts).
+   */
+  async lookup(dataspace: string, value: string): Promise<T[]> {
+    if (!this.spec.lookup) throw new Error(`${this.spec.entity} has no lookup`);
+    const entries = await queryAll(this.doc, partitionQueryInput(this.tableName, keys.catalogLookupOf(dataspace, this.spec.lookup.kind, value)));
+    const objects = await this.getMany(entries.map((entry) => String(entry.PK).slice(this.spec.type.length + 1)));
+    const order = (object: T) => `${this.spec.unique(object)}\u0001${object.uuid}`;
+    return objects
+      .filter((object) => object.dataspace === dataspace && this.spec.lookup!.value(object) === value)
+      .sort((a, b) => compareCodePoints(order(a), order(b)));
   }
 
   /** A page of the dataspace's objects in unique-value order, with the count. */
@@ -443,6 +499,7 @@ export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSp
     uniqueMessage: 'License with this key already exists.',
     noun: 'license',
     references: (l) => (l.usagePolicy === null ? [] : [{ type: 'USAGEPOLICY', value: l.usagePolicy, counter: 'usedByLicenses' }]),
+    lookup: { kind: 'LICENSESPDX', value: (l) => (l.spdxLicenseKey === '' ? undefined : searchFold(l.spdxLicenseKey)) },
     filterCounters: (l) => [
       filterCounter('spdx_license_key', searchFold(l.spdxLicenseKey)),
       filterCounter('category', l.category),
@@ -488,9 +545,11 @@ export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSp
     // Not `unknown_license`: one counter per unknown license (up to MAX_LICENSE_KEYS, before and after)
     // would not fit beside the license use counters in the write's transaction of 100 items. Nor `name`
     // and `version`: their values are nearly one per package, so an SBOM import's transactions would
-    // carry a counter item for almost every package they write (about half again as many transactions),
-    // and a rare value's page walks the dataspace index to find its match whatever its count.
+    // carry a counter item for almost every package they write (about half again as many transactions).
     filterCounters: (p) => [filterCounter('type', p.type), filterCounter('has_unknown_license', String(p.licenseKeys.includes(UNKNOWN_LICENSE_KEY)))],
+    // `name` is looked up instead: a name's packages (its versions) are few, and the entry is one
+    // keys-only index write, where a counter would be a counter item in the import's transactions.
+    lookup: { kind: 'PACKAGENAME', value: (p) => p.name },
     toAttributes: (p) => ({
       type: p.type,
       namespace: p.namespace,

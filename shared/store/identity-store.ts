@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { REQUEST_COUNTERS_GROUPED } from './request-counters.ts';
+import { CATALOG_LOOKUPS_INDEXED } from './catalog-store.ts';
 import { keys } from '../keys.ts';
 import type { Dataspace, Group, User } from '../domain/identity.ts';
 import { hashesMatch, parseApiKey } from '../auth/api-key.ts';
@@ -49,7 +50,7 @@ export class IdentityStore {
    * start (shared/store/request-counters.ts): nothing of the earlier layout to read.
    */
   async createDataspace(name: string, now: Date): Promise<boolean> {
-    return this.putIfAbsent({ ...keys.dataspace(name), entity: 'Dataspace', name, createdDate: now.toISOString(), [REQUEST_COUNTERS_GROUPED]: true });
+    return this.putIfAbsent({ ...keys.dataspace(name), entity: 'Dataspace', name, createdDate: now.toISOString(), [REQUEST_COUNTERS_GROUPED]: true, [CATALOG_LOOKUPS_INDEXED]: true });
   }
 
   async listDataspaces(): Promise<Dataspace[]> {
