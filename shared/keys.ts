@@ -37,7 +37,7 @@
  *   Request count (earlier layout) PK=DS#<ds>#REQCOUNT[#<shard>]  SK=<counter key>   folded into the groups by the migration
  *   Catalog object (usage policy, license, package, vulnerability)
  *                PK=<TYPE>#<uuid>         SK=<TYPE>             get one
- *                GSI1PK=DS#<ds>#<TYPE>S   GSI1SK=<unique value>␁<uuid>   list a dataspace's, in order
+ *                GSI1PK=DS#<ds>#<TYPE>S   GSI1SK=<unique value, ≤ 900 bytes>␁<uuid>   list a dataspace's, in order
  *                                                              (all its licenses: to resolve license expressions)
  *                GSI10PK=DS#<ds>#PACKAGENAME#<name> | DS#<ds>#LICENSESPDX#<folded SPDX key>   GSI10SK=<unique value>␁<uuid>
  *                                                              the packages of a name, the licenses of an SPDX key, in
@@ -84,7 +84,19 @@
  * Usernames are global, as in DejaCode (one user belongs to exactly one dataspace); group names are
  * unique within their dataspace. Names never contain '#': the load file and the services reject it.
  */
+import { clipUtf8 } from './domain/text.ts';
+
 export type Key = { PK: string; SK: string };
+
+/**
+ * A catalog object's place in its dataspace's list: its unique value, clipped so the sort key stays
+ * under DynamoDB's 1,024 bytes (a purl may have 1,500), then its uuid. Objects equal on the clipped
+ * bytes sort by uuid; filters compare the objects' own fields.
+ */
+export function catalogSortKey(unique: string, uuid: string): string {
+  return `${clipUtf8(unique, CATALOG_SORT_BYTES)}\u0001${uuid}`;
+}
+const CATALOG_SORT_BYTES = 900;
 
 /** The lists whose counts are kept in list count items (requests keep theirs in request count items). */
 export type CountedCollection = 'PRODUCTS' | 'USAGEPOLICIES' | 'LICENSES' | 'PACKAGES' | 'VULNERABILITIES' | 'PRODUCTPACKAGES';
@@ -194,13 +206,13 @@ export const keys = {
   catalogObject: (type: CatalogType, uuid: string): Key => ({ PK: `${type}#${uuid}`, SK: type }),
   catalogInDataspace: (type: CatalogType, dataspace: string, unique: string, uuid: string) => ({
     GSI1PK: `DS#${dataspace}#${type}S`,
-    GSI1SK: `${unique}\u0001${uuid}`,
+    GSI1SK: catalogSortKey(unique, uuid),
   }),
   catalogOfDataspace: (type: CatalogType, dataspace: string) => ({ index: 'GSI1' as const, indexPK: `DS#${dataspace}#${type}S` }),
   /** The lookup entry of a package by name, or of a license by SPDX key (folded): a sparse, keys-only GSI10 entry. */
   catalogLookup: (dataspace: string, lookup: CatalogLookup, value: string, unique: string, uuid: string) => ({
     GSI10PK: `DS#${dataspace}#${lookup}#${value}`,
-    GSI10SK: `${unique}\u0001${uuid}`,
+    GSI10SK: catalogSortKey(unique, uuid),
   }),
   catalogLookupOf: (dataspace: string, lookup: CatalogLookup, value: string) => ({ index: 'GSI10' as const, indexPK: `DS#${dataspace}#${lookup}#${value}` }),
   catalogUnique: (type: CatalogType, dataspace: string, unique: string): Key => ({ PK: `DS#${dataspace}#${type}#${unique}`, SK: 'UNIQUE' }),

@@ -12,8 +12,8 @@ import {
   type DynamoDBDocumentClient,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { keys, type CatalogLookup, type CatalogType, type CountedCollection } from '../keys.ts';
-import { clipUtf8, compareCodePoints } from '../domain/text.ts';
+import { catalogSortKey, keys, type CatalogLookup, type CatalogType, type CountedCollection } from '../keys.ts';
+import { compareCodePoints } from '../domain/text.ts';
 import { counterChanges, counterSeedItems, counterTotals, counterUpdates, filterCounter, listCounterSpace, readCounters } from './counters.ts';
 import { ConflictError, InUseError } from '../domain/errors.ts';
 import {
@@ -175,18 +175,12 @@ export function objectItem<T extends Stored>(spec: CollectionSpec<T>, object: T)
   };
 }
 
-/**
- * The object's lookup entry (CollectionSpec.lookup), if it has a value. The sort key holds the unique
- * value clipped to stay under the 1,024 bytes of a sort key; readers order matches by the objects
- * themselves.
- */
+/** The object's lookup entry (CollectionSpec.lookup), if it has a value: sorted as the list is. */
 export function lookupAttributes<T extends Stored>(spec: CollectionSpec<T>, object: T): Item {
   const value = spec.lookup?.value(object);
   if (!spec.lookup || !value) return {};
-  return keys.catalogLookup(object.dataspace, spec.lookup.kind, value, clipUtf8(spec.unique(object), LOOKUP_UNIQUE_BYTES), object.uuid);
+  return keys.catalogLookup(object.dataspace, spec.lookup.kind, value, spec.unique(object), object.uuid);
 }
-
-const LOOKUP_UNIQUE_BYTES = 900;
 
 /** The attribute of a dataspace's item that says every package and license of it carries its lookup entry. */
 export const CATALOG_LOOKUPS_INDEXED = 'catalogLookupsIndexed';
@@ -296,8 +290,8 @@ export class Collection<T extends Stored> {
   }
 
   /**
-   * Every object whose lookup value (CollectionSpec.lookup) is `value`, in the list's order (unique
-   * value, then uuid): one keys-only Query of its lookup entries, then the objects by key. Reads the
+   * Every object whose lookup value (CollectionSpec.lookup) is `value`, in the list's order
+   * (catalogSortKey): one keys-only Query of its lookup entries, then the objects by key. Reads the
    * matches only, whatever the dataspace holds. For a dataspace whose objects all carry their entries
    * (catalogLookupsIndexed, shared/store/catalog-lookups.ts).
    */
@@ -305,7 +299,7 @@ export class Collection<T extends Stored> {
     if (!this.spec.lookup) throw new Error(`${this.spec.entity} has no lookup`);
     const entries = await queryAll(this.doc, partitionQueryInput(this.tableName, keys.catalogLookupOf(dataspace, this.spec.lookup.kind, value)));
     const objects = await this.getMany(entries.map((entry) => String(entry.PK).slice(this.spec.type.length + 1)));
-    const order = (object: T) => `${this.spec.unique(object)}\u0001${object.uuid}`;
+    const order = (object: T) => catalogSortKey(this.spec.unique(object), object.uuid);
     return objects
       .filter((object) => object.dataspace === dataspace && this.spec.lookup!.value(object) === value)
       .sort((a, b) => compareCodePoints(order(a), order(b)));

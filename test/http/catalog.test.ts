@@ -213,6 +213,22 @@ describe('packages', () => {
     expect((await call('mallory', 'GET', '/api/v2/packages/?name=commons-io')).json.count).toBe(0);
   });
 
+  it('take a purl of up to 1,500 bytes (past the 1,024 of an index sort key), list it in order, and find it by name and purl', async () => {
+    // Qualifiers can be long (a download URL, checksums): 1,400 bytes here.
+    const long = (n: number) => `pkg:generic/long-one@1.0.${n}?download_url=${encodeURIComponent(`https://example.com/${'d'.repeat(1_300)}.tgz`)}`;
+    const first = await call('root', 'POST', '/api/v2/packages/', { purl: long(1) });
+    expect(first.status, first.text).toBe(201);
+    expect(Buffer.byteLength(first.json.purl)).toBeGreaterThan(1_350);
+    const second = await call('root', 'POST', '/api/v2/packages/', { purl: long(2) });
+    expect(second.status, second.text).toBe(201);
+    const named = await call('alice', 'GET', '/api/v2/packages/?name=long-one');
+    expect(named.json.results.map((p: { purl: string }) => p.purl)).toEqual([first.json.purl, second.json.purl]);
+    const byPurl = await call('alice', 'GET', `/api/v2/packages/?purl=${encodeURIComponent(first.json.purl)}`);
+    expect(byPurl.json.count).toBe(1);
+    const tooLong = await call('root', 'POST', '/api/v2/packages/', { purl: `pkg:generic/x@1?q=${'e'.repeat(1_600)}` });
+    expect(tooLong.status).toBe(400);
+  });
+
   it('update by parts or purl, and recompute the purl', async () => {
     const pkg = await create('packages', { purl: 'pkg:gem/rails@7.0.0' });
     const patched = await call('root', 'PATCH', `/api/v2/packages/${pkg.uuid}/`, { version: '7.1.0', license_expression: 'mit' });
