@@ -291,7 +291,9 @@ export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string
           type: 'apiKey',
           in: 'header',
           name: 'Authorization',
-          description: 'The word Token, one space, then the API key: `Token 3vXo...`',
+          description:
+            'The word Token, one space, then the API key: `Token 3vXo...`. Keys are made and revoked at /api/v2/api_keys/; ' +
+            'a key with the read scope may only use GET and HEAD (any other method answers 403), and an expired or revoked key answers 401.',
         },
       },
     },

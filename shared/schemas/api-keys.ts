@@ -46,5 +46,9 @@ export const ApiKeySchema = z
   .meta({ id: 'ApiKey' });
 
 export const ApiKeyListQuery = pageQuery({
-  user: z.string().optional().describe('Exact username: that user\'s keys (superusers; anyone else sees only their own)'),
+  user: z
+    .string()
+    .max(150, 'Ensure this field has no more than 150 characters.')
+    .optional()
+    .describe("Exact username: that user's keys (superusers; anyone else sees only their own)"),
 });

@@ -422,3 +422,14 @@ describe("the admin CLI's key (replaceApiKey)", () => {
     expect(await http.env.identity.apiKeyCount('carol')).toBe(2);
   });
 });
+
+describe('the list filter', () => {
+  it('refuses a user filter over 150 characters with 400, and finds no one by an odd one', async () => {
+    const long = await as('root', 'GET', `/api/v2/api_keys/?user=${'u'.repeat(151)}`);
+    expect(long.status, long.text).toBe(400);
+    expect(long.json).toEqual({ user: ['Ensure this field has no more than 150 characters.'] });
+    const odd = await as('root', 'GET', `/api/v2/api_keys/?user=${encodeURIComponent('alice\u0001')}`);
+    expect(odd.status, odd.text).toBe(200);
+    expect(odd.json.count).toBe(0);
+  });
+});
