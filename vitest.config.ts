@@ -24,7 +24,7 @@ const ALONE = {
    * with 35 of 50 answered 503: its unindexed stream records, which bin/local/dynamodb-local.ts now
    * indexes.)
    */
-  contention: ['test/http/concurrency.test.ts'],
+  contention: ['test/http/concurrency.test.ts', 'test/http/api-key-concurrency.test.ts'],
   /**
    * A vulnerability past one item's 400 KB: 5,000 packages and 5,000 links written, 70 s alone. Beside
    * the other files it took 302 s in a full run, and the SBOM imports next to it ran past their DynamoDB

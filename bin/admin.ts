@@ -27,7 +27,8 @@ Commands:
   load FILE                      Validate FILE whole, then create or update what it lists (idempotent).
   create-user --username U --email E --dataspace D [--superuser] [--group G ...]
                                  Create a user and print their new API key.
-  create-api-key USERNAME        Print a new API key for USERNAME, replacing the old one at once.
+  create-api-key USERNAME        Print a new API key for USERNAME (a write key named "default"),
+                                 replacing every key USERNAME holds at once.
   deactivate-user USERNAME       Stop USERNAME's key from working (activate-user undoes it).
   activate-user USERNAME
   list-users [--dataspace D]     List users (of one dataspace, or of all).
@@ -190,7 +191,7 @@ async function listUsers(args: string[]): Promise<void> {
         user.isSuperuser ? 'yes' : 'no',
         user.isActive ? 'yes' : 'no',
         user.groups.join(',') || '-',
-        (await store.currentKeyId(user.username)) ? 'set' : 'none',
+        (await store.apiKeyCount(user.username)) > 0 ? 'set' : 'none',
       ]);
     }
   }
@@ -203,7 +204,8 @@ async function migrate(args: string[]): Promise<void> {
   const connected = await connect();
   const report = await migrateData(connected.doc, connected.tableName);
   console.log(
-    `Migrated ${connected.target}: ${report.requestCountersFolded} request counter items folded into their groups, ${report.catalogLookupsWritten} catalog lookup entries written.`,
+    `Migrated ${connected.target}: ${report.requestCountersFolded} request counter items folded into their groups, ` +
+      `${report.catalogLookupsWritten} catalog lookup entries written, ${report.apiKeysNamed} API keys named.`,
   );
 }
 

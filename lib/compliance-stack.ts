@@ -375,12 +375,13 @@ export class ComplianceStack extends Stack {
       const fn = this.functions[name];
       if (FUNCTIONS[name].table === 'none') continue;
       if (FUNCTIONS[name].table === 'read') {
-        // A read-only API function still keeps its callers' rate state: UpdateItem on limiter items only.
+        // A read-only API function still keeps its callers' rate state and their keys' last use
+        // (lastUsedAt, shared/store/api-key-store.ts): UpdateItem on limiter and API key items only.
         fn.role.addToPrincipalPolicy(
           new iam.PolicyStatement({
             actions: ['dynamodb:UpdateItem'],
             resources: [this.table.tableArn],
-            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*', 'AUTHFAIL#*'] } },
+            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*', 'AUTHFAIL#*', 'APIKEY#*'] } },
           }),
         );
       }

@@ -213,6 +213,15 @@ export const FUNCTIONS = {
     uploads: 'read',
     readsSboms: true,
   },
+  'api-keys': {
+    entry: 'functions/api-keys.ts',
+    description: 'Named API keys with scopes: list, create, retrieve, revoke',
+    memoryMb: 512,
+    timeoutSeconds: 10,
+    table: 'read-write',
+    sendsTo: [],
+    publishesEvents: false,
+  },
   'not-found': {
     entry: 'functions/not-found.ts',
     description: 'Default route: 404 for unknown paths, 405 for a known path with another method',

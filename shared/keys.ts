@@ -7,7 +7,14 @@
  *                GSI1PK=DS#<ds>#USERS     GSI1SK=USER#<username> list the users of a dataspace
  *   Group        PK=DS#<ds>               SK=GROUP#<name>       get a group; list groups of a dataspace
  *   Membership   PK=GROUP#<ds>#<name>     SK=MEMBER#<username>  list the members of a group
- *   API key      PK=APIKEY#<keyId>        SK=APIKEY             authenticate a request (one GetItem)
+ *   API key      PK=APIKEY#<keyId>        SK=APIKEY             authenticate a request (one GetItem); its last use
+ *                GSI1PK=DS#<ds>#APIKEYS   GSI1SK=<username>␁<name>   list a dataspace's keys by user, then name
+ *                                                              (superusers); a user's own: the prefix <username>␁
+ *   API key ref  PK=APIKEYREF#<uuid>      SK=APIKEYREF          find a key by its uuid (GET, DELETE), strongly consistent
+ *   API key name PK=USER#<username>       SK=APIKEYNAME#<name>  names unique per user (conditional put); a user's keys,
+ *                                                              strongly consistent (the admin CLI replaces them all);
+ *                                                              the user item's apiKeyCount, in the same transactions,
+ *                                                              holds a user to MAX_API_KEYS_PER_USER
  *   Product      PK=PRODUCT#<uuid>        SK=PRODUCT            get a product (with the caller's grants: one BatchGetItem)
  *                GSI1PK=DS#<ds>#PRODUCTS  GSI1SK=<sort key>     list a dataspace's products by name, version (superusers)
  *   Product name PK=DS#<ds>#PRODUCTNAME#<name>␁<version>  SK=UNIQUE   name + version unique in a dataspace
@@ -130,6 +137,21 @@ export const keys = {
   membersOfGroup: (dataspace: string, group: string) => ({ PK: `GROUP#${dataspace}#${group}`, skPrefix: 'MEMBER#' }),
 
   apiKey: (keyId: string): Key => ({ PK: `APIKEY#${keyId}`, SK: 'APIKEY' }),
+  /** A key in its dataspace's list: by user, then name (␁ sorts below every character either may hold). */
+  apiKeyInDataspace: (dataspace: string, username: string, name: string) => ({
+    GSI1PK: `DS#${dataspace}#APIKEYS`,
+    GSI1SK: `${username}\u0001${name}`,
+  }),
+  /** A dataspace's keys; with `username`, that user's only. */
+  apiKeysOfDataspace: (dataspace: string, username?: string) => ({
+    index: 'GSI1' as const,
+    indexPK: `DS#${dataspace}#APIKEYS`,
+    ...(username === undefined ? {} : { skPrefix: `${username}\u0001` }),
+  }),
+  apiKeyRef: (uuid: string): Key => ({ PK: `APIKEYREF#${uuid}`, SK: 'APIKEYREF' }),
+  /** In the user's own partition, beside the user item: the name's reservation, pointing at its key. */
+  apiKeyName: (username: string, name: string): Key => ({ PK: `USER#${username}`, SK: `APIKEYNAME#${name}` }),
+  apiKeyNamesOfUser: (username: string) => ({ PK: `USER#${username}`, skPrefix: 'APIKEYNAME#' }),
   rateLimit: (keyId: string): Key => ({ PK: `RATE#${keyId}`, SK: 'RATE' }),
   dataspaceRateLimit: (dataspace: string): Key => ({ PK: `RATE#DS#${dataspace}`, SK: 'RATE' }),
   /** `source`: an IPv4 address or an IPv6 /64 (shared/http/auth-failures.ts). */
@@ -283,6 +305,8 @@ export type EntityType =
   | 'Group'
   | 'Membership'
   | 'ApiKey'
+  | 'ApiKeyRef'
+  | 'ApiKeyName'
   | 'Product'
   | 'ProductName'
   | 'ProductCount'

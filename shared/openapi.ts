@@ -135,6 +135,11 @@ const SHARED_RESPONSES: Record<string, JsonObject> = {
     headers: { 'Retry-After': { $ref: headerUri('RetryAfter') }, ...CORRELATION },
     content: detail,
   },
+  ReadScope: {
+    description: 'The API key has the read scope: it may only use GET and HEAD, whatever its user may do (checked before the body is read)',
+    headers: CORRELATION,
+    content: detail,
+  },
   InUse: { description: 'Still used by other objects: nothing was deleted or changed; the detail says by how many', headers: CORRELATION, content: detail },
   PreconditionFailed: { description: "If-Match does not name the object's current ETag: nothing was changed", headers: CORRELATION, content: detail },
 };
@@ -175,6 +180,11 @@ function responsesOf(route: Route, components: Components): Record<string, JsonO
       ...(response.schema ? { content: { [response.mediaType ?? 'application/json']: { schema: components.ref(response.schema, 'output', `${route.operationId}_${status}`) } } }
         : {}),
     };
+  }
+  // A read key is refused every method but GET (and HEAD): any write route may answer 403.
+  if (route.method !== 'GET') {
+    const own = route.responses[403];
+    responses[403] = own ? { ...responses[403], description: `${own.description}; or the API key has the read scope (only GET and HEAD)` } : { $ref: responseUri('ReadScope') };
   }
   responses[400] = badRequest(route, components);
   responses[401] = { $ref: responseUri('Unauthorized') };
@@ -281,7 +291,9 @@ export function buildOpenApiDocument(routes: readonly Route[], serverUrl: string
           type: 'apiKey',
           in: 'header',
           name: 'Authorization',
-          description: 'The word Token, one space, then the API key: `Token 3vXo...`',
+          description:
+            'The word Token, one space, then the API key: `Token 3vXo...`. Keys are made and revoked at /api/v2/api_keys/; ' +
+            'a key with the read scope may only use GET and HEAD (any other method answers 403), and an expired or revoked key answers 401.',
         },
       },
     },

@@ -38,6 +38,8 @@ import { ChangeTargetResolver } from './store/change-targets.ts';
 import { WebhookStore } from './store/webhook-store.ts';
 import { WebhookService } from './services/webhooks.ts';
 import { SqsDeliveryQueue } from './aws/delivery-queue.ts';
+import { ApiKeyStore } from './store/api-key-store.ts';
+import { ApiKeyService } from './services/api-keys.ts';
 
 /** A factory of one part: it makes the part from a composition's configuration and other parts. */
 export type Factory<T> = (composition: Composition) => T;
@@ -129,6 +131,10 @@ export function changeTargetResolver(c: Composition): ChangeTargetResolver {
 
 export function webhookStore(c: Composition): WebhookStore {
   return c.once(webhookStore, () => new WebhookStore(dynamoClient(c), c.config.TABLE_NAME));
+}
+
+export function apiKeyStore(c: Composition): ApiKeyStore {
+  return c.once(apiKeyStore, () => new ApiKeyStore(dynamoClient(c), c.config.TABLE_NAME));
 }
 
 /**
@@ -261,6 +267,10 @@ export function webhookService(c: Composition): WebhookService {
   });
 }
 
+export function apiKeyService(c: Composition): ApiKeyService {
+  return c.once(apiKeyService, () => new ApiKeyService({ store: apiKeyStore(c), users: identityStore(c), now, newUuid: randomUUID }));
+}
+
 export function eventPublisher(c: Composition): EventPublisher {
   return c.once(eventPublisher, () => new EventBridgePublisher(c.config.EVENT_BUS_NAME, eventBridgeClient(c)));
 }
@@ -289,6 +299,7 @@ export interface Dependencies {
   readonly policy: PolicyService;
   readonly deliveryQueue: SqsDeliveryQueue;
   readonly webhooks: WebhookService;
+  readonly apiKeys: ApiKeyService;
   readonly publisher: EventPublisher;
 }
 
@@ -309,6 +320,7 @@ export function dependencyFactories(c: Composition): { readonly [K in keyof Depe
     policy: () => policyService(c),
     deliveryQueue: () => deliveryQueue(c),
     webhooks: () => webhookService(c),
+    apiKeys: () => apiKeyService(c),
     publisher: () => eventPublisher(c),
   };
 }

@@ -353,7 +353,7 @@ export async function applyLoadFile(file: LoadFile, target: LoadTarget, { now, g
     }
     if (entry.api_key !== undefined) {
       await store.replaceApiKey(user.username, entry.api_key, now);
-    } else if ((await store.currentKeyId(user.username)) === undefined) {
+    } else if ((await store.apiKeyCount(user.username)) === 0) {
       const apiKey = generateKey();
       await store.replaceApiKey(user.username, apiKey, now);
       report.generatedKeys.push({ username: user.username, apiKey });

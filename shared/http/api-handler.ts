@@ -4,6 +4,7 @@
  *   check the request line (a malformed Host or X-Correlation-Id is 400, a path with dot segments 404; HEAD is answered as
  *   GET without the body) → authenticate (Authorization: Token <key>; a refused one counts against its
  *   source address, 429 past its allowance) → throttle per key, then per dataspace (when limiters are given) →
+ *   the key's scope (a read key is 403 on anything but GET and HEAD, whatever its user may do) →
  *   parse and validate the body and query (zod, from the route table) → the route's handler → map any
  *   error through the error table (last).
  * A function serves one or more routes of shared/routes.ts and dispatches on the event's routeKey.
@@ -12,9 +13,11 @@ import { randomUUID } from 'node:crypto';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import type { Caller } from '../domain/caller.ts';
+import type { AuthenticatedCaller, Caller } from '../domain/caller.ts';
+import { READ_SCOPE_REFUSAL, mayUseMethod } from '../domain/api-keys.ts';
 import {
   AuthenticationError,
+  ForbiddenError,
   NotFoundError,
   ParseError,
   ThrottledError,
@@ -45,7 +48,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  * path. Without R (the stack's own view of any route) they are loosely typed.
  */
 export interface ApiRequest<R extends Route = Route> {
-  readonly caller: Caller;
+  readonly caller: AuthenticatedCaller;
   readonly body: BodyOf<R>;
   readonly query: QueryOf<R>;
   readonly pathParameters: PathParametersOf<R>;
@@ -144,7 +147,7 @@ function authenticate(authenticator: Authenticator, failures: RateLimiter | unde
     before: async (request) => {
       const token = presentedToken(request.event.headers.authorization);
       if (token === undefined) throw new AuthenticationError();
-      let caller: Caller;
+      let caller: AuthenticatedCaller;
       try {
         if (token instanceof AuthenticationError) throw token;
         caller = await authenticator.authenticate(token);
@@ -195,6 +198,23 @@ function throttle(keys: RateLimiter | undefined, dataspaces: RateLimiter | undef
       if (keyId === undefined || caller === undefined) throw new Error('throttle runs after authenticate, which names the key and caller');
       await keys?.admit(keyId);
       await dataspaces?.admit(caller.dataspace);
+    },
+  };
+}
+
+/**
+ * A read key may only read: any other method is 403 before the body is parsed or anything written,
+ * whatever the key's user may do. After the throttle, so that a read key's refused writes still count
+ * against its allowance.
+ */
+function checkScope(): MiddlewareObj<Event, Result, Error, ApiContext> {
+  return {
+    name: 'check-scope',
+    before: async (request) => {
+      const { caller } = request.internal as { caller?: AuthenticatedCaller };
+      if (caller === undefined) throw new Error('check-scope runs after authenticate, which names the caller');
+      const method = request.event.requestContext?.http?.method ?? request.event.routeKey.split(' ')[0] ?? '';
+      if (!mayUseMethod(caller.apiKey.scope, method)) throw new ForbiddenError(READ_SCOPE_REFUSAL);
     },
   };
 }
@@ -262,7 +282,7 @@ function prepareRequest(publicBaseUrl: string | undefined): MiddlewareObj<Event,
       let body: { value: unknown } | undefined;
       const baseUrl = baseUrlOf(event, publicBaseUrl);
       request.context.apiRequest = {
-        caller: (request.internal as { caller: Caller }).caller,
+        caller: (request.internal as { caller: AuthenticatedCaller }).caller,
         get body() {
           if (!body) {
             // An absent body is an empty object; a JSON null is refused by the schema, as DRF refuses it.
@@ -388,7 +408,7 @@ export function apiFunction(deps: ApiFunctionDeps, handlers: RouteHandlers) {
     .use(checkRequestLine())
     .use(authenticate(deps.authenticator, deps.authFailureLimiter));
   if (deps.rateLimiter || deps.dataspaceRateLimiter) stack.use(throttle(deps.rateLimiter, deps.dataspaceRateLimiter));
-  const handle = stack.use(prepareRequest(deps.publicBaseUrl)).handler(async (event, context) => {
+  const handle = stack.use(checkScope()).use(prepareRequest(deps.publicBaseUrl)).handler(async (event, context) => {
     const route = routeByKey(event.routeKey);
     const handler = route && dispatch[route.operationId];
     if (!handler || !context.apiRequest) throw new Error(`No handler for ${event.routeKey}`);

@@ -14,6 +14,7 @@ import { POLICY_ROUTES } from './policy.ts';
 import { WEBHOOK_ROUTES } from './webhooks.ts';
 import { SBOM_EXPORT_ROUTES } from './sbom-export.ts';
 import { SBOM_IMPORT_ROUTES } from './sbom-imports.ts';
+import { API_KEY_ROUTES } from './api-keys.ts';
 
 export type { HttpMethod, PathParameterName, Route, RouteResponse } from './route.ts';
 
@@ -27,6 +28,7 @@ const TABLE = [
   ...WEBHOOK_ROUTES,
   ...SBOM_IMPORT_ROUTES,
   ...SBOM_EXPORT_ROUTES,
+  ...API_KEY_ROUTES,
 ] as const satisfies readonly Route[];
 
 export const ROUTES: readonly Route[] = TABLE;

@@ -1,6 +1,7 @@
 /**
- * Persistence of dataspaces, users, groups, memberships and API keys in the single table.
- * Invariants (a key id belongs to one user, a user is created once) are conditional writes.
+ * Persistence of dataspaces, users, groups and memberships in the single table, and authentication
+ * (API keys themselves: shared/store/api-key-store.ts). Invariants (a key id belongs to one user, a user
+ * is created once) are conditional writes.
  */
 import {
   GetCommand,
@@ -9,35 +10,64 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
 import { REQUEST_COUNTERS_GROUPED } from './request-counters.ts';
 import { CATALOG_LOOKUPS_INDEXED } from './catalog-store.ts';
 import { keys } from '../keys.ts';
 import type { Dataspace, Group, User } from '../domain/identity.ts';
 import { hashesMatch, parseApiKey } from '../auth/api-key.ts';
 import { ConflictError } from '../domain/errors.ts';
+import { isExpired, isLastUseDue, LAST_USE_RESOLUTION_MS } from '../domain/api-keys.ts';
+import type { CallerKey } from '../domain/caller.ts';
+import { isoWithOffset } from '../domain/time.ts';
+import { logger } from '../observability/logger.ts';
 import { batchGet, partitionQueryInput, queryAll, type Item, type PartitionQuery } from './dynamo.ts';
+import { ApiKeyStore } from './api-key-store.ts';
 
 
 export type AuthenticationResult =
-  | { readonly outcome: 'authenticated'; readonly user: User }
+  | { readonly outcome: 'authenticated'; readonly user: User; readonly key: CallerKey }
   | { readonly outcome: 'invalid' }
+  | { readonly outcome: 'expired' }
   | { readonly outcome: 'inactive' };
 
 export class IdentityStore {
+  private readonly apiKeys: ApiKeyStore;
+
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+  ) {
+    this.apiKeys = new ApiKeyStore(doc, tableName);
+  }
 
-  /** Two GetItems: the key by its id, then its user. Both must exist and the hash must match. */
-  async authenticate(apiKey: string): Promise<AuthenticationResult> {
+  /**
+   * Two GetItems: the key by its id, then its user. Both must exist, the hash must match and the key
+   * must not have expired at `now`. The key's last use is recorded at the same time as the user is read
+   * (at most once a minute per key: a conditional update); that write failing never fails the request.
+   */
+  async authenticate(apiKey: string, now: Date): Promise<AuthenticationResult> {
     const parsed = parseApiKey(apiKey);
     if (!parsed) return { outcome: 'invalid' };
-    const keyItem = await this.get(keys.apiKey(parsed.keyId));
-    if (!keyItem || !hashesMatch(String(keyItem.keyHash), parsed.hash)) return { outcome: 'invalid' };
-    const user = await this.getUser(String(keyItem.username));
+    const key = await this.apiKeys.getByKeyId(parsed.keyId);
+    if (!key || !hashesMatch(key.keyHash, parsed.hash)) return { outcome: 'invalid' };
+    if (isExpired(key.expiresAt, now)) return { outcome: 'expired' };
+    const [user] = await Promise.all([this.getUser(key.username), isLastUseDue(key.lastUsedAt, now) ? this.recordUse(key.keyId, now) : undefined]);
     if (!user || user.isActive === false) return { outcome: 'inactive' };
-    return { outcome: 'authenticated', user };
+    return {
+      outcome: 'authenticated',
+      user,
+      key: { scope: key.scope, ...(key.uuid === undefined ? {} : { uuid: key.uuid }), ...(key.name === undefined ? {} : { name: key.name }) },
+    };
+  }
+
+  /** `last_used_at` is bookkeeping: a failure to write it is logged, and the request goes on. */
+  private async recordUse(keyId: string, now: Date): Promise<void> {
+    try {
+      await this.apiKeys.recordUse(keyId, now, LAST_USE_RESOLUTION_MS);
+    } catch (error) {
+      logger.warn('Could not record the last use of an API key; answering anyway', { keyId, error: error as Error });
+    }
   }
 
   async getDataspace(name: string): Promise<Dataspace | undefined> {
@@ -182,68 +212,25 @@ export class IdentityStore {
 
   /** The user holding the key with this id, if any. */
   async apiKeyOwner(keyId: string): Promise<string | undefined> {
-    const item = await this.get(keys.apiKey(keyId));
-    return item ? String(item.username) : undefined;
+    return (await this.apiKeys.getByKeyId(keyId))?.username;
   }
 
-  /** The id of the user's current key, if any. */
-  async currentKeyId(username: string): Promise<string | undefined> {
-    const item = await this.get(keys.user(username));
-    return typeof item?.apiKeyId === 'string' ? item.apiKeyId : undefined;
+  /** How many API keys the user holds. */
+  async apiKeyCount(username: string): Promise<number> {
+    return this.apiKeys.countOf(username);
   }
 
   /**
-   * Makes `apiKey` the user's only key: the old key item goes, the new one is written (its id must
-   * be free), and the user points at it, in one transaction.
+   * Makes `apiKey` the user's only key, a write key named `default` (the admin CLI's create-api-key and
+   * the load file): every other key of the user stops working at once. A key the user already holds is
+   * left as it is, and so are their other keys (loading a file again changes nothing).
    */
-  async replaceApiKey(username: string, apiKey: string, now: Date): Promise<void> {
+  async replaceApiKey(username: string, apiKey: string, now: Date, newUuid: () => string = randomUUID): Promise<void> {
     const parsed = parseApiKey(apiKey);
     if (!parsed) throw new ConflictError('api_key', 'API key is malformed.');
-    const oldKeyId = await this.currentKeyId(username);
-    if (oldKeyId === parsed.keyId) {
-      const existing = await this.get(keys.apiKey(parsed.keyId));
-      if (existing && hashesMatch(String(existing.keyHash), parsed.hash)) return;
-    }
-    const transactItems: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [];
-    if (oldKeyId !== undefined) {
-      transactItems.push({ Delete: { TableName: this.tableName, Key: keys.apiKey(oldKeyId) } });
-    }
-    transactItems.push(
-      {
-        Put: {
-          TableName: this.tableName,
-          Item: {
-            ...keys.apiKey(parsed.keyId),
-            entity: 'ApiKey',
-            keyId: parsed.keyId,
-            keyHash: parsed.hash,
-            username,
-            createdDate: now.toISOString(),
-          },
-          // A key id that is taken (by another user, or by the old key in a race) is refused.
-          ConditionExpression: oldKeyId === parsed.keyId ? undefined : 'attribute_not_exists(PK)',
-        },
-      },
-      {
-        Update: {
-          TableName: this.tableName,
-          Key: keys.user(username),
-          UpdateExpression: 'SET apiKeyId = :keyId',
-          ConditionExpression:
-            oldKeyId === undefined ? 'attribute_exists(PK) AND attribute_not_exists(apiKeyId)' : 'apiKeyId = :oldKeyId',
-          ExpressionAttributeValues:
-            oldKeyId === undefined ? { ':keyId': parsed.keyId } : { ':keyId': parsed.keyId, ':oldKeyId': oldKeyId },
-        },
-      },
-    );
-    try {
-      await this.doc.send(new TransactWriteCommand({ TransactItems: transactItems }));
-    } catch (error) {
-      if (error instanceof TransactionCanceledException) {
-        throw new ConflictError('api_key', 'This API key cannot be used; generate a new one.');
-      }
-      throw error;
-    }
+    const existing = await this.apiKeys.getByKeyId(parsed.keyId);
+    if (existing && existing.username === username && hashesMatch(existing.keyHash, parsed.hash)) return;
+    await this.apiKeys.replaceAll({ keyId: parsed.keyId, keyHash: parsed.hash, uuid: newUuid(), username, createdDate: isoWithOffset(now) });
   }
 
   /** Strongly consistent: a replaced key or a deactivated user stops on the very next request. */

@@ -324,7 +324,7 @@ describe('faults no layer retries', () => {
       });
       const alice: Caller = { username: 'alice', email: 'alice@example.com', dataspace: 'acme', isSuperuser: false, groups: [] };
       const handler = apiFunction(
-        { authenticator: { authenticate: async () => alice } },
+        { authenticator: { authenticate: async () => ({ ...alice, apiKey: { scope: 'write' as const } }) } },
         { create_product: async ({ caller, body, baseUrl }) => ({ statusCode: 201, body: await products.create(caller, body, baseUrl) }) },
       );
       const before = await tableSnapshot(env);

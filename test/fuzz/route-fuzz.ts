@@ -124,6 +124,10 @@ async function seedDataspace(dataspace: string, superuser: string) {
   if (violations.length === 0) throw new Error(`seeding: product ${product.uuid} of ${dataspace} has no violations`);
   knownParams.rule_type = [...new Set([...(knownParams.rule_type ?? []), ...violations.map((v) => v.rule_type), ...rules.map((r) => r.rule_type)])];
 
+  // A read key of the superuser's: its uuid is what the key routes' {uuid} names.
+  const apiKey = await call('POST', '/api/v2/api_keys/', { name: `Fuzz ${dataspace}`, scope: 'read' });
+  remember('api_keys', dataspace, apiKey, `Fuzz ${dataspace}`);
+
   // Webhooks through the store: their targets are loopback addresses, which the API refuses to
   // subscribe (and ping refuses to call), so pinging them never leaves this machine.
   const store = new WebhookStore(env.doc, env.tableName);

@@ -54,11 +54,11 @@ describe('per-key throttling in the API functions', () => {
     expect(environmentOf(synth, name)).not.toHaveProperty('DATASPACE_RATE_LIMIT_PER_SECOND');
   });
 
-  it('lets a read-only API function update rate-limit and failed-authentication items, and only those', () => {
+  it("lets a read-only API function update rate-limit and failed-authentication items and its callers' API keys (their last use), and only those", () => {
     for (const name of [...routeFunctions].filter((fn) => FUNCTIONS[fn].table === 'read')) {
       const updates = roleStatements(synth, synth.stack.functions[name]).filter((s) => actionsOf([s]).has('dynamodb:UpdateItem'));
       expect(updates, name).toHaveLength(1);
-      expect(updates[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*', 'AUTHFAIL#*'] } });
+      expect(updates[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*', 'AUTHFAIL#*', 'APIKEY#*'] } });
       expect(environmentOf(synth, name), name).toHaveProperty('RATE_LIMIT_PER_SECOND');
     }
   });

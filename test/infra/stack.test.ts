@@ -124,6 +124,21 @@ describe('the HTTP API', () => {
     });
   });
 
+  it('serves the API keys routes from the api-keys function, which may read and write the table (keys are made and revoked in transactions)', () => {
+    const keyRoutes = ROUTES.filter((route) => route.path.startsWith('/api/v2/api_keys/'));
+    expect(keyRoutes.map((route) => `${route.method} ${route.path}`).sort()).toEqual([
+      'DELETE /api/v2/api_keys/{uuid}/',
+      'GET /api/v2/api_keys/',
+      'GET /api/v2/api_keys/{uuid}/',
+      'POST /api/v2/api_keys/',
+    ]);
+    for (const route of keyRoutes) expect(route.function).toBe('api-keys');
+    const actions = actionsOf(roleStatements(synth, synth.stack.functions['api-keys']).filter((statement) => !statement.Condition));
+    expect([...actions]).toEqual(expect.arrayContaining([...READ_ACTIONS, ...WRITE_ACTIONS, 'dynamodb:ConditionCheckItem']));
+    // No queue, no bus, no bucket: the table, its logs and traces.
+    expect([...actions].filter((action) => !/^(dynamodb|logs|xray):/.test(action))).toEqual([]);
+  });
+
   it('has no API Gateway authorizer: the functions check the API key themselves', () => {
     for (const route of Object.values(synth.template.findResources('AWS::ApiGatewayV2::Route'))) {
       expect(route.Properties.AuthorizationType ?? 'NONE').toBe('NONE');
@@ -218,14 +233,14 @@ describe('the functions', () => {
       if (readsStream) expect([...actions]).toEqual(expect.arrayContaining(STREAM_ACTIONS));
       if (definition.table === 'none') expect(dynamo).toEqual([]);
       else expect(dynamo).toEqual(expect.arrayContaining(READ_ACTIONS));
-      // A read-only API function may update its callers' rate-limit and failed-authentication items, and nothing else.
+      // A read-only API function may update its callers' rate-limit and failed-authentication items and API keys (last use), and nothing else.
       const statements = roleStatements(synth, synth.stack.functions[name]);
       const unconditional = actionsOf(statements.filter((statement) => !statement.Condition));
       const writes = WRITE_ACTIONS.filter((action) => unconditional.has(action));
       expect(writes).toEqual(definition.table === 'read-write' ? WRITE_ACTIONS : []);
       for (const statement of statements.filter((st) => st.Condition)) {
         if (actionsOf([statement]).has('dynamodb:UpdateItem')) {
-          expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*', 'AUTHFAIL#*'] } });
+          expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*', 'AUTHFAIL#*', 'APIKEY#*'] } });
         }
       }
       expect(dynamo.some((action) => action.includes('*'))).toBe(false);

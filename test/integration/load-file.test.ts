@@ -40,9 +40,9 @@ describe('admin load', () => {
       ['alice', false],
       ['root', true],
     ]);
-    const alice = await env.identity.authenticate(aliceKey);
+    const alice = await env.identity.authenticate(aliceKey, new Date());
     expect(alice).toMatchObject({ outcome: 'authenticated', user: { username: 'alice', groups: ['legal'] } });
-    const root = await env.identity.authenticate(report.generatedKeys[0]!.apiKey);
+    const root = await env.identity.authenticate(report.generatedKeys[0]!.apiKey, new Date());
     expect(root).toMatchObject({ outcome: 'authenticated', user: { username: 'root', isSuperuser: true } });
   });
 

@@ -3,7 +3,9 @@
  * write DynamoDB applies (a put, an update or a delete that changes an item) adds a record to the
  * stream, and nothing else does. A watch starts at the stream's end and answers the records written
  * since its last look, in a few calls whatever the table's size (a Scan reads every item, every time).
- * Time-to-live deletions (DynamoDB's own, not a request's) are left out.
+ * Time-to-live deletions (DynamoDB's own, not a request's) are left out, and so is the authentication's
+ * bookkeeping: an update of an API key that changes nothing but its `lastUsedAt` (any request of the key,
+ * a refused one too, may set it, at most once a minute: shared/store/api-key-store.ts).
  */
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -27,6 +29,14 @@ export interface TableWatch {
   changes(): Promise<TableChange[]>;
   stop(): void;
 }
+
+/** True for a record of an API key's `lastUsedAt` written, and nothing else of the key changed. */
+const isLastUseOnly = (record: StreamRecord): boolean => {
+  const { OldImage: before, NewImage: after } = record.dynamodb ?? {};
+  if (record.eventName !== 'MODIFY' || before?.entity?.S !== 'ApiKey' || !after) return false;
+  const rest = (image: NonNullable<typeof before>) => JSON.stringify(Object.entries(image).filter(([name]) => name !== 'lastUsedAt').sort(([a], [b]) => a.localeCompare(b)));
+  return rest(before) === rest(after);
+};
 
 const describeChange = (record: StreamRecord): TableChange => {
   const keys = record.dynamodb?.Keys ?? {};
@@ -72,7 +82,7 @@ export async function watchTable(env: { client: DynamoDBClient; tableName: strin
         while (iterator) {
           const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
           const records = page.Records ?? [];
-          changes.push(...records.filter((record) => record.userIdentity?.Type !== 'Service').map(describeChange));
+          changes.push(...records.filter((record) => record.userIdentity?.Type !== 'Service' && !isLastUseOnly(record)).map(describeChange));
           iterator = page.NextShardIterator ?? null;
           if (records.length === 0) break;
         }

@@ -52,7 +52,7 @@ describe('the request a route handler receives', () => {
   async function seenRequest(publicBaseUrl: string | undefined, headers: Record<string, string>): Promise<ApiRequest | undefined> {
     let seen: ApiRequest | undefined;
     const handler = apiFunction(
-      { authenticator: { authenticate: async () => caller }, ...(publicBaseUrl ? { publicBaseUrl } : {}) },
+      { authenticator: { authenticate: async () => ({ ...caller, apiKey: { scope: 'write' as const } }) }, ...(publicBaseUrl ? { publicBaseUrl } : {}) },
       {
         list_products: async (request) => {
           seen = request;

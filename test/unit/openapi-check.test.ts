@@ -36,7 +36,7 @@ describe('the check of answers against the OpenAPI document', () => {
 
   it('names each kind of drift', () => {
     expect(checker.problems('POST', '/api/v2/products/', json(500, { detail: 'A server error occurred.' }))).toEqual([
-      expect.stringMatching(/^status 500 is not documented for create_product \(documented: 201, 400, 401, 413, 415, 429, 503\)$/),
+      expect.stringMatching(/^status 500 is not documented for create_product \(documented: 201, 400, 401, 403, 413, 415, 429, 503\)$/),
     ]);
     expect(checker.problems('GET', '/api/v2/', json(401, { detail: 'Invalid token.' }))).toEqual(['the documented header WWW-Authenticate is missing']);
     expect(checker.problems('GET', '/api/v2/', json(503, { detail: 'busy' }))).toEqual(['the documented header Retry-After is missing']);

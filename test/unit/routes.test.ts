@@ -129,6 +129,17 @@ describe('OpenAPI document', () => {
     );
   const schemas = (document as unknown as { components: { schemas: Record<string, any> } }).components;
 
+  it("documents a read key's 403 on every operation whose method is not GET (or HEAD)", () => {
+    for (const { method, operation } of all()) {
+      const forbidden = operation.responses['403'];
+      if (method === 'get' || method === 'head') continue;
+      expect(forbidden, operation.operationId).toBeDefined();
+      if (forbidden.$ref === undefined) expect(forbidden.description, operation.operationId).toContain('read scope');
+      else expect(forbidden.$ref).toBe('#/components/responses/ReadScope');
+    }
+    expect((document as unknown as { components: { responses: Record<string, { description: string }> } }).components.responses.ReadScope!.description).toContain('GET and HEAD');
+  });
+
   it('documents the shared error answers on every operation, with their headers', () => {
     for (const { operation } of all().filter(({ method }) => method !== 'head')) {
       expect(operation.responses['401'], operation.operationId).toEqual({ $ref: '#/components/responses/Unauthorized' });
