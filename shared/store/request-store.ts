@@ -530,25 +530,14 @@ function requestItem(request: RequestRecord): Item {
 
 function toRequest(item: Item): RequestRecord {
   return {
-    uuid: String(item.uuid),
+    ...indexedFields(item),
     dataspace: String(item.dataspace),
-    title: String(item.title),
-    templateUuid: String(item.templateUuid),
-    templateName: String(item.templateName),
-    contentType: item.contentType as RequestRecord['contentType'],
-    status: item.status as RequestRecord['status'],
-    priority: (item.priority as string | null | undefined) ?? null,
-    assignee: (item.assignee as string | null | undefined) ?? null,
-    requester: String(item.requester),
     productContext: (item.productContext as string | null | undefined) ?? null,
     contentObject: (item.contentObject as string | null | undefined) ?? null,
     notes: String(item.notes ?? ''),
     serializedData: (item.serializedData as RequestRecord['serializedData'] | undefined) ?? {},
-    isPrivate: item.isPrivate === true,
     ccEmails: (item.ccEmails as string[] | undefined) ?? [],
     lastModifiedBy: String(item.lastModifiedBy),
-    createdDate: String(item.createdDate),
-    lastModifiedDate: String(item.lastModifiedDate),
     rev: Number(item.rev ?? 0),
   };
 }
@@ -559,13 +548,12 @@ function toEntry(item: Item): RequestEntry {
 }
 
 /**
- * A request as an ordering index carries it. The uuid is the table key's (always projected); the sort
- * keys are the item's own where it carries them (the index's, or all of them in an ALL projection),
- * else computed as a write computes them.
+ * The fields an ordering index carries (REQUEST_INDEX_ATTRIBUTES in shared/table.ts), and the uuid: the
+ * item's, or on an index entry (which does not carry it) the table key's, which every index projects.
  */
-function toIndexed(item: Item): IndexedRequest {
-  const fields = {
-    uuid: String(item.PK).slice('REQUEST#'.length),
+function indexedFields(item: Item): Omit<IndexedRequest, 'sortKeys'> {
+  return {
+    uuid: item.uuid === undefined ? String(item.PK).slice('REQUEST#'.length) : String(item.uuid),
     title: String(item.title),
     templateUuid: String(item.templateUuid),
     templateName: String(item.templateName),
@@ -578,6 +566,14 @@ function toIndexed(item: Item): IndexedRequest {
     createdDate: String(item.createdDate),
     lastModifiedDate: String(item.lastModifiedDate),
   };
+}
+
+/**
+ * A request as an ordering index carries it. The sort keys are the item's own where it carries them
+ * (the index's, or all of them in an ALL projection), else computed as a write computes them.
+ */
+function toIndexed(item: Item): IndexedRequest {
+  const fields = indexedFields(item);
   return { ...fields, sortKeys: sortKeysOf(item, fields) };
 }
 
