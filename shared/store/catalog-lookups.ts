@@ -6,6 +6,7 @@
  */
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys.ts';
+import { markDataspace } from './dataspace-marks.ts';
 import { CATALOG_LOOKUPS_INDEXED, CATALOG_SPECS, lookupAttributes, type CollectionSpec, type Stored } from './catalog-store.ts';
 import { isConditionFailure, partitionQueryInput, queryAll, type Item } from './dynamo.ts';
 
@@ -19,16 +20,7 @@ const CONCURRENCY = 16;
  */
 export async function indexCatalogLookups(doc: DynamoDBDocumentClient, tableName: string, dataspace: string): Promise<number> {
   const written = (await indexCollection(doc, tableName, dataspace, CATALOG_SPECS.packages)) + (await indexCollection(doc, tableName, dataspace, CATALOG_SPECS.licenses));
-  await doc.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: keys.dataspace(dataspace),
-      UpdateExpression: 'SET #indexed = :true',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: { '#indexed': CATALOG_LOOKUPS_INDEXED },
-      ExpressionAttributeValues: { ':true': true },
-    }),
-  );
+  await markDataspace(doc, tableName, dataspace, CATALOG_LOOKUPS_INDEXED);
   return written;
 }
 

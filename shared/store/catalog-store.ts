@@ -14,6 +14,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { catalogSortKey, keys, type CatalogLookup, type CatalogType, type CountedCollection } from '../keys.ts';
 import { compareCodePoints } from '../domain/text.ts';
+import { DATASPACE_MARKS, markIn, markSeen } from './dataspace-marks.ts';
 import { counterChanges, counterSeedItems, counterTotals, counterUpdates, filterCounter, listCounterSpace, readCounters } from './counters.ts';
 import { ConflictError, InUseError } from '../domain/errors.ts';
 import {
@@ -182,11 +183,8 @@ export function lookupAttributes<T extends Stored>(spec: CollectionSpec<T>, obje
   return keys.catalogLookup(object.dataspace, spec.lookup.kind, value, spec.unique(object), object.uuid);
 }
 
-/** The attribute of a dataspace's item that says every package and license of it carries its lookup entry. */
-export const CATALOG_LOOKUPS_INDEXED = 'catalogLookupsIndexed';
-
-/** Dataspaces seen marked, by table: the mark is never taken back, so once seen it need not be read again. */
-const seenLookupsIndexed = new Set<string>();
+/** The mark of a dataspace's item that says every package and license of it carries its lookup entry. */
+export const CATALOG_LOOKUPS_INDEXED = DATASPACE_MARKS.catalogLookupsIndexed;
 
 /** The list a collection's counters count. */
 const COUNTED: Record<CatalogType, CountedCollection> = {
@@ -281,12 +279,9 @@ export class Collection<T extends Stored> {
    * the migration reached them, shared/store/catalog-lookups.ts): one GetItem until it is seen marked.
    */
   async lookupReady(dataspace: string): Promise<boolean> {
-    const cacheKey = `${this.tableName}\u0000${dataspace}`;
-    if (seenLookupsIndexed.has(cacheKey)) return true;
+    if (markSeen(this.tableName, dataspace, CATALOG_LOOKUPS_INDEXED)) return true;
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.dataspace(dataspace), ConsistentRead: true }));
-    if (Item?.[CATALOG_LOOKUPS_INDEXED] !== true) return false;
-    seenLookupsIndexed.add(cacheKey);
-    return true;
+    return markIn(this.tableName, dataspace, CATALOG_LOOKUPS_INDEXED, Item);
   }
 
   /**
@@ -300,8 +295,9 @@ export class Collection<T extends Stored> {
     const entries = await queryAll(this.doc, partitionQueryInput(this.tableName, keys.catalogLookupOf(dataspace, this.spec.lookup.kind, value)));
     const objects = await this.getMany(entries.map((entry) => String(entry.PK).slice(this.spec.type.length + 1)));
     const order = (object: T) => catalogSortKey(this.spec.unique(object), object.uuid);
+    // An entry read before its object changed (the index lags a rename) no longer matches.
     return objects
-      .filter((object) => object.dataspace === dataspace && this.spec.lookup!.value(object) === value)
+      .filter((object) => this.spec.lookup!.value(object) === value)
       .sort((a, b) => compareCodePoints(order(a), order(b)));
   }
 

@@ -11,8 +11,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { REQUEST_COUNTERS_GROUPED } from './request-counters.ts';
-import { CATALOG_LOOKUPS_INDEXED } from './catalog-store.ts';
+import { DATASPACE_MARKS } from './dataspace-marks.ts';
 import { keys } from '../keys.ts';
 import type { Dataspace, Group, User } from '../domain/identity.ts';
 import { hashesMatch, parseApiKey } from '../auth/api-key.ts';
@@ -30,6 +29,9 @@ export type AuthenticationResult =
   | { readonly outcome: 'invalid' }
   | { readonly outcome: 'expired' }
   | { readonly outcome: 'inactive' };
+
+/** A new dataspace has nothing of an earlier layout: every migration is done for it. */
+const NEW_DATASPACE_MARKS = Object.fromEntries(Object.values(DATASPACE_MARKS).map((mark) => [mark, true]));
 
 export class IdentityStore {
   private readonly apiKeys: ApiKeyStore;
@@ -80,7 +82,7 @@ export class IdentityStore {
    * start (shared/store/request-counters.ts): nothing of the earlier layout to read.
    */
   async createDataspace(name: string, now: Date): Promise<boolean> {
-    return this.putIfAbsent({ ...keys.dataspace(name), entity: 'Dataspace', name, createdDate: now.toISOString(), [REQUEST_COUNTERS_GROUPED]: true, [CATALOG_LOOKUPS_INDEXED]: true });
+    return this.putIfAbsent({ ...keys.dataspace(name), entity: 'Dataspace', name, createdDate: now.toISOString(), ...NEW_DATASPACE_MARKS });
   }
 
   async listDataspaces(): Promise<Dataspace[]> {

@@ -12,17 +12,15 @@
  * REQUEST_COUNTERS_GROUPED), a count reads both layouts in one TransactGetItems, which no fold can fall
  * between: counts stay exact while the migration runs, however long it takes.
  */
-import { GetCommand, TransactGetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { counterGroup, counterKeyFromLegacy, legacyCounterKey } from '../domain/request.ts';
 import { keys } from '../keys.ts';
+import { DATASPACE_MARKS, markDataspace, markIn, markSeen } from './dataspace-marks.ts';
 import { COUNTER_SHARDS, groupedAttribute, groupedCounterSeedItems, groupedCounterUpdates, type CounterDeltas, type GroupedCounterSpace } from './counters.ts';
 import { batchGet, isConditionFailure, isTransactionConflict, partitionQueryInput, queryAll, retryOnConflict, transact, type Item, type LabelledItem } from './dynamo.ts';
 
-/** The attribute of a dataspace's item that says its request counters are all grouped (none of the earlier layout left). */
-export const REQUEST_COUNTERS_GROUPED = 'requestCountersGrouped';
-
-/** Dataspaces seen grouped, by table: the mark is never taken back, so once seen it need not be read again. */
-const seenGrouped = new Set<string>();
+/** The mark of a dataspace's item that says its request counters are all grouped (none of the earlier layout left). */
+export const REQUEST_COUNTERS_GROUPED = DATASPACE_MARKS.requestCountersGrouped;
 
 export function requestCounterSpace(dataspace: string): GroupedCounterSpace {
   return { key: (group, shard) => keys.requestCounterGroup(dataspace, group, shard), groupOf: counterGroup, entity: 'RequestCounters' };
@@ -46,14 +44,9 @@ export function requestCounterUpdates(tableName: string, dataspace: string, delt
 export async function readRequestCounter(doc: DynamoDBDocumentClient, tableName: string, dataspace: string, counter: string): Promise<{ total: number; public: number }> {
   const space = requestCounterSpace(dataspace);
   const groupKeys = Array.from({ length: COUNTER_SHARDS }, (_, shard) => space.key(counterGroup(counter), shard));
-  const cacheKey = `${tableName}\u0000${dataspace}`;
-  const known = seenGrouped.has(cacheKey);
+  const known = markSeen(tableName, dataspace, REQUEST_COUNTERS_GROUPED);
   const items = await batchGet(doc, tableName, known ? groupKeys : [...groupKeys, keys.dataspace(dataspace)], true);
-  const grouped = known || items.some((item) => item.entity === 'Dataspace' && item[REQUEST_COUNTERS_GROUPED] === true);
-  if (grouped) {
-    seenGrouped.add(cacheKey);
-    return fromGroups(items, counter);
-  }
+  if (known || markIn(tableName, dataspace, REQUEST_COUNTERS_GROUPED, items.find((item) => item.entity === 'Dataspace'))) return fromGroups(items, counter);
   const legacy = legacyCounterKey(counter);
   const legacyKeys = Array.from({ length: COUNTER_SHARDS }, (_, shard) => keys.requestCount(dataspace, legacy, shard));
   const both = await doc.send(new TransactGetCommand({ TransactItems: [...groupKeys, ...legacyKeys].map((Key) => ({ Get: { TableName: tableName, Key } })) }));
@@ -91,16 +84,7 @@ export function requestCounterSeedItems(dataspace: string, totals: CounterDeltas
 export async function foldLegacyRequestCounters(doc: DynamoDBDocumentClient, tableName: string, dataspace: string, usernames: ReadonlySet<string> = new Set()): Promise<number> {
   const perShard = await Promise.all(Array.from({ length: COUNTER_SHARDS }, (_, shard) => foldShard(doc, tableName, dataspace, shard, usernames)));
   // Every item of the earlier layout is folded: counts need read only the groups from now on.
-  await doc.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: keys.dataspace(dataspace),
-      UpdateExpression: 'SET #grouped = :true',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: { '#grouped': REQUEST_COUNTERS_GROUPED },
-      ExpressionAttributeValues: { ':true': true },
-    }),
-  );
+  await markDataspace(doc, tableName, dataspace, REQUEST_COUNTERS_GROUPED);
   return perShard.reduce((sum, n) => sum + n, 0);
 }
 

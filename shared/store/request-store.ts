@@ -349,9 +349,9 @@ export class RequestStore {
    * index carries it: enough to filter and sort in memory; `requests` reads a page of them whole.
    */
   async entries(dataspace: string, field: OrderingField, range: IndexRange, filter: RequestFilter): Promise<IndexedRequest[]> {
-    const { input, recheck } = this.indexQuery(dataspace, field, false, range, filter);
-    const items = await queryAll(this.doc, input);
-    return (recheck ? items.filter(recheck.keep) : items).map(toIndexed).filter((entry) => matchesFilter(entry, filter));
+    // matchesFilter finishes what DynamoDB's filter cannot (the search, on the title).
+    const items = await queryAll(this.doc, this.indexQuery(dataspace, field, false, range, filter).input);
+    return items.map(toIndexed).filter((entry) => matchesFilter(entry, filter));
   }
 
   /**
