@@ -56,6 +56,10 @@ const ConfigSchema = z.object({
   WEBHOOK_RETRY_MAX_DELAY_SECONDS: z.coerce.number().positive().default(4 * 3600),
   WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(14),
   WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().positive().default(24 * 3600),
+  /** Days an audit record is kept in the table (its TTL); exported copies are kept by the bucket's lifecycle. */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).default(400),
+  /** The bucket the audit writer exports each batch's records to, as JSON lines (unset: no export). */
+  AUDIT_EXPORT_BUCKET: z.string().optional(),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
   // Per-API-key throttling (shared/http/rate-limit.ts): only the API functions read it, and the CDK stack
   // sets it on them alone.

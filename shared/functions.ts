@@ -25,6 +25,8 @@ export interface FunctionDefinition {
    * library's models), so its size budget is larger (test/infra/bundling.test.ts).
    */
   readonly readsSboms?: true;
+  /** Writes the audit bucket (s3:PutObject): sets AUDIT_EXPORT_BUCKET and AUDIT_RETENTION_DAYS. */
+  readonly auditExport?: true;
 }
 
 export const FUNCTIONS = {
@@ -152,6 +154,16 @@ export const FUNCTIONS = {
     sendsTo: [],
     publishesEvents: true,
     buildsEventUrls: true,
+  },
+  'audit-writer': {
+    entry: 'functions/audit-writer.ts',
+    description: 'Table stream: every change of an audited object, as an audit record (and its export to the audit bucket)',
+    memoryMb: 256,
+    timeoutSeconds: 60,
+    table: 'read-write',
+    sendsTo: [],
+    publishesEvents: false,
+    auditExport: true,
   },
   webhooks: {
     entry: 'functions/webhooks.ts',

@@ -84,6 +84,14 @@
  *                                                              and of each of its documented equality filters
  *                                                              (shared/store/counters.ts: a write adds to one random shard,
  *                                                              a count reads every shard of its counter in one BatchGetItem)
+ *   Audit record PK=DS#<ds>#AUDIT         SK=<date>#<uuid>      a dataspace's audit trail, newest first (since/until: a key range);
+ *                                                              one partition a dataspace: its writes are the dataspace's own
+ *                                                              API writes, throttled per dataspace, far below a partition's 1,000 a second
+ *                GSI1PK=DS#<ds>#AUDITOBJ#<object uuid>  GSI1SK=<date>#<uuid>   an object's history (?object=)
+ *                GSI10PK=DS#<ds>#AUDITUSER#<username>   GSI10SK=<date>#<uuid>  a user's changes (?user=; keys only, then read by key)
+ *                                                              (TTL: expiresAt, AUDIT_RETENTION_DAYS after its date)
+ *   Deletion marker PK=DELETEDBY#<PK of the deleted item>  SK=<its SK>   who deletes an audited item: written just before the
+ *                                                              delete, read by the audit writer on the REMOVE (TTL 2 days)
  *   Rate limit   PK=RATE#<keyId>          SK=RATE               an API key's throttling state (GCRA `tat`, TTL a minute past it)
  *   Dataspace quota PK=RATE#DS#<ds>       SK=RATE               a dataspace's throttling state, across its keys (GCRA `tat`, TTL; key ids and names hold no '#')
  *   Auth failures PK=AUTHFAIL#<source>    SK=AUTHFAIL           a source address's failed-authentication throttling state (GCRA `tat`, TTL)
@@ -292,6 +300,18 @@ export const keys = {
 
   sbomImport: (uuid: string): Key => ({ PK: `SBOMIMPORT#${uuid}`, SK: 'SBOMIMPORT' }),
 
+  auditRecord: (dataspace: string, date: string, uuid: string): Key => ({ PK: `DS#${dataspace}#AUDIT`, SK: `${date}#${uuid}` }),
+  auditOfObject: (dataspace: string, object: string, date: string, uuid: string) => ({ GSI1PK: `DS#${dataspace}#AUDITOBJ#${object}`, GSI1SK: `${date}#${uuid}` }),
+  auditOfUser: (dataspace: string, username: string, date: string, uuid: string) => ({ GSI10PK: `DS#${dataspace}#AUDITUSER#${username}`, GSI10SK: `${date}#${uuid}` }),
+  /** The audit trail to list: the dataspace's, an object's or a user's; every one sorted by `<date>#<uuid>`. */
+  auditTrail: (dataspace: string, by: { object?: string | undefined; user?: string | undefined }) =>
+    by.object !== undefined
+      ? { index: 'GSI1' as const, indexPK: `DS#${dataspace}#AUDITOBJ#${by.object}` }
+      : by.user !== undefined
+        ? { index: 'GSI10' as const, indexPK: `DS#${dataspace}#AUDITUSER#${by.user}` }
+        : { PK: `DS#${dataspace}#AUDIT` },
+  deletionMarker: (deleted: Key): Key => ({ PK: `DELETEDBY#${deleted.PK}`, SK: deleted.SK }),
+
   viewablePartition: (dataspace: string, principal: { type: 'user' | 'group'; name: string }) => ({
     index: 'GSI1' as const,
     indexPK: `DS#${dataspace}#VIEWER#${principal.type.toUpperCase()}#${principal.name}`,
@@ -341,4 +361,25 @@ export type EntityType =
   | 'SbomImport'
   | 'RateLimit'
   | 'DataspaceRateLimit'
-  | 'AuthFailures';
+  | 'AuthFailures'
+  | 'AuditRecord'
+  | 'DeletionMarker';
+
+/**
+ * The keys of the items the audit trail records (shared/domain/audit.ts AUDITED_TYPES): a delete of one
+ * writes its deletion marker first, since a REMOVE's old image cannot say who deleted it.
+ */
+const AUDITED_KEYS: readonly (readonly [pk: RegExp, sk: RegExp])[] = [
+  [/^PRODUCT#[^#]+$/, /^(PRODUCT|GRANT#.*|PACKAGE#.*|ANALYSIS#.*)$/],
+  [/^REQUEST#[^#]+$/, /^(REQUEST|COMMENT#.*)$/],
+  [/^(USAGEPOLICY|LICENSE|PACKAGE|VULNERABILITY)#[^#]+$/, /^(USAGEPOLICY|LICENSE|PACKAGE|VULNERABILITY)$/],
+  [/^DS#[^#]+$/, /^POLICYCONFIG$/],
+  [/^WEBHOOK#[^#]+$/, /^WEBHOOK$/],
+  [/^APIKEY#[^#]+$/, /^APIKEY$/],
+];
+
+/** True when `key` may be an audited item's (see AUDITED_KEYS). */
+export function isAuditedKey(key: { PK?: unknown; SK?: unknown } | undefined): boolean {
+  const { PK, SK } = key ?? {};
+  return typeof PK === 'string' && typeof SK === 'string' && AUDITED_KEYS.some(([pk, sk]) => pk.test(PK) && sk.test(SK));
+}

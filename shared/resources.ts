@@ -5,6 +5,7 @@
  */
 import { EVALUATED_ENTITIES } from './domain/change-records.ts';
 import { keys } from './keys.ts';
+import { AUDITED_ENTITIES } from './domain/audit.ts';
 
 export interface QueueDefinition {
   /** Queue name on the local emulator; on AWS CloudFormation names it. */
@@ -192,6 +193,15 @@ export const EVENT_SOURCES: readonly EventSourceDefinition[] = [
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['Request'] } } } },
     ]),
   },
+  {
+    kind: 'table-stream',
+    function: 'audit-writer',
+    batchSize: 100,
+    maxRetryAttempts: 10,
+    bisectBatchOnError: true,
+    // Every change of an audited object (shared/domain/audit.ts); deletion markers and its own records are not.
+    filterPatterns: withoutLimiterItems(entityFilter(AUDITED_ENTITIES)),
+  },
   { kind: 'queue', queue: 'evaluation', function: 'evaluator', batchSize: 10, maxBatchingWindowSeconds: 1 },
   // The fan-out attempts every delivery of an event itself, the events of a batch at once, and gives a
   // receiver FIRST_TRY_TIMEOUT_MS (2 s) before it hands the delivery to the deliveries queue: a batch
@@ -212,6 +222,15 @@ export const UPLOAD_BUCKET = {
   localName: 'sbom-uploads',
   /** Uploads not imported (or not removed) by then are deleted by the bucket's lifecycle. */
   expireAfterDays: 1,
+} as const;
+
+/** The bucket audit records are exported to for long retention (lib/compliance-stack.ts; the emulator's S3 API locally). */
+export const AUDIT_BUCKET = {
+  localName: 'audit-exports',
+  /** Exported records move to Glacier Deep Archive after this many days... */
+  archiveAfterDays: 90,
+  /** ...and are deleted after this many (about seven years). */
+  expireAfterDays: 2557,
 } as const;
 
 /** A rule of the event bus: events matching the pattern go to the queue (EventBridge → SQS). */

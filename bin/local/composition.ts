@@ -11,9 +11,10 @@ import type { ServiceConfig } from '../../shared/config.ts';
 import { Composition, dependencyFactories, dynamoClient, eventBridgeClient, lazy, sqsClient, type Dependencies } from '../../shared/runtime.ts';
 import { s3Client, sbomDependencyFactories, type SbomDependencies } from '../../shared/sbom-runtime.ts';
 import type { InProcessEventBus } from './event-bus.ts';
+import { auditWriterDependencies, type AuditWriterDependencies } from '../../functions/audit-writer.ts';
 
 /** What the local stack hands each function's makeHandler: every part, each made when first taken. */
-export type LocalDependencies = Dependencies & SbomDependencies;
+export type LocalDependencies = Dependencies & SbomDependencies & { readonly auditWriter: AuditWriterDependencies };
 
 /** The stand-ins' clients, which the stack makes (and destroys) itself. */
 export interface StandIns {
@@ -30,5 +31,9 @@ export function localDependencies(config: ServiceConfig, { dynamo, sqs, s3, bus 
     .provide(s3Client, s3)
     // PutEvents on the in-process bus: the functions publish through the EventBridge publisher, as on AWS.
     .provide(eventBridgeClient, bus);
-  return lazy<LocalDependencies>({ ...dependencyFactories(composition), ...sbomDependencyFactories(composition) });
+  return lazy<LocalDependencies>({
+    ...dependencyFactories(composition),
+    ...sbomDependencyFactories(composition),
+    auditWriter: () => auditWriterDependencies(composition),
+  });
 }

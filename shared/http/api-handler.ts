@@ -415,7 +415,9 @@ export function apiFunction(deps: ApiFunctionDeps, handlers: RouteHandlers) {
     // The route's own writes carry the request's correlation id into the table's stream (not the
     // authentication's and throttle's bookkeeping before it).
     const apiRequest = context.apiRequest;
-    const result = await withWriteStamps(() => handler(apiRequest));
+    // ... and its caller, the audit trail's actor (shared/domain/audit.ts).
+    const { caller } = apiRequest;
+    const result = await withWriteStamps(() => handler(apiRequest), { user: caller.username, key: caller.apiKey.name });
     // A single object's answer carries its entity tag (shared/domain/etag.ts).
     const etag = etagOf(result.body);
     return jsonResult(result.statusCode, result.body, etag === undefined ? result.headers : { ETag: etag, ...result.headers });

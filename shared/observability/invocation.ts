@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { publishMetrics } from './metrics.ts';
-import { currentScope, runCorrelated, runInvocation, type MetricDatum } from './scope.ts';
+import { currentScope, runCorrelated, runInvocation, type MetricDatum, type WriteActor } from './scope.ts';
 import { inSubsegment } from './tracer.ts';
 
 /** A handler run as an instrumented invocation. The first invocation of the handler is its cold start. */
@@ -45,10 +45,13 @@ export function withCorrelation<T>(correlationId: string | undefined, work: (cor
   return runCorrelated(id, options.stampWrites ?? false, () => inSubsegment('## correlated', { correlation_id: id }, () => work(id)));
 }
 
-/** Runs `work` within the current piece of work, with its table writes carrying its correlation id. */
-export function withWriteStamps<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * Runs `work` within the current piece of work, with its table writes carrying its correlation id and,
+ * when given, its actor (the audit trail's who: shared/observability/write-stamps.ts).
+ */
+export function withWriteStamps<T>(work: () => Promise<T>, actor?: WriteActor): Promise<T> {
   const id = currentScope()?.correlationId;
-  return id === undefined ? work() : runCorrelated(id, true, work);
+  return id === undefined ? work() : runCorrelated(id, true, work, actor);
 }
 
 /** The correlation id of the current piece of work, if any. */

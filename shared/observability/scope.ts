@@ -34,6 +34,14 @@ interface Scope {
   readonly correlationId?: string | undefined;
   /** Whether table writes made now carry the correlation id (shared/observability/correlation.ts). */
   readonly stampWrites?: boolean | undefined;
+  /** Who the writes made now are made for (an API request's caller): the audit trail's actor (write-stamps.ts). */
+  readonly actor?: WriteActor | undefined;
+}
+
+/** The user and the name of the API key an API request came with, as its writes carry them. */
+export interface WriteActor {
+  readonly user: string;
+  readonly key?: string | undefined;
 }
 
 const scopes = new AsyncLocalStorage<Scope>();
@@ -55,6 +63,6 @@ export function runInvocation<T>(context: Context | undefined, coldStart: boolea
 }
 
 /** Runs `work` as the correlated piece of work `correlationId`, within the current invocation. */
-export function runCorrelated<T>(correlationId: string, stampWrites: boolean, work: () => T): T {
-  return scopes.run({ ...scopes.getStore(), correlationId, stampWrites }, work);
+export function runCorrelated<T>(correlationId: string, stampWrites: boolean, work: () => T, actor?: WriteActor): T {
+  return scopes.run({ ...scopes.getStore(), correlationId, stampWrites, actor }, work);
 }

@@ -1,0 +1,254 @@
+/**
+ * The audit trail's domain: from one change of the table (the entity's item before and after, as the
+ * stream's images hold them) the audit record of that change, or none. Pure: the caller passes the
+ * record's id, date and actor (the stream consumer derives them from the stream record and the item).
+ *
+ * Only the fields each object type lists below ever reach `changes`: an allow-list, so that secrets
+ * (a webhook's secret, a key's hash and id) and bookkeeping (rev, index keys, counters, search copies,
+ * a key's lastUsedAt, correlation ids) never do, including any attribute added to an item later. An
+ * update that changes none of them is no audit record (a key's use, a product's revision bump).
+ */
+
+export type AuditAction = 'create' | 'update' | 'delete';
+
+/** Who made a change: the username, and the name of the API key used (when it had one). */
+export interface Actor {
+  readonly user: string | null;
+  readonly apiKey: string | null;
+}
+
+export interface AuditRecord {
+  readonly uuid: string;
+  readonly dataspace: string;
+  /** ISO 8601, UTC. */
+  readonly date: string;
+  readonly action: AuditAction;
+  readonly objectType: string;
+  /** The object's uuid (a rule configuration: its dataspace's name; a permission: its product's uuid). */
+  readonly object: string;
+  readonly objectRepr: string;
+  readonly user: string | null;
+  readonly apiKey: string | null;
+  /** `{field: [old, new]}`: null for a field the object did not have (a create's old, a delete's new). */
+  readonly changes: Readonly<Record<string, readonly [unknown, unknown]>>;
+}
+
+type Item = Readonly<Record<string, unknown>>;
+
+interface AuditedType {
+  readonly objectType: string;
+  /** Item attribute → the field name the record uses (the API's). */
+  readonly fields: Readonly<Record<string, string>>;
+  readonly object: (item: Item) => string;
+  readonly repr: (item: Item) => string;
+}
+
+const str = (value: unknown): string => (value === undefined || value === null ? '' : String(value));
+const uuidOf = (item: Item) => str(item.uuid);
+
+/**
+ * The audited entities (the `entity` attribute of their items) and how each is recorded. Waivers, when
+ * they exist, get their entry here (objectType `waiver`), and their entity joins the stream filter with it.
+ */
+export const AUDITED_TYPES = {
+  Product: { objectType: 'product', fields: { name: 'name', version: 'version' }, object: uuidOf, repr: (i) => `${str(i.name)} ${str(i.version)}`.trim() },
+  ProductGrant: {
+    objectType: 'product_permission',
+    fields: { principalType: 'principal_type', principal: 'principal', permissions: 'permissions' },
+    object: (i) => str(i.productUuid),
+    repr: (i) => `${str(i.principalType)} ${str(i.principal)}`,
+  },
+  Request: {
+    objectType: 'request',
+    fields: {
+      title: 'title',
+      templateUuid: 'request_template',
+      status: 'status',
+      priority: 'priority',
+      assignee: 'assignee',
+      requester: 'requester',
+      productContext: 'product_context',
+      contentObject: 'content_object',
+      notes: 'notes',
+      serializedData: 'serialized_data',
+      isPrivate: 'is_private',
+      ccEmails: 'cc_emails',
+    },
+    object: uuidOf,
+    repr: (i) => str(i.title),
+  },
+  RequestComment: { objectType: 'request_comment', fields: { text: 'text', requestUuid: 'request' }, object: uuidOf, repr: (i) => `comment on request ${str(i.requestUuid)}` },
+  UsagePolicy: {
+    objectType: 'usage_policy',
+    fields: { label: 'label', contentType: 'content_type', complianceAlert: 'compliance_alert', description: 'description' },
+    object: uuidOf,
+    repr: (i) => str(i.label),
+  },
+  License: {
+    objectType: 'license',
+    fields: { key: 'key', name: 'name', shortName: 'short_name', spdxLicenseKey: 'spdx_license_key', category: 'category', isException: 'is_exception', usagePolicy: 'usage_policy' },
+    object: uuidOf,
+    repr: (i) => str(i.key),
+  },
+  Package: {
+    objectType: 'package',
+    fields: {
+      type: 'type',
+      namespace: 'namespace',
+      name: 'name',
+      version: 'version',
+      qualifiers: 'qualifiers',
+      subpath: 'subpath',
+      purl: 'purl',
+      filename: 'filename',
+      downloadUrl: 'download_url',
+      md5: 'md5',
+      sha1: 'sha1',
+      sha256: 'sha256',
+      sha512: 'sha512',
+      description: 'description',
+      homepageUrl: 'homepage_url',
+      copyright: 'copyright',
+      supplier: 'supplier',
+      licenseExpression: 'license_expression',
+      declaredLicenseExpression: 'declared_license_expression',
+      usagePolicy: 'usage_policy',
+    },
+    object: uuidOf,
+    repr: (i) => str(i.purl),
+  },
+  Vulnerability: {
+    objectType: 'vulnerability',
+    fields: { vulnerabilityId: 'vulnerability_id', aliases: 'aliases', summary: 'summary', riskScore: 'risk_score' },
+    object: uuidOf,
+    repr: (i) => str(i.vulnerabilityId),
+  },
+  ProductPackage: {
+    objectType: 'product_package',
+    fields: {
+      productUuid: 'product',
+      packageUuid: 'package',
+      licenseExpression: 'license_expression',
+      isDeployed: 'is_deployed',
+      isModified: 'is_modified',
+      dependsOn: 'depends_on',
+    },
+    object: uuidOf,
+    repr: (i) => `package ${str(i.packageUuid)} in product ${str(i.productUuid)}`,
+  },
+  Analysis: {
+    objectType: 'vulnerability_analysis',
+    fields: { vulnerabilityId: 'vulnerability_id', state: 'state', justification: 'justification', responses: 'responses', detail: 'detail' },
+    object: uuidOf,
+    repr: (i) => `${str(i.vulnerabilityId)} in product package ${str(i.productPackageUuid)}`,
+  },
+  PolicyConfig: { objectType: 'policy_rules', fields: { rules: 'rules' }, object: (i) => str(i.dataspace), repr: (i) => `policy rules of ${str(i.dataspace)}` },
+  // Never `secret`, nor `failingSince` (the deliveries' bookkeeping).
+  Webhook: {
+    objectType: 'webhook',
+    fields: { targetUrl: 'target_url', events: 'events', isActive: 'is_active', description: 'description' },
+    object: uuidOf,
+    repr: (i) => str(i.targetUrl),
+  },
+  // Never `keyHash` nor `keyId` (half of the token), nor `lastUsedAt`.
+  ApiKey: {
+    objectType: 'api_key',
+    fields: { name: 'name', username: 'user', scope: 'scope', keyExpiresAt: 'expires_at' },
+    object: uuidOf,
+    repr: (i) => `${str(i.username)}/${str(i.name)}`,
+  },
+} as const satisfies Record<string, AuditedType>;
+
+export type AuditedEntity = keyof typeof AUDITED_TYPES;
+
+/** The entities whose changes are audited: the audit writer's stream filter. */
+export const AUDITED_ENTITIES = Object.keys(AUDITED_TYPES) as AuditedEntity[];
+
+export function isAuditedEntity(entity: unknown): entity is AuditedEntity {
+  return typeof entity === 'string' && Object.hasOwn(AUDITED_TYPES, entity);
+}
+
+/** One change of an item, as the stream consumer decodes it (plain attribute values). */
+export interface AuditedChange {
+  /** Absent for a create. */
+  readonly before?: Item | undefined;
+  /** Absent for a delete. */
+  readonly after?: Item | undefined;
+}
+
+export interface AuditContext {
+  /** Deterministic per change (the stream record's), so a retried batch writes the same record. */
+  readonly uuid: string;
+  readonly date: string;
+  readonly actor: Actor;
+  /** When the item names none (a comment: its request's). */
+  readonly dataspace?: string | undefined;
+}
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(normalized(a)) === JSON.stringify(normalized(b));
+
+/** Sets (lists whose order carries no meaning to the audit) and maps compared by content. */
+function normalized(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (value instanceof Set) return [...value].map(normalized).sort();
+  if (Array.isArray(value)) return value.map(normalized);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, normalized(v)]));
+  }
+  return value;
+}
+
+/** The audit record of a change, or undefined when it is none (not audited, or no audited field changed). */
+export function auditRecordOf(change: AuditedChange, context: AuditContext): AuditRecord | undefined {
+  const current = change.after ?? change.before;
+  if (!current || !isAuditedEntity(current.entity)) return undefined;
+  // An item that became another entity under the same key (never today) is not one object's change.
+  if (change.before && change.after && change.before.entity !== change.after.entity) return undefined;
+  const type: AuditedType = AUDITED_TYPES[current.entity];
+  const action: AuditAction = !change.before ? 'create' : !change.after ? 'delete' : 'update';
+  const changes: Record<string, readonly [unknown, unknown]> = {};
+  for (const [attribute, field] of Object.entries(type.fields)) {
+    const [old, now] = [change.before?.[attribute], change.after?.[attribute]];
+    if (action === 'update' && same(old, now)) continue;
+    if (action !== 'update' && (old ?? now) === undefined) continue;
+    changes[field] = [normalized(old), normalized(now)];
+  }
+  if (action === 'update' && Object.keys(changes).length === 0) return undefined;
+  const dataspace = str(current.dataspace) || context.dataspace;
+  if (!dataspace) return undefined;
+  return {
+    uuid: context.uuid,
+    dataspace,
+    date: context.date,
+    action,
+    objectType: type.objectType,
+    object: type.object(current),
+    objectRepr: type.repr(current),
+    user: context.actor.user,
+    apiKey: context.actor.apiKey,
+    changes,
+  };
+}
+
+/** The actor an item's `actor` attribute names (shared/observability/write-stamps.ts writes it); unknown when none. */
+export function actorOf(value: unknown): Actor {
+  if (!value || typeof value !== 'object') return { user: null, apiKey: null };
+  const { user, key } = value as { user?: unknown; key?: unknown };
+  return { user: typeof user === 'string' ? user : null, apiKey: typeof key === 'string' ? key : null };
+}
+
+/** The filters of the audit list. */
+export interface AuditFilters {
+  readonly object?: string | undefined;
+  readonly user?: string | undefined;
+  readonly action?: AuditAction | undefined;
+  /** ISO 8601, UTC: records at or after. */
+  readonly since?: string | undefined;
+  /** ISO 8601, UTC: records at or before. */
+  readonly until?: string | undefined;
+}
+
+/** When a record expires: its date plus the retention, in epoch seconds (the table's TTL attribute). */
+export function auditExpiry(date: string, retentionDays: number): number {
+  return Math.floor(Date.parse(date) / 1000) + retentionDays * 86_400;
+}

@@ -1,0 +1,144 @@
+/**
+ * The audit trail's items (shared/keys.ts: Audit record, Deletion marker): the audit writer puts
+ * records, reads who deleted an item from its deletion marker, and the API lists a dataspace's records
+ * newest first, by object or by user, a cursor at a time.
+ */
+import { BatchWriteCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { actorOf, auditExpiry, type Actor, type AuditAction, type AuditFilters, type AuditRecord } from '../domain/audit.ts';
+import { keys, type Key } from '../keys.ts';
+import { TABLE } from '../table.ts';
+import { batchGet, indexKeys, type Item } from './dynamo.ts';
+
+/** An item must stay under DynamoDB's 400 KB: changes larger than this are recorded by field name only. */
+const MAX_CHANGES_BYTES = 300_000;
+
+export interface AuditPage {
+  readonly records: AuditRecord[];
+  /** The cursor of the next page (older records); undefined on the last. */
+  readonly next: string | undefined;
+}
+
+export class AuditStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /**
+   * Puts the records. `order` is each record's place among those of the same date (the stream record's
+   * sequence number): it sorts the changes of one second as the stream saw them. A record put again
+   * (a retried batch) is the same item, so the trail holds it once.
+   */
+  async put(records: readonly { record: AuditRecord; order: string }[], retentionDays: number): Promise<void> {
+    const requests = records.map(({ record, order }) => ({ PutRequest: { Item: auditItem(record, order, retentionDays) } }));
+    for (let i = 0; i < requests.length; i += 25) {
+      let pending: typeof requests | undefined = requests.slice(i, i + 25);
+      for (let attempt = 0; pending && pending.length > 0; attempt++) {
+        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
+        const result = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }));
+        pending = result.UnprocessedItems?.[this.tableName] as typeof requests | undefined;
+      }
+    }
+  }
+
+  /** Who deleted the item at `key`: its deletion marker's actor (unknown without one: a TTL expiry, a write outside the API). */
+  async deletionActor(key: Key): Promise<Actor> {
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.deletionMarker(key), ConsistentRead: true }));
+    return actorOf(result.Item?.actor);
+  }
+
+  /** The dataspace of a request (its comments' items do not name it). */
+  async requestDataspace(requestUuid: string): Promise<string | undefined> {
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.request(requestUuid), ProjectionExpression: 'dataspace' }));
+    return result.Item?.dataspace === undefined ? undefined : String(result.Item.dataspace);
+  }
+
+  /**
+   * One page of the dataspace's records, newest first, from `cursor` (the sort key of the last record
+   * of the page before, exclusive). `since`/`until` bound the key range; `object` and `user` choose the
+   * index; the other filters (action, and user beside object) are applied to what the range holds: a
+   * page reads on until it has `limit` matches or the range ends.
+   */
+  async list(dataspace: string, filters: AuditFilters, limit: number, cursor?: string): Promise<AuditPage> {
+    const trail: { index?: 'GSI1' | 'GSI10'; indexPK?: string; PK?: string } = keys.auditTrail(dataspace, filters);
+    const [pkName, skName] = trail.index ? indexKeys(trail.index) : ['PK', 'SK'];
+    const low = filters.since ?? '0';
+    const high = cursor ?? (filters.until === undefined ? '\uffff' : `${filters.until}#\uffff`);
+    const matches: AuditRecord[] = [];
+    const sortKeys: string[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const result = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          ...(trail.index ? { IndexName: trail.index } : {}),
+          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
+          ExpressionAttributeNames: { '#pk': pkName, '#sk': skName },
+          ExpressionAttributeValues: { ':pk': trail.index ? trail.indexPK : trail.PK, ':low': low, ':high': high },
+          ScanIndexForward: false,
+          Limit: Math.max(limit + 1, 25),
+          ExclusiveStartKey: start,
+        }),
+      );
+      let items: Item[] = (result.Items ?? []).filter((item) => item[skName] !== cursor);
+      // The user index holds keys only: the records are read by key, then put back in the index's order.
+      if (trail.index === 'GSI10') {
+        const found = new Map((await batchGet(this.doc, this.tableName, items.map((item) => ({ PK: item.PK, SK: item.SK })))).map((item) => [String(item.SK), item]));
+        items = items.flatMap((item): Item[] => { const full = found.get(String(item.SK)); return full ? [full] : []; });
+      }
+      for (const item of items) {
+        const record = toAuditRecord(item);
+        if (filters.action !== undefined && record.action !== filters.action) continue;
+        if (filters.user !== undefined && record.user !== filters.user) continue;
+        matches.push(record);
+        sortKeys.push(String(item.SK));
+      }
+      start = result.LastEvaluatedKey;
+    } while (start && matches.length <= limit);
+    const more = matches.length > limit || start !== undefined;
+    const records = matches.slice(0, limit);
+    return { records, next: more && records.length > 0 ? sortKeys[records.length - 1] : undefined };
+  }
+}
+
+function auditItem(record: AuditRecord, order: string, retentionDays: number): Item {
+  const date = `${record.date}#${order}`;
+  let changes = JSON.stringify(record.changes);
+  if (Buffer.byteLength(changes) > MAX_CHANGES_BYTES) {
+    changes = JSON.stringify(Object.fromEntries(Object.keys(record.changes).map((field) => [field, ['(too large to record)', '(too large to record)']])));
+  }
+  return {
+    ...keys.auditRecord(record.dataspace, date, record.uuid),
+    ...keys.auditOfObject(record.dataspace, record.object, date, record.uuid),
+    ...(record.user === null ? {} : keys.auditOfUser(record.dataspace, record.user, date, record.uuid)),
+    entity: 'AuditRecord',
+    uuid: record.uuid,
+    dataspace: record.dataspace,
+    date: record.date,
+    action: record.action,
+    objectType: record.objectType,
+    object: record.object,
+    objectRepr: record.objectRepr,
+    user: record.user,
+    apiKey: record.apiKey,
+    // A JSON string: old and new values of any shape, as they were, whatever DynamoDB's types make of them.
+    changes,
+    [TABLE.ttlAttribute]: auditExpiry(record.date, retentionDays),
+  };
+}
+
+export function toAuditRecord(item: Item): AuditRecord {
+  return {
+    uuid: String(item.uuid),
+    dataspace: String(item.dataspace),
+    date: String(item.date),
+    action: item.action as AuditAction,
+    objectType: String(item.objectType),
+    object: String(item.object),
+    objectRepr: String(item.objectRepr ?? ''),
+    user: (item.user as string | null | undefined) ?? null,
+    apiKey: (item.apiKey as string | null | undefined) ?? null,
+    changes: JSON.parse(String(item.changes ?? '{}')) as AuditRecord['changes'],
+  };
+}
