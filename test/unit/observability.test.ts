@@ -5,7 +5,7 @@
  * dead-lettered. test/e2e/correlation.test.ts follows one id through the whole local stack.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { carriedCorrelationId, requestCorrelationId, streamCorrelationId } from '../../shared/observability/correlation.ts';
 import { stampUpdateExpression, stampingWrites } from '../../shared/observability/write-stamps.ts';
@@ -92,24 +92,44 @@ describe('stamping table writes', () => {
     const [stampedPut, stampedUpdate, stampedTransaction, deleted] = sent as [PutCommand, UpdateCommand, TransactWriteCommand, DeleteCommand];
     expect(stampedPut.input.Item).toEqual({ PK: 'a', SK: 'a', correlationId: 'id-1' });
     expect(stampedUpdate.input).toMatchObject({
-      UpdateExpression: 'SET #correlationId = :correlationId, #v = :v',
-      ExpressionAttributeNames: { '#v': 'v', '#correlationId': 'correlationId' },
+      // No actor in this work: the update drops an earlier write's (shared/observability/write-stamps.ts).
+      UpdateExpression: 'REMOVE #actor SET #correlationId = :correlationId, #v = :v',
+      ExpressionAttributeNames: { '#v': 'v', '#correlationId': 'correlationId', '#actor': 'actor' },
       ExpressionAttributeValues: { ':v': 1, ':correlationId': 'id-1' },
     });
     const items = stampedTransaction.input.TransactItems!;
     expect(items[0]!.Put!.Item).toEqual({ PK: 'b', SK: 'b', correlationId: 'id-1' });
-    expect(items[1]!.Update!.UpdateExpression).toBe('SET #correlationId = :correlationId ADD #n :one');
+    expect(items[1]!.Update!.UpdateExpression).toBe('REMOVE #actor SET #correlationId = :correlationId ADD #n :one');
     expect(items[2]).toEqual(transaction().input.TransactItems![2]);
     expect(items[3]).toEqual(transaction().input.TransactItems![3]);
     expect(deleted.input).toEqual({ TableName: 't', Key: { PK: 'a', SK: 'a' } });
   });
 
-  it('stamps nothing outside a stamping piece of work: no scope, or a correlated one that does not stamp', async () => {
+  it('stamps no correlation id outside a stamping piece of work, and drops the actor there', async () => {
     const { doc, sent } = recordingClient();
-    await doc.send(put());
+    await doc.send(new PutCommand({ TableName: 't', Item: { PK: 'a', SK: 'a', actor: { user: 'earlier' } } }));
     await withCorrelation('id-2', async () => doc.send(update()));
     expect((sent[0] as PutCommand).input.Item).toEqual({ PK: 'a', SK: 'a' });
-    expect((sent[1] as UpdateCommand).input.UpdateExpression).toBe('SET #v = :v');
+    expect((sent[1] as UpdateCommand).input.UpdateExpression).toBe('REMOVE #actor SET #v = :v');
+  });
+
+  it("stamps an API request's actor, and writes a deletion marker before an audited delete", async () => {
+    const { doc, sent } = recordingClient();
+    await withCorrelation('id-3', () => withWriteStamps(async () => {
+      await doc.send(put());
+      await doc.send(update());
+      await doc.send(new DeleteCommand({ TableName: 't', Key: { PK: 'WEBHOOK#w', SK: 'WEBHOOK' } }));
+      await doc.send(new DeleteCommand({ TableName: 't', Key: { PK: 'RATE#k', SK: 'RATE' } }));
+    }, { user: 'alice', key: 'ci' }));
+    expect((sent[0] as PutCommand).input.Item).toEqual({ PK: 'a', SK: 'a', correlationId: 'id-3', actor: { user: 'alice', key: 'ci' } });
+    expect((sent[1] as UpdateCommand).input.UpdateExpression).toBe('SET #actor = :actor, #correlationId = :correlationId, #v = :v');
+    expect((sent[1] as UpdateCommand).input.ExpressionAttributeValues).toMatchObject({ ':actor': { user: 'alice', key: 'ci' } });
+    const marker = sent[2] as BatchWriteCommand;
+    expect(marker.input.RequestItems!.t![0]!.PutRequest!.Item).toMatchObject({ PK: 'DELETEDBY#WEBHOOK#w', SK: 'WEBHOOK', entity: 'DeletionMarker', actor: { user: 'alice', key: 'ci' } });
+    expect(sent[3]).toBeInstanceOf(DeleteCommand);
+    // The rate limiter's item is not audited: no marker.
+    expect(sent[4]).toBeInstanceOf(DeleteCommand);
+    expect(sent).toHaveLength(5);
   });
 });
 

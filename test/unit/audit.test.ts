@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { AUDITED_ENTITIES, auditRecordOf, actorOf, auditExpiry } from '../../shared/domain/audit.ts';
+import { isAuditedKey, keys } from '../../shared/keys.ts';
+
+const context = { uuid: 'u-1', date: '2025-01-02T03:04:05.000Z', actor: { user: 'alice', apiKey: 'ci' } };
+const base = { PK: 'x', SK: 'y', GSI1PK: 'g', GSI1SK: 'g', rev: 3, correlationId: 'c', actor: { user: 'alice', key: 'ci' }, dataspace: 'nexB', uuid: 'obj-1' };
+
+describe('auditRecordOf', () => {
+  it.each([
+    ['Product', { name: 'App', version: '1.0' }, 'product', 'App 1.0', { name: [null, 'App'], version: [null, '1.0'] }],
+    ['ProductGrant', { productUuid: 'p-1', principalType: 'user', principal: 'bob', permissions: ['view_product'] }, 'product_permission', 'user bob', { principal_type: [null, 'user'], principal: [null, 'bob'], permissions: [null, ['view_product']] }],
+    ['Request', { title: 'T', status: 'open' }, 'request', 'T', { title: [null, 'T'], status: [null, 'open'] }],
+    ['RequestComment', { requestUuid: 'r-1', text: 'hi' }, 'request_comment', 'comment on request r-1', { text: [null, 'hi'], request: [null, 'r-1'] }],
+    ['UsagePolicy', { label: 'OK', contentType: 'license' }, 'usage_policy', 'OK', { label: [null, 'OK'], content_type: [null, 'license'] }],
+    ['License', { key: 'mit', name: 'MIT' }, 'license', 'mit', { key: [null, 'mit'], name: [null, 'MIT'] }],
+    ['Package', { purl: 'pkg:npm/a@1', name: 'a', searchText: 's', licenseKeys: ['mit'] }, 'package', 'pkg:npm/a@1', { purl: [null, 'pkg:npm/a@1'], name: [null, 'a'] }],
+    ['Vulnerability', { vulnerabilityId: 'CVE-1', riskScore: 5 }, 'vulnerability', 'CVE-1', { vulnerability_id: [null, 'CVE-1'], risk_score: [null, 5] }],
+    ['ProductPackage', { productUuid: 'p', packageUuid: 'k', isDeployed: true, listCounted: true }, 'product_package', 'package k in product p', { product: [null, 'p'], package: [null, 'k'], is_deployed: [null, true] }],
+    ['PolicyConfig', { rules: { a: 1 }, uuid: undefined }, 'policy_rules', 'policy rules of nexB', { rules: [null, { a: 1 }] }],
+    ['Webhook', { targetUrl: 'https://h/', secret: 'whsec', isActive: true, failingSince: null }, 'webhook', 'https://h/', { target_url: [null, 'https://h/'], is_active: [null, true] }],
+    ['ApiKey', { name: 'ci', username: 'alice', scope: 'read', keyHash: 'h', keyId: 'kid', lastUsedAt: 'now' }, 'api_key', 'alice/ci', { name: [null, 'ci'], user: [null, 'alice'], scope: [null, 'read'] }],
+  ])('records the creation of a %s with its domain fields only', (entity, fields, objectType, repr, changes) => {
+    const record = auditRecordOf({ after: { ...base, entity, ...fields } }, context);
+    expect(record).toMatchObject({ action: 'create', objectType, objectRepr: repr, user: 'alice', apiKey: 'ci', dataspace: 'nexB' });
+    expect(record!.changes).toEqual(changes);
+    const text = JSON.stringify(record);
+    for (const never of ['whsec', '"h"', 'kid', 'GSI1', 'rev', 'correlationId', 'searchText', 'listCounted', 'lastUsedAt']) expect(text).not.toContain(never);
+  });
+
+  it('covers every audited entity in the table above', () => {
+    expect(AUDITED_ENTITIES).toEqual(expect.arrayContaining(['Product', 'ProductGrant', 'Request', 'RequestComment', 'UsagePolicy', 'License', 'Package', 'Vulnerability', 'ProductPackage', 'PolicyConfig', 'Webhook', 'ApiKey']));
+  });
+
+  it('records an update with the changed fields only, old and new', () => {
+    const before = { ...base, entity: 'Product', name: 'App', version: '1.0' };
+    const record = auditRecordOf({ before, after: { ...before, version: '2.0', rev: 4 } }, context);
+    expect(record).toMatchObject({ action: 'update', object: 'obj-1', changes: { version: ['1.0', '2.0'] } });
+  });
+
+  it('records a delete with the old values', () => {
+    const record = auditRecordOf({ before: { ...base, entity: 'Webhook', targetUrl: 'https://h/', secret: 's3cr3t' } }, context);
+    expect(record).toMatchObject({ action: 'delete', changes: { target_url: ['https://h/', null] } });
+    expect(JSON.stringify(record)).not.toContain('s3cr3t');
+  });
+
+  it.each([
+    ['an API key used (lastUsedAt only)', 'ApiKey', { lastUsedAt: '2025-01-01' }, { lastUsedAt: '2025-01-02' }],
+    ['a product revision bump', 'Product', { rev: 1 }, { rev: 2 }],
+    ["a webhook's secret rotated", 'Webhook', { secret: 'a' }, { secret: 'b' }],
+    ["a webhook's deliveries failing", 'Webhook', { failingSince: null }, { failingSince: '2025-01-01' }],
+  ])('records nothing for %s', (_, entity, old, now) => {
+    expect(auditRecordOf({ before: { ...base, entity, ...old }, after: { ...base, entity, ...now } }, context)).toBeUndefined();
+  });
+
+  it('records nothing for an entity it does not audit', () => {
+    expect(auditRecordOf({ after: { ...base, entity: 'RateLimit' } }, context)).toBeUndefined();
+    expect(auditRecordOf({ after: { ...base, entity: 'AuditRecord' } }, context)).toBeUndefined();
+  });
+
+  it("takes a comment's dataspace from the context when its item names none", () => {
+    const { dataspace: _, ...item } = { ...base, entity: 'RequestComment', text: 'x', requestUuid: 'r' };
+    expect(auditRecordOf({ after: item }, { ...context, dataspace: 'other' })?.dataspace).toBe('other');
+    expect(auditRecordOf({ after: item }, context)).toBeUndefined();
+  });
+});
+
+describe('actors, expiry and audited keys', () => {
+  it('reads an actor, or none', () => {
+    expect(actorOf({ user: 'a', key: 'k' })).toEqual({ user: 'a', apiKey: 'k' });
+    expect(actorOf(undefined)).toEqual({ user: null, apiKey: null });
+  });
+  it('expires after the retention', () => {
+    expect(auditExpiry('1970-01-01T00:00:00.000Z', 400)).toBe(400 * 86_400);
+  });
+  it.each([
+    [keys.product('p'), true],
+    [keys.grant('p', { type: 'user', name: 'bob' }), true],
+    [keys.productName('ds', 'n', 'v'), false],
+    [keys.webhook('w'), true],
+    [keys.apiKey('k'), true],
+    [keys.apiKeyRef('k'), false],
+    [keys.policyConfig('ds'), true],
+    [keys.catalogObject('PACKAGE', 'x'), true],
+    [keys.comment('r', 'd', 'c'), true],
+    [keys.rateLimit('k'), false],
+  ])('%j audited: %s', (key, audited) => {
+    expect(isAuditedKey(key)).toBe(audited);
+  });
+});
