@@ -78,7 +78,9 @@ describe('the table-stream mappings', () => {
       const wanted =
         name === 'stream-router'
           ? aRecord('MODIFY', keys.product('p-1'), { entity: { S: 'Product' } })
-          : aRecord('INSERT', keys.outboxEvent('e-1'), { entity: { S: 'OutboxEvent' } });
+          : name === 'audit-writer'
+            ? aRecord('MODIFY', keys.webhook('w-1'), { entity: { S: 'Webhook' } })
+            : aRecord('INSERT', keys.outboxEvent('e-1'), { entity: { S: 'OutboxEvent' } });
       expect(reaches(patterns, wanted), name).toBe(true);
     },
   );
