@@ -1,28 +1,39 @@
 /**
- * The table's stream → the evaluation queue: each change record that can change an evaluation
- * (filter criteria select them) is mapped to the products it affects, and each product is queued
- * once per batch and correlation id, with that id. A change that affects a whole dataspace queues
- * its first fan-out page instead (once per batch, dataspace and id): the evaluator walks the pages. The first record that fails stops the batch: it and the records after it are
- * reported (partial batch failure), and Lambda retries from it.
+ * The table's stream → the evaluation queue and the audit trail. Filter criteria select the changes of
+ * evaluated and of audited entities. Each change that can change an evaluation is mapped to the
+ * products it affects, and each product is queued once per batch and correlation id, with that id. A
+ * change that affects a whole dataspace queues its first fan-out page instead (once per batch,
+ * dataspace and id): the evaluator walks the pages. Each change of an audited object is written to the
+ * audit trail (shared/services/audit.ts), and the batch's records are exported once it is done. The
+ * first record that fails stops the batch: it and the records after it are reported (partial batch
+ * failure), and Lambda retries from it; both writes are idempotent.
+ *
+ * One consumer for both, not one each: DynamoDB Streams serves at most two readers of a shard at once
+ * without throttling, and the outbox publisher is the other.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { changeTargets } from '../shared/domain/change-records.ts';
 import { changeRecordOf } from '../shared/store/change-targets.ts';
 import { changeTargetResolver, evaluationQueue, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
+import { auditTrailWriter, type AuditDependencies } from '../shared/audit-runtime.ts';
+import type { AuditRecord } from '../shared/domain/audit.ts';
 import { isoWithOffset } from '../shared/domain/time.ts';
 import { processStreamBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/observability/logger.ts';
 import { instrumented, withCorrelation } from '../shared/observability/invocation.ts';
 import { streamCorrelationId } from '../shared/observability/correlation.ts';
+import { countMetric } from '../shared/observability/metrics.ts';
 
-type RouterDependencies = Pick<Dependencies, 'changeTargetResolver' | 'evaluationQueue'>;
+type RouterDependencies = Pick<Dependencies, 'changeTargetResolver' | 'evaluationQueue'> & AuditDependencies;
 
 export const makeHandler =
   (deps: RouterDependencies) =>
     instrumented((event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> => route(deps, event, context));
 
-export const handler = lambdaHandler((c) => makeHandler({ changeTargetResolver: changeTargetResolver(c), evaluationQueue: evaluationQueue(c) }));
+export const handler = lambdaHandler((c) =>
+  makeHandler({ changeTargetResolver: changeTargetResolver(c), evaluationQueue: evaluationQueue(c), auditTrail: auditTrailWriter(c) }),
+);
 
 async function route(deps: RouterDependencies, event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
   const resolver = deps.changeTargetResolver;
@@ -34,9 +45,12 @@ async function route(deps: RouterDependencies, event: DynamoDBStreamEvent, conte
   // the API) share one for the batch, so that they coalesce as before.
   const queued = new Set<string>();
   const batchCorrelationId = randomUUID();
-  return processStreamBatch(event, context, (record: DynamoDBRecord) =>
+  const audited: AuditRecord[] = [];
+  const response = await processStreamBatch(event, context, (record: DynamoDBRecord) =>
     withCorrelation(streamCorrelationId(record) ?? batchCorrelationId, async (correlationId) => {
       try {
+        const audit = await deps.auditTrail.record(record);
+        if (audit) audited.push(audit);
         const targets = changeTargets(changeRecordOf(record));
         const products = await resolver.products(targets);
         const fresh = products.filter((product) => !queued.has(`${product.uuid}|${correlationId}`));
@@ -64,4 +78,14 @@ async function route(deps: RouterDependencies, event: DynamoDBStreamEvent, conte
       }
     }),
   );
+  // Only the records of this attempt that were written: a failed record's are exported by its retry.
+  // An export that fails is counted (an alarm watches it), not retried through the stream: evaluations
+  // must not wait on the audit bucket, and the records stay in the table for the retention period.
+  try {
+    await deps.auditTrail.export(audited);
+  } catch (error) {
+    countMetric('AuditExportFailures', audited.length);
+    logger.error('Could not export audit records', { count: audited.length, first: audited[0]?.uuid, error: error as Error });
+  }
+  return response;
 }

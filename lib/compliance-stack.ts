@@ -18,6 +18,7 @@ import * as triggers from 'aws-cdk-lib/triggers';
 import type { Construct } from 'constructs';
 import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '../shared/functions.ts';
 import {
+  AUDIT_BUCKET,
   EVENT_BUS,
   EVENT_RULES,
   EVENT_SOURCES,
@@ -26,13 +27,14 @@ import {
   type EventSourceDefinition,
   type QueueName,
 } from '../shared/resources.ts';
-import type { AuthFailureConfig, RateLimitConfig } from '../shared/config.ts';
+import { DEFAULT_AUDIT_RETENTION_DAYS, type AuthFailureConfig, type RateLimitConfig } from '../shared/config.ts';
 import { ROUTES } from '../shared/routes/index.ts';
 import { TABLE, type IndexDefinition } from '../shared/table.ts';
 import { ServiceHttpApi, type ThrottleProps } from './constructs/http-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 import { WebConsole } from './constructs/web-console.ts';
 import { SbomUploadBucket } from './constructs/sbom-upload-bucket.ts';
+import { AuditBucket } from './constructs/audit-bucket.ts';
 import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { ServiceDashboard } from './constructs/service-dashboard.ts';
 import { UPLOAD_PREFIX } from '../shared/aws/sbom-uploads.ts';
@@ -116,6 +118,11 @@ export interface ComplianceStackProps extends StackProps {
    * ALL and keeps working unchanged (README, Upgrading). @default 'INCLUDE'
    */
   readonly requestIndexProjection?: 'ALL' | 'INCLUDE';
+  /**
+   * Days an audit record stays in the table, listed by GET /api/v2/audit_events/ (its TTL; context
+   * `auditRetentionDays`). The audit bucket keeps the exported records longer. @default 400
+   */
+  readonly auditRetentionDays?: number;
 }
 
 export interface ServiceQueue {
@@ -131,6 +138,10 @@ export class ComplianceStack extends Stack {
   readonly httpApi: ServiceHttpApi;
   /** Where large SBOMs are uploaded; its object-created events go to the sbomUploads queue. */
   readonly uploads: SbomUploadBucket;
+  /** Where the audit trail is exported for retention beyond the table's. */
+  readonly audit: AuditBucket;
+  /** Days an audit record stays in the table (props.auditRetentionDays, context `auditRetentionDays`). */
+  readonly auditRetentionDays: number;
   /** Undefined when the stack is built without the console (props.webConsole false). */
   readonly webConsole: WebConsole | undefined;
   /** The public origin every absolute URL is built on: the console's when deployed, else the API's endpoint. */
@@ -154,6 +165,8 @@ export class ComplianceStack extends Stack {
     this.queues = this.createQueues();
     this.eventBus = new events.EventBus(this, 'EventBus', { eventBusName: `${this.stackName}-${EVENT_BUS.localName}` });
     this.uploads = new SbomUploadBucket(this, 'SbomUploads', { events: this.queues.sbomUploads.queue });
+    this.audit = new AuditBucket(this, 'AuditExports');
+    this.auditRetentionDays = props.auditRetentionDays ?? auditRetentionDaysContext(this);
     this.functions = this.createFunctions();
     for (const [name, fn] of Object.entries(this.functions)) this.alarms.function(name, fn.function);
     this.limitKeyRate(
@@ -173,6 +186,7 @@ export class ComplianceStack extends Stack {
       this.alarms.apiServerErrors(this.httpApi.api),
       this.alarms.webhookDeliveryFailures(this.queues.webhookDeliveries.queue),
     ];
+    this.alarms.auditExportFailures();
 
     this.webConsole = props.webConsole === false ? undefined : new WebConsole(this, 'WebConsole', { api: this.httpApi.api });
 
@@ -202,6 +216,7 @@ export class ComplianceStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName });
     new CfnOutput(this, 'SbomUploadsBucketName', { value: this.uploads.bucket.bucketName });
+    new CfnOutput(this, 'AuditBucketName', { value: this.audit.bucket.bucketName, description: 'The audit trail exported as JSON lines, under audit/<dataspace>/<date>/' });
     for (const [name, { queue, deadLetterQueue }] of Object.entries(this.queues)) {
       new CfnOutput(this, `${pascalCase(name)}QueueUrl`, { value: queue.queueUrl });
       new CfnOutput(this, `${pascalCase(name)}DlqUrl`, { value: deadLetterQueue.queueUrl });
@@ -343,6 +358,7 @@ export class ComplianceStack extends Stack {
       if (definition.publishesEvents) fn.bindEventBus(this.eventBus);
       const uploads = (definition as FunctionDefinition).uploads;
       if (uploads) fn.bindUploads(this.uploads.bucket, uploads, UPLOAD_PREFIX);
+      if ((definition as FunctionDefinition).auditExport) fn.bindAuditExport(this.audit.bucket, AUDIT_BUCKET.prefix, this.auditRetentionDays);
       return fn;
     });
   }
@@ -477,6 +493,15 @@ function requestIndexProjectionContext(scope: Construct): 'ALL' | 'INCLUDE' {
   const value = contextString(scope, 'requestIndexProjection') ?? 'INCLUDE';
   if (value !== 'ALL' && value !== 'INCLUDE') throw new Error(`Context 'requestIndexProjection' must be ALL or INCLUDE, not '${value}'`);
   return value;
+}
+
+/** The context `auditRetentionDays`: a whole number of days from 1 to 3,650 (400 by default); anything else refused at synth. */
+function auditRetentionDaysContext(scope: Construct): number {
+  const value = contextString(scope, 'auditRetentionDays');
+  if (value === undefined) return DEFAULT_AUDIT_RETENTION_DAYS;
+  const days = Number(value);
+  if (!Number.isInteger(days) || days < 1 || days > 3650) throw new Error(`Context auditRetentionDays must be a whole number of days from 1 to 3650, not ${JSON.stringify(value)}`);
+  return days;
 }
 
 /** A string from the CDK context (`-c key=value` or cdk.json); empty means unset. */

@@ -6,6 +6,9 @@
  */
 import * as z from 'zod';
 
+/** Days an audit record stays in the table by default (the CDK context auditRetentionDays changes it). */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 400;
+
 const ConfigSchema = z.object({
   TABLE_NAME: z.string().min(3),
   AWS_REGION: z.string().min(1).default('us-east-1'),
@@ -57,7 +60,7 @@ const ConfigSchema = z.object({
   WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(14),
   WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().positive().default(24 * 3600),
   /** Days an audit record is kept in the table (its TTL); exported copies are kept by the bucket's lifecycle. */
-  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).default(400),
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).default(DEFAULT_AUDIT_RETENTION_DAYS),
   /** The bucket the audit writer exports each batch's records to, as JSON lines (unset: no export). */
   AUDIT_EXPORT_BUCKET: z.string().optional(),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),

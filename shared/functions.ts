@@ -25,7 +25,7 @@ export interface FunctionDefinition {
    * library's models), so its size budget is larger (test/infra/bundling.test.ts).
    */
   readonly readsSboms?: true;
-  /** Writes the audit bucket (s3:PutObject): sets AUDIT_EXPORT_BUCKET and AUDIT_RETENTION_DAYS. */
+  /** Writes the audit trail's records and exports them to the audit bucket (s3:PutObject): sets AUDIT_EXPORT_BUCKET and AUDIT_RETENTION_DAYS. */
   readonly auditExport?: true;
 }
 
@@ -123,12 +123,14 @@ export const FUNCTIONS = {
   },
   'stream-router': {
     entry: 'functions/stream-router.ts',
-    description: 'Table stream: change records to the products to evaluate, onto the evaluation queue',
+    description: 'Table stream: change records to the products to evaluate, onto the evaluation queue; audited changes to the audit trail and its bucket',
     memoryMb: 512,
     timeoutSeconds: 60,
-    table: 'read',
+    // Writes the audit records (and reads deletion markers and a comment's request).
+    table: 'read-write',
     sendsTo: ['evaluation'],
     publishesEvents: false,
+    auditExport: true,
   },
   evaluator: {
     entry: 'functions/evaluator.ts',
@@ -154,16 +156,6 @@ export const FUNCTIONS = {
     sendsTo: [],
     publishesEvents: true,
     buildsEventUrls: true,
-  },
-  'audit-writer': {
-    entry: 'functions/audit-writer.ts',
-    description: 'Table stream: every change of an audited object, as an audit record (and its export to the audit bucket)',
-    memoryMb: 256,
-    timeoutSeconds: 60,
-    table: 'read-write',
-    sendsTo: [],
-    publishesEvents: false,
-    auditExport: true,
   },
   webhooks: {
     entry: 'functions/webhooks.ts',
@@ -231,6 +223,15 @@ export const FUNCTIONS = {
     memoryMb: 512,
     timeoutSeconds: 10,
     table: 'read-write',
+    sendsTo: [],
+    publishesEvents: false,
+  },
+  'audit-events': {
+    entry: 'functions/audit-events.ts',
+    description: "The dataspace's audit trail, for its superusers",
+    memoryMb: 512,
+    timeoutSeconds: 10,
+    table: 'read',
     sendsTo: [],
     publishesEvents: false,
   },

@@ -177,10 +177,11 @@ export const EVENT_SOURCES: readonly EventSourceDefinition[] = [
     kind: 'table-stream',
     function: 'stream-router',
     batchSize: 100,
-    maxRetryAttempts: 5,
+    maxRetryAttempts: 10,
     bisectBatchOnError: true,
-    // The entities whose changes can change an evaluation (shared/domain/change-records.ts).
-    filterPatterns: withoutLimiterItems(entityFilter(EVALUATED_ENTITIES)),
+    // The entities whose changes can change an evaluation (shared/domain/change-records.ts), and the
+    // audited ones (shared/domain/audit.ts): the router queues evaluations and writes the audit trail.
+    filterPatterns: withoutLimiterItems(entityFilter([...new Set<string>([...EVALUATED_ENTITIES, ...AUDITED_ENTITIES])])),
   },
   {
     kind: 'table-stream',
@@ -192,15 +193,6 @@ export const EVENT_SOURCES: readonly EventSourceDefinition[] = [
       { eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['OutboxEvent', 'RequestComment'] } } } },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['Request'] } } } },
     ]),
-  },
-  {
-    kind: 'table-stream',
-    function: 'audit-writer',
-    batchSize: 100,
-    maxRetryAttempts: 10,
-    bisectBatchOnError: true,
-    // Every change of an audited object (shared/domain/audit.ts); deletion markers and its own records are not.
-    filterPatterns: withoutLimiterItems(entityFilter(AUDITED_ENTITIES)),
   },
   { kind: 'queue', queue: 'evaluation', function: 'evaluator', batchSize: 10, maxBatchingWindowSeconds: 1 },
   // The fan-out attempts every delivery of an event itself, the events of a batch at once, and gives a
@@ -227,6 +219,8 @@ export const UPLOAD_BUCKET = {
 /** The bucket audit records are exported to for long retention (lib/compliance-stack.ts; the emulator's S3 API locally). */
 export const AUDIT_BUCKET = {
   localName: 'audit-exports',
+  /** Where the stream router puts each batch's records: audit/<dataspace>/<date>/<first record>.jsonl */
+  prefix: 'audit/',
   /** Exported records move to Glacier Deep Archive after this many days... */
   archiveAfterDays: 90,
   /** ...and are deleted after this many (about seven years). */

@@ -21,6 +21,8 @@ import { gcraRateLimiter } from './http/rate-limit.ts';
 import { AUTH_FAILURE_SPACE, DATASPACE_RATE_SPACE, RateLimitStore } from './store/rate-limit-store.ts';
 import type { ApiFunctionDeps } from './http/api-handler.ts';
 import { IdentityStore } from './store/identity-store.ts';
+import { AuditStore } from './store/audit-store.ts';
+import { AuditService } from './services/audit.ts';
 import { ProductStore } from './store/product-store.ts';
 import { ProductService } from './services/products.ts';
 import { RequestStore } from './store/request-store.ts';
@@ -271,6 +273,14 @@ export function apiKeyService(c: Composition): ApiKeyService {
   return c.once(apiKeyService, () => new ApiKeyService({ store: apiKeyStore(c), users: identityStore(c), now, newUuid: randomUUID }));
 }
 
+export function auditStore(c: Composition): AuditStore {
+  return c.once(auditStore, () => new AuditStore(dynamoClient(c), c.config.TABLE_NAME));
+}
+
+export function auditService(c: Composition): AuditService {
+  return c.once(auditService, () => new AuditService({ store: auditStore(c) }));
+}
+
 export function eventPublisher(c: Composition): EventPublisher {
   return c.once(eventPublisher, () => new EventBridgePublisher(c.config.EVENT_BUS_NAME, eventBridgeClient(c)));
 }
@@ -300,6 +310,7 @@ export interface Dependencies {
   readonly deliveryQueue: SqsDeliveryQueue;
   readonly webhooks: WebhookService;
   readonly apiKeys: ApiKeyService;
+  readonly audit: AuditService;
   readonly publisher: EventPublisher;
 }
 
@@ -321,6 +332,7 @@ export function dependencyFactories(c: Composition): { readonly [K in keyof Depe
     deliveryQueue: () => deliveryQueue(c),
     webhooks: () => webhookService(c),
     apiKeys: () => apiKeyService(c),
+    audit: () => auditService(c),
     publisher: () => eventPublisher(c),
   };
 }

@@ -5,8 +5,8 @@
  * their parts in the same Composition as the others'.
  */
 import { randomUUID } from 'node:crypto';
-import type { S3Client } from '@aws-sdk/client-s3';
-import { S3SbomUploads, createS3Client, type SbomUploads } from './aws/sbom-uploads.ts';
+import { S3SbomUploads, type SbomUploads } from './aws/sbom-uploads.ts';
+import { s3Client } from './s3-runtime.ts';
 import { scancodeLibrary } from './reference/scancode-licensedb.ts';
 import { catalogStore, dynamoClient, policyStore, productService, requiredSetting, type Composition } from './runtime.ts';
 import { LicenseIndexes } from './services/license-indexes.ts';
@@ -17,9 +17,7 @@ import { SbomImportStore } from './store/sbom-import-store.ts';
 /** What an export names as its tool (package.json's name and version). */
 const SERVICE_TOOL = { name: 'compliance-service', version: '0.1.0' } as const;
 
-export function s3Client(c: Composition): S3Client {
-  return c.once(s3Client, () => createS3Client({ region: c.config.AWS_REGION, endpoint: c.config.S3_ENDPOINT }));
-}
+export { s3Client };
 
 export function sbomExportService(c: Composition): SbomExportService {
   return c.once(

@@ -11,10 +11,10 @@ import type { ServiceConfig } from '../../shared/config.ts';
 import { Composition, dependencyFactories, dynamoClient, eventBridgeClient, lazy, sqsClient, type Dependencies } from '../../shared/runtime.ts';
 import { s3Client, sbomDependencyFactories, type SbomDependencies } from '../../shared/sbom-runtime.ts';
 import type { InProcessEventBus } from './event-bus.ts';
-import { auditWriterDependencies, type AuditWriterDependencies } from '../../functions/audit-writer.ts';
+import { auditTrailWriter, type AuditDependencies } from '../../shared/audit-runtime.ts';
 
 /** What the local stack hands each function's makeHandler: every part, each made when first taken. */
-export type LocalDependencies = Dependencies & SbomDependencies & { readonly auditWriter: AuditWriterDependencies };
+export type LocalDependencies = Dependencies & SbomDependencies & AuditDependencies;
 
 /** The stand-ins' clients, which the stack makes (and destroys) itself. */
 export interface StandIns {
@@ -34,6 +34,6 @@ export function localDependencies(config: ServiceConfig, { dynamo, sqs, s3, bus 
   return lazy<LocalDependencies>({
     ...dependencyFactories(composition),
     ...sbomDependencyFactories(composition),
-    auditWriter: () => auditWriterDependencies(composition),
+    auditTrail: () => auditTrailWriter(composition),
   });
 }

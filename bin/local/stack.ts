@@ -23,7 +23,7 @@ import { freePort } from './ports.ts';
 import { readRunningStack, readStackFile, removeStackFile, writeStackFile } from './stack-file.ts';
 import { processRuns, readProcStat } from './process-guard.ts';
 import { createDocumentClient, createDynamoClient, createSqsClient } from '../../shared/aws/clients.ts';
-import { EVENT_BUS, EVENT_RULES, EVENT_SOURCES, QUEUES, UPLOAD_BUCKET, type QueueDefinition, type QueueName } from '../../shared/resources.ts';
+import { AUDIT_BUCKET, EVENT_BUS, EVENT_RULES, EVENT_SOURCES, QUEUES, UPLOAD_BUCKET, type QueueDefinition, type QueueName } from '../../shared/resources.ts';
 import { CreateBucketCommand, PutBucketLifecycleConfigurationCommand } from '@aws-sdk/client-s3';
 import { UPLOAD_PREFIX, createS3Client } from '../../shared/aws/sbom-uploads.ts';
 import { startUploadNotifier } from './upload-events.ts';
@@ -157,6 +157,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         },
       }),
     );
+    // The audit trail's export bucket (the stream router writes a JSON-lines object per batch to it).
+    await s3.send(new CreateBucketCommand({ Bucket: AUDIT_BUCKET.localName }));
     const uploads = startUploadNotifier({
       spy: sqsServer.spy,
       s3,
@@ -208,6 +210,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       SQS_ENDPOINT: sqsEndpoint,
       S3_ENDPOINT: sqsEndpoint,
       SBOM_UPLOADS_BUCKET: UPLOAD_BUCKET.localName,
+      AUDIT_EXPORT_BUCKET: AUDIT_BUCKET.localName,
       EVENT_BUS_NAME: EVENT_BUS.localName,
       EVALUATION_QUEUE_URL: queues.evaluation.url,
       WEBHOOK_DELIVERIES_QUEUE_URL: queues.webhookDeliveries.url,

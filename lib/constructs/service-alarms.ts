@@ -14,6 +14,8 @@ import * as snsSubscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { pascalCase } from '../names.ts';
+import { METRICS_NAMESPACE } from '../../shared/observability/metrics.ts';
+import { EVENT_SOURCE } from '../../shared/events/envelope.ts';
 
 /**
  * The API's 5xx alarm: above 1% of the requests of 5 minutes, counted only when those 5 minutes had at
@@ -150,6 +152,23 @@ export class ServiceAlarms extends Construct {
       metric: rate,
       alarmDescription: `More than ${thresholdPercent}% of webhook delivery attempts failed in ${periodMinutes} minutes (counted from ${minAttempts} attempts): GET /api/v2/webhooks/{uuid}/deliveries/ shows each attempt's response; the webhook-delivery logs show the sender's errors.`,
       threshold: thresholdPercent,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+    });
+  }
+
+  /** Audit records the stream router could not export to the audit bucket (its AuditExportFailures metric). */
+  auditExportFailures(): cloudwatch.Alarm {
+    return this.add('AuditExportFailures', 'audit-export-failures', {
+      metric: new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'AuditExportFailures',
+        dimensionsMap: { service: EVENT_SOURCE },
+        statistic: cloudwatch.Stats.SUM,
+        period: Duration.minutes(5),
+      }),
+      alarmDescription:
+        'Audit records could not be exported to the audit bucket (the stream-router logs say why). They are still in the table, listed by GET /api/v2/audit_events/ for the retention period: README, Operating, says how to export them again.',
+      threshold: 0,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
     });
   }

@@ -34,6 +34,8 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TABLE_NAME: keyof ServiceConfig = 'TABLE_NAME';
 const EVENT_BUS_NAME: keyof ServiceConfig = 'EVENT_BUS_NAME';
 const SBOM_UPLOADS_BUCKET: keyof ServiceConfig = 'SBOM_UPLOADS_BUCKET';
+const AUDIT_EXPORT_BUCKET: keyof ServiceConfig = 'AUDIT_EXPORT_BUCKET';
+const AUDIT_RETENTION_DAYS: keyof ServiceConfig = 'AUDIT_RETENTION_DAYS';
 
 export type TableAccess = 'read' | 'read-write';
 
@@ -188,6 +190,21 @@ export class ServiceFunction extends Construct {
     Validations.of(this.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId(bucket)}.Arn>/${prefix}*]`,
       reason: `An SBOM upload's key is uploads/<import uuid>, made per import: the grant covers the uploads prefix of the upload bucket, nothing else of it.`,
+    });
+    return this;
+  }
+
+  /**
+   * The audit bucket, PutObject under `prefix` only (the audit trail's export); sets AUDIT_EXPORT_BUCKET,
+   * and AUDIT_RETENTION_DAYS, the days its records stay in the table.
+   */
+  bindAuditExport(bucket: s3.IBucket, prefix: string, retentionDays: number): this {
+    iam.Grant.addToPrincipal({ grantee: this.role, actions: ['s3:PutObject'], resourceArns: [bucket.arnForObjects(`${prefix}*`)] });
+    this.function.addEnvironment(AUDIT_EXPORT_BUCKET, bucket.bucketName);
+    this.function.addEnvironment(AUDIT_RETENTION_DAYS, String(retentionDays));
+    Validations.of(this.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId(bucket)}.Arn>/${prefix}*]`,
+      reason: `An export's key names its dataspace, date and first record, made per batch: the grant covers the audit prefix of the audit bucket, and only PutObject.`,
     });
     return this;
   }

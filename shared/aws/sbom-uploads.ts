@@ -3,8 +3,11 @@
  * reading (then deleting) the object once its upload event arrives. S3 on AWS; on the local stack the
  * S3 API of the SQS emulator (fauxqs), path-style. Objects live under `uploads/<import uuid>`.
  */
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+
+// The client is made in ./s3.ts (the audit export uses it too, without the presigner).
+export { createS3Client } from './s3.ts';
 
 export const UPLOAD_PREFIX = 'uploads/';
 
@@ -50,19 +53,4 @@ export class S3SbomUploads implements SbomUploads {
   async remove(key: string): Promise<void> {
     await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
-}
-
-const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
-
-export function createS3Client({ region, endpoint }: { region: string; endpoint?: string | undefined }): S3Client {
-  // Checksums only where S3 requires them: by default the SDK would sign the CRC32 of the empty body of
-  // the PutObject it presigns into the URL (x-amz-checksum-crc32=AAAAAA==), and S3 would refuse every
-  // real upload to it as BadDigest. (The emulator checks no checksum: test/unit/sbom-uploads.test.ts does.)
-  const checksums = { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } as const;
-  return new S3Client(
-    endpoint
-      ? // The emulator answers path-style requests on its own address.
-        { region, endpoint, forcePathStyle: true, credentials: LOCAL_CREDENTIALS, ...checksums }
-      : { region, ...checksums },
-  );
 }

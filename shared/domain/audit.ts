@@ -9,7 +9,8 @@
  * update that changes none of them is no audit record (a key's use, a product's revision bump).
  */
 
-export type AuditAction = 'create' | 'update' | 'delete';
+export const AUDIT_ACTIONS = ['create', 'update', 'delete'] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** Who made a change: the username, and the name of the API key used (when it had one). */
 export interface Actor {
@@ -251,4 +252,34 @@ export interface AuditFilters {
 /** When a record expires: its date plus the retention, in epoch seconds (the table's TTL attribute). */
 export function auditExpiry(date: string, retentionDays: number): number {
   return Math.floor(Date.parse(date) / 1000) + retentionDays * 86_400;
+}
+
+/**
+ * A position in the audit trail (a record's sort key, `<ISO date>#<order>#<uuid>`) and the way a page
+ * reads from it: older records (next), or with `reverse` newer ones (previous).
+ */
+export interface AuditCursor {
+  readonly position: string;
+  readonly reverse: boolean;
+}
+
+const POSITION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#\d{1,40}#[0-9a-f-]{36}$/;
+
+/** The opaque `cursor` query value of a position (base64url of a small JSON object, as DRF's cursors are opaque). */
+export function encodeAuditCursor(cursor: AuditCursor): string {
+  return Buffer.from(JSON.stringify({ p: cursor.position, ...(cursor.reverse ? { r: 1 } : {}) })).toString('base64url');
+}
+
+/** The cursor a `cursor` query value holds, or undefined when it holds none (DRF answers 404 "Invalid cursor"). */
+export function decodeAuditCursor(text: string): AuditCursor | undefined {
+  if (text.length > 400 || !/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    const { p, r, ...rest } = value as Record<string, unknown>;
+    if (Object.keys(rest).length > 0 || typeof p !== 'string' || !POSITION.test(p) || (r !== undefined && r !== 1)) return undefined;
+    return { position: p, reverse: r === 1 };
+  } catch {
+    return undefined;
+  }
 }

@@ -20,6 +20,7 @@ export const METRIC_CATALOG = {
   EventsPublished: { counts: 'Events put on the event bus' },
   WebhookDeliveries: { counts: 'Webhook delivery attempts, by outcome', dimension: 'Outcome' },
   WebhookDeliveryRetries: { counts: 'Webhook delivery attempts after the first of their delivery' },
+  AuditExportFailures: { counts: 'Audit records a stream batch could not export to the audit bucket (they stay in the table: README, Operating)' },
   DeadLettered: { counts: "Messages that failed their queue's last receive and move to its dead-letter queue", dimension: 'Queue' },
 } as const satisfies Record<string, { counts: string; dimension?: string }>;
 

@@ -15,6 +15,7 @@ import { WEBHOOK_ROUTES } from './webhooks.ts';
 import { SBOM_EXPORT_ROUTES } from './sbom-export.ts';
 import { SBOM_IMPORT_ROUTES } from './sbom-imports.ts';
 import { API_KEY_ROUTES } from './api-keys.ts';
+import { AUDIT_ROUTES } from './audit.ts';
 
 export type { HttpMethod, PathParameterName, Route, RouteResponse } from './route.ts';
 
@@ -29,6 +30,7 @@ const TABLE = [
   ...SBOM_IMPORT_ROUTES,
   ...SBOM_EXPORT_ROUTES,
   ...API_KEY_ROUTES,
+  ...AUDIT_ROUTES,
 ] as const satisfies readonly Route[];
 
 export const ROUTES: readonly Route[] = TABLE;

@@ -5,7 +5,7 @@
  */
 import { BatchWriteCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { actorOf, auditExpiry, type Actor, type AuditAction, type AuditFilters, type AuditRecord } from '../domain/audit.ts';
+import { actorOf, auditExpiry, type Actor, type AuditAction, type AuditCursor, type AuditFilters, type AuditRecord } from '../domain/audit.ts';
 import { keys, type Key } from '../keys.ts';
 import { TABLE } from '../table.ts';
 import { batchGet, indexKeys, type Item } from './dynamo.ts';
@@ -14,9 +14,12 @@ import { batchGet, indexKeys, type Item } from './dynamo.ts';
 const MAX_CHANGES_BYTES = 300_000;
 
 export interface AuditPage {
+  /** Newest first. */
   readonly records: AuditRecord[];
-  /** The cursor of the next page (older records); undefined on the last. */
-  readonly next: string | undefined;
+  /** Each record's position in the trail (its sort key), for the cursors of the pages beside it. */
+  readonly positions: string[];
+  /** Whether records lie beyond the page in the direction it was read. */
+  readonly more: boolean;
 }
 
 export class AuditStore {
@@ -55,50 +58,61 @@ export class AuditStore {
   }
 
   /**
-   * One page of the dataspace's records, newest first, from `cursor` (the sort key of the last record
-   * of the page before, exclusive). `since`/`until` bound the key range; `object` and `user` choose the
-   * index; the other filters (action, and user beside object) are applied to what the range holds: a
-   * page reads on until it has `limit` matches or the range ends.
+   * One page of the dataspace's records from a position: newest first, older than `cursor` (or from the
+   * newest); with `cursor.reverse`, the records newer than it (a previous page), still answered newest
+   * first. `since`/`until` bound the key range; `object` and `user` choose the index; the other filters
+   * (action, and user beside object) are applied to what the range holds: a page reads on until it has
+   * `limit` matches or the range ends. `more`: whether records lie beyond the page, in its direction.
    */
-  async list(dataspace: string, filters: AuditFilters, limit: number, cursor?: string): Promise<AuditPage> {
+  async list(dataspace: string, filters: AuditFilters, limit: number, cursor?: AuditCursor): Promise<AuditPage> {
     const trail: { index?: 'GSI1' | 'GSI10'; indexPK?: string; PK?: string } = keys.auditTrail(dataspace, filters);
     const [pkName, skName] = trail.index ? indexKeys(trail.index) : ['PK', 'SK'];
-    const low = filters.since ?? '0';
-    const high = cursor ?? (filters.until === undefined ? '\uffff' : `${filters.until}#\uffff`);
-    const matches: AuditRecord[] = [];
-    const sortKeys: string[] = [];
+    const reverse = cursor?.reverse === true;
+    // Sort keys are `<ISO date>#<order>#<uuid>`: a date bound covers every record of its millisecond.
+    let low = filters.since ?? '0';
+    let high = filters.until === undefined ? '\uffff' : `${filters.until}#\uffff`;
+    if (cursor) {
+      if (reverse) low = cursor.position > low ? cursor.position : low;
+      else high = cursor.position < high ? cursor.position : high;
+    }
+    const matches: { record: AuditRecord; position: string }[] = [];
     let start: Record<string, unknown> | undefined;
-    do {
-      const result = await this.doc.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          ...(trail.index ? { IndexName: trail.index } : {}),
-          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
-          ExpressionAttributeNames: { '#pk': pkName, '#sk': skName },
-          ExpressionAttributeValues: { ':pk': trail.index ? trail.indexPK : trail.PK, ':low': low, ':high': high },
-          ScanIndexForward: false,
-          Limit: Math.max(limit + 1, 25),
-          ExclusiveStartKey: start,
-        }),
-      );
-      let items: Item[] = (result.Items ?? []).filter((item) => item[skName] !== cursor);
-      // The user index holds keys only: the records are read by key, then put back in the index's order.
-      if (trail.index === 'GSI10') {
-        const found = new Map((await batchGet(this.doc, this.tableName, items.map((item) => ({ PK: item.PK, SK: item.SK })))).map((item) => [String(item.SK), item]));
-        items = items.flatMap((item): Item[] => { const full = found.get(String(item.SK)); return full ? [full] : []; });
-      }
-      for (const item of items) {
-        const record = toAuditRecord(item);
-        if (filters.action !== undefined && record.action !== filters.action) continue;
-        if (filters.user !== undefined && record.user !== filters.user) continue;
-        matches.push(record);
-        sortKeys.push(String(item.SK));
-      }
-      start = result.LastEvaluatedKey;
-    } while (start && matches.length <= limit);
+    if (low <= high) {
+      do {
+        const result = await this.doc.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            ...(trail.index ? { IndexName: trail.index } : {}),
+            KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
+            ExpressionAttributeNames: { '#pk': pkName, '#sk': skName },
+            ExpressionAttributeValues: { ':pk': trail.index ? trail.indexPK : trail.PK, ':low': low, ':high': high },
+            ScanIndexForward: reverse,
+            Limit: Math.max(limit + 1, 25),
+            ExclusiveStartKey: start,
+          }),
+        );
+        let items: Item[] = (result.Items ?? []).filter((item) => item[skName] !== cursor?.position);
+        // The user index holds keys only: the records are read by key, then put back in the index's order.
+        if (trail.index === 'GSI10' && items.length > 0) {
+          const found = new Map((await batchGet(this.doc, this.tableName, items.map((item) => ({ PK: item.PK, SK: item.SK })))).map((item) => [String(item.SK), item]));
+          items = items.flatMap((item): Item[] => {
+            const full = found.get(String(item.SK));
+            return full ? [full] : [];
+          });
+        }
+        for (const item of items) {
+          const record = toAuditRecord(item);
+          if (filters.action !== undefined && record.action !== filters.action) continue;
+          if (filters.user !== undefined && record.user !== filters.user) continue;
+          matches.push({ record, position: String(item.SK) });
+        }
+        start = result.LastEvaluatedKey;
+      } while (start && matches.length <= limit);
+    }
     const more = matches.length > limit || start !== undefined;
-    const records = matches.slice(0, limit);
-    return { records, next: more && records.length > 0 ? sortKeys[records.length - 1] : undefined };
+    const page = matches.slice(0, limit);
+    if (reverse) page.reverse();
+    return { records: page.map((match) => match.record), positions: page.map((match) => match.position), more };
   }
 }
 

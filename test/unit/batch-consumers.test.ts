@@ -3,6 +3,7 @@
  * parts: which records each reports failed, what it still handles after a failure, and that it logs
  * each failure once.
  */
+import type { AuditTrailWriter } from '../../shared/services/audit.ts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -58,7 +59,12 @@ const evaluator = makeEvaluator({
 const webhookFanout = makeWebhookFanout({ webhooks: fakeOf<WebhookService>({ fanOut: fakes.fanOut }) });
 const webhookDelivery = makeWebhookDelivery({ webhooks: fakeOf<WebhookService>({ attempt: fakes.attempt }), deliveryQueue: { retryAfter: fakes.retryAfter } });
 const sbomImport = makeSbomImport({ sbomImports: fakeOf<SbomImportService>({ runUpload: fakes.runUpload }) });
-const streamRouter = makeStreamRouter({ changeTargetResolver: fakeOf<ChangeTargetResolver>({ products: fakes.products }), evaluationQueue: { send: fakes.enqueue } });
+const streamRouter = makeStreamRouter({
+  changeTargetResolver: fakeOf<ChangeTargetResolver>({ products: fakes.products }),
+  evaluationQueue: { send: fakes.enqueue },
+  // The audit trail has tests of its own (test/integration/audit-trail.test.ts): here it records nothing.
+  auditTrail: fakeOf<AuditTrailWriter>({ record: async () => undefined, export: async () => undefined }),
+});
 const outboxPublisher = makeOutboxPublisher({
   config: parseConfig({ TABLE_NAME: 'unit-batch-consumers' }),
   requestStore: fakeOf<RequestStore>({ get: fakes.get, commentsAsOf: fakes.commentsAsOf }),

@@ -1,0 +1,148 @@
+/**
+ * The audit trail: who changed what. `AuditTrailWriter` turns the table's stream records into audit
+ * records (shared/domain/audit.ts) off the request path, in the stream router; `AuditService` lists
+ * them to the superusers of their dataspace, newest first, a cursor at a time.
+ */
+import type { DynamoDBRecord } from 'aws-lambda';
+import type { Caller } from '../domain/caller.ts';
+import { ForbiddenError, NotFoundError } from '../domain/errors.ts';
+import { stableUuid } from '../domain/identifiers.ts';
+import { isoWithOffset } from '../domain/time.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/pagination.ts';
+import {
+  actorOf,
+  auditRecordOf,
+  decodeAuditCursor,
+  encodeAuditCursor,
+  type AuditAction,
+  type AuditCursor,
+  type AuditFilters,
+  type AuditRecord,
+} from '../domain/audit.ts';
+import type { AuditStore } from '../store/audit-store.ts';
+import { itemOfImage, type StreamImage } from '../store/dynamo.ts';
+
+/** Where the records of a stream batch go for retention beyond the table's: a JSON-lines object under `key`. */
+export interface AuditExport {
+  put(key: string, body: string): Promise<void>;
+}
+
+export interface AuditTrailDeps {
+  readonly store: Pick<AuditStore, 'put' | 'deletionActor' | 'requestDataspace'>;
+  /** Days a record is kept in the table (its TTL). */
+  readonly retentionDays: number;
+  /** Unset: records stay in the table only (the local stack without a bucket, tests). */
+  readonly exporter?: AuditExport | undefined;
+}
+
+export class AuditTrailWriter {
+  constructor(private readonly deps: AuditTrailDeps) {}
+
+  /**
+   * Writes the audit record of a stream record, if it stands for one (an audited object's change of an
+   * audited field), and answers it. Its id derives from the stream record: a retried batch rewrites the
+   * same item, so the trail holds each change once.
+   */
+  async record(record: DynamoDBRecord): Promise<AuditRecord | undefined> {
+    const before = record.dynamodb?.OldImage ? itemOfImage(record.dynamodb.OldImage as StreamImage) : undefined;
+    const after = record.dynamodb?.NewImage ? itemOfImage(record.dynamodb.NewImage as StreamImage) : undefined;
+    const current = after ?? before;
+    if (!current) return undefined;
+    // A delete leaves no new image to name its actor: the API wrote a deletion marker just before it.
+    const actor = after ? actorOf(after.actor) : await this.deps.store.deletionActor({ PK: String(current.PK), SK: String(current.SK) });
+    // A comment's item does not name its dataspace: its request's does.
+    const dataspace = current.dataspace === undefined && current.entity === 'RequestComment' ? await this.deps.store.requestDataspace(String(current.requestUuid)) : undefined;
+    const seconds = Number(record.dynamodb?.ApproximateCreationDateTime ?? 0);
+    const audit = auditRecordOf(
+      { before, after },
+      { uuid: stableUuid(`${record.eventSourceARN}|${record.eventID}`), date: new Date(seconds * 1000).toISOString(), actor, dataspace },
+    );
+    if (!audit) return undefined;
+    // Records of one second sort as the stream saw them (its sequence numbers grow within a shard).
+    const order = String(record.dynamodb?.SequenceNumber ?? '').replace(/\D/g, '').slice(-40).padStart(40, '0');
+    await this.deps.store.put([{ record: audit, order }], this.deps.retentionDays);
+    return audit;
+  }
+
+  /**
+   * Exports a batch's records as one JSON-lines object, named by the batch's first record: a retried
+   * batch that starts at the same record overwrites it. A batch retried from a later record may export
+   * a record twice, in two objects: readers deduplicate on `uuid`.
+   */
+  async export(records: readonly AuditRecord[]): Promise<void> {
+    if (!this.deps.exporter || records.length === 0) return;
+    const first = records[0]!;
+    const key = `audit/${first.dataspace}/${first.date.slice(0, 10)}/${first.date}-${first.uuid}.jsonl`;
+    await this.deps.exporter.put(key, records.map((record) => JSON.stringify(auditView(record))).join('\n') + '\n');
+  }
+}
+
+/** A record as the API and the export show it. */
+export function auditView(record: AuditRecord) {
+  return {
+    uuid: record.uuid,
+    date: isoWithOffset(new Date(record.date)),
+    dataspace: record.dataspace,
+    action: record.action,
+    object_type: record.objectType,
+    object: record.object,
+    object_repr: record.objectRepr,
+    user: record.user,
+    api_key: record.apiKey,
+    changes: record.changes,
+  };
+}
+
+export interface AuditQuery {
+  readonly object?: string | undefined;
+  readonly user?: string | undefined;
+  readonly action?: AuditAction | undefined;
+  /** ISO 8601 with a time zone, validated at the edge. */
+  readonly since?: string | undefined;
+  readonly until?: string | undefined;
+  readonly cursor?: string | undefined;
+  readonly page_size?: string | undefined;
+}
+
+export interface CursorPage<T> {
+  readonly next: string | null;
+  readonly previous: string | null;
+  readonly results: T[];
+}
+
+export class AuditService {
+  constructor(private readonly deps: { readonly store: Pick<AuditStore, 'list'> }) {}
+
+  /** A page of the caller's dataspace's trail (superusers only), newest first, as DRF's CursorPagination answers. */
+  async list(caller: Caller, query: AuditQuery, url: URL): Promise<CursorPage<ReturnType<typeof auditView>>> {
+    if (!caller.isSuperuser) throw new ForbiddenError();
+    const cursor = query.cursor === undefined ? undefined : decodeAuditCursor(query.cursor);
+    if (query.cursor !== undefined && !cursor) throw new NotFoundError('Invalid cursor');
+    const size = query.page_size !== undefined && /^\d{1,9}$/.test(query.page_size) ? Number(query.page_size) : NaN;
+    const limit = size >= 1 ? Math.min(size, MAX_PAGE_SIZE) : DEFAULT_PAGE_SIZE;
+    const filters: AuditFilters = {
+      object: query.object?.toLowerCase(),
+      user: query.user,
+      action: query.action,
+      since: query.since === undefined ? undefined : new Date(query.since).toISOString(),
+      until: query.until === undefined ? undefined : new Date(query.until).toISOString(),
+    };
+    const page = await this.deps.store.list(caller.dataspace, filters, limit, cursor);
+    const [first, last] = [page.positions[0], page.positions[page.positions.length - 1]];
+    const link = (at: AuditCursor | undefined): string | null => {
+      if (!at) return null;
+      const target = new URL(url);
+      target.searchParams.set('cursor', encodeAuditCursor(at));
+      return target.toString();
+    };
+    // A page read from a cursor has, on the cursor's side, at least the record the cursor stands at.
+    const reverse = cursor?.reverse === true;
+    const older = reverse || page.more;
+    const newer = reverse ? page.more : cursor !== undefined;
+    return {
+      next: link(older ? { position: last ?? cursor!.position, reverse: false } : undefined),
+      previous: link(newer ? { position: first ?? cursor!.position, reverse: true } : undefined),
+      results: page.records.map(auditView),
+    };
+  }
+}
