@@ -91,7 +91,7 @@ export class ServiceDashboard extends Construct {
         [own('Evaluations', 'Products evaluated'), own('ViolationsDetected', 'Violations detected'), own('ViolationsResolved', 'Violations resolved')],
         6,
       ),
-      graph('Events published', [own('EventsPublished', 'Events')], 6),
+      graph('Events published, audit records not exported', [own('EventsPublished', 'Events'), own('AuditExportFailures', 'Audit records not exported')], 6),
       graph(
         'Webhook delivery attempts',
         [...DELIVERY_OUTCOMES.map((outcome) => own('WebhookDeliveries', outcome, { Outcome: outcome })), own('WebhookDeliveryRetries', 'retries')],

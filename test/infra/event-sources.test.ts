@@ -79,7 +79,8 @@ describe('the stack with mappings', () => {
     const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm'));
     // One per queue's DLQ, one per table-stream mapping's failure queue (this stack has one), Errors and
     // Throttles per function, the API's 5xx rate and the webhook delivery failure rate (monitoring.test.ts).
-    expect(alarms).toHaveLength(Object.keys(QUEUES).length + 1 + 2 * Object.keys(FUNCTIONS).length + 2);
+    // DLQs, the stream failures queue, errors and throttles of each function, the two rate alarms, audit exports.
+    expect(alarms).toHaveLength(Object.keys(QUEUES).length + 1 + 2 * Object.keys(FUNCTIONS).length + 2 + 1);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual(['arn:aws:sns:eu-west-1:123456789012:compliance-alarms']);
     }

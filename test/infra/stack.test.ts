@@ -358,12 +358,12 @@ describe('the evaluation pipeline', () => {
   const functionOf = (mapping: Mapping) => mapping.Properties.FunctionName.Ref;
   const idOf = (name: FunctionName) => logicalId(synth.stack, synth.stack.functions[name].function);
 
-  it('feeds the table stream to the router with filter criteria on the evaluated entities, bisect, retries and a DLQ', () => {
+  it('feeds the table stream to the router with filter criteria on the evaluated and audited entities, bisect, retries and a DLQ', () => {
     const router = mappings().find((m) => functionOf(m) === idOf('stream-router'))!;
     expect(router.Properties).toMatchObject({
       StartingPosition: 'TRIM_HORIZON',
       BisectBatchOnFunctionError: true,
-      MaximumRetryAttempts: 5,
+      MaximumRetryAttempts: 10,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       DestinationConfig: { OnFailure: { Destination: expect.anything() } },
     });
@@ -372,6 +372,8 @@ describe('the evaluation pipeline', () => {
     const notLimiters = { Keys: { SK: { S: [{ 'anything-but': ['RATE', 'AUTHFAIL'] }] } } };
     expect(patterns).toContainEqual({ dynamodb: { NewImage: { entity: { S: expect.arrayContaining(['Product', 'ProductPackage', 'Package', 'PolicyConfig']) } }, ...notLimiters } });
     expect(patterns).toContainEqual({ dynamodb: { OldImage: { entity: { S: expect.arrayContaining(['Product', 'ProductPackage']) } }, ...notLimiters } });
+    // The audit trail's: webhooks, keys, requests, comments and permissions are audited, never evaluated.
+    expect(patterns).toContainEqual({ dynamodb: { OldImage: { entity: { S: expect.arrayContaining(['Webhook', 'ApiKey', 'Request', 'RequestComment', 'ProductGrant']) } }, ...notLimiters } });
   });
 
   it('feeds only outbox events and request writes to the publisher, which may put events on the bus', () => {
