@@ -12,10 +12,12 @@
 export const AUDIT_ACTIONS = ['create', 'update', 'delete'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** Who made a change: the username, and the name of the API key used (when it had one). */
+/** Who made a change: the username, and the name of the API key used (when it had one); when, if known. */
 export interface Actor {
   readonly user: string | null;
   readonly apiKey: string | null;
+  /** ISO 8601, UTC: when the API sent the write (absent for a write made outside the API). */
+  readonly at?: string | undefined;
 }
 
 export interface AuditRecord {
@@ -234,8 +236,9 @@ export function auditRecordOf(change: AuditedChange, context: AuditContext): Aud
 /** The actor an item's `actor` attribute names (shared/observability/write-stamps.ts writes it); unknown when none. */
 export function actorOf(value: unknown): Actor {
   if (!value || typeof value !== 'object') return { user: null, apiKey: null };
-  const { user, key } = value as { user?: unknown; key?: unknown };
-  return { user: typeof user === 'string' ? user : null, apiKey: typeof key === 'string' ? key : null };
+  const { user, key, at } = value as { user?: unknown; key?: unknown; at?: unknown };
+  const when = typeof at === 'string' && !Number.isNaN(Date.parse(at)) ? new Date(Date.parse(at)).toISOString() : undefined;
+  return { user: typeof user === 'string' ? user : null, apiKey: typeof key === 'string' ? key : null, ...(when === undefined ? {} : { at: when }) };
 }
 
 /** The filters of the audit list. */

@@ -1,8 +1,8 @@
 /**
  * The table writes of an API request carry its correlation id (attribute `correlationId`), so that
  * the stream consumers its change wakes can carry it on (correlation.ts), and its actor (attribute
- * `actor`: the caller's username and key name), so that the audit writer can say who made the change
- * it sees in the stream. Apart from correlation.ts because it needs the DynamoDB document client, which
+ * `actor`: the caller's username and key name, and when the write was sent), so that the audit writer
+ * can say who made the change it sees in the stream, and when (the stream's own time is to the second). Apart from correlation.ts because it needs the DynamoDB document client, which
  * a function without the table does not bundle.
  *
  * The actor on an item always names who made the write that wrote it, or is absent: a put or update
@@ -82,7 +82,8 @@ function stampUpdate<U extends Pick<UpdateInput, 'UpdateExpression' | 'Expressio
   };
 }
 
-const actorValue = (actor: WriteActor) => ({ user: actor.user, ...(actor.key === undefined ? {} : { key: actor.key }) });
+/** The actor as an item holds it, with when the write was sent (the audit record's date, to the millisecond). */
+const actorValue = (actor: WriteActor) => ({ user: actor.user, ...(actor.key === undefined ? {} : { key: actor.key }), at: new Date().toISOString() });
 
 function stampItem<I extends Record<string, unknown> | undefined>(item: I, stamps: Stamps): I {
   const { [ACTOR_ATTRIBUTE]: _dropped, ...rest } = item ?? {};

@@ -52,11 +52,11 @@ export class AuditTrailWriter {
     const actor = after ? actorOf(after.actor) : await this.deps.store.deletionActor({ PK: String(current.PK), SK: String(current.SK) });
     // A comment's item does not name its dataspace: its request's does.
     const dataspace = current.dataspace === undefined && current.entity === 'RequestComment' ? await this.deps.store.requestDataspace(String(current.requestUuid)) : undefined;
+    // When the API sent the write, to the millisecond; else the stream's time (to the second on AWS, the
+    // minute on DynamoDB Local).
     const seconds = Number(record.dynamodb?.ApproximateCreationDateTime ?? 0);
-    const audit = auditRecordOf(
-      { before, after },
-      { uuid: stableUuid(`${record.eventSourceARN}|${record.eventID}`), date: new Date(seconds * 1000).toISOString(), actor, dataspace },
-    );
+    const date = actor.at ?? new Date(seconds * 1000).toISOString();
+    const audit = auditRecordOf({ before, after }, { uuid: stableUuid(`${record.eventSourceARN}|${record.eventID}`), date, actor, dataspace });
     if (!audit) return undefined;
     // Records of one second sort as the stream saw them (its sequence numbers grow within a shard).
     const order = String(record.dynamodb?.SequenceNumber ?? '').replace(/\D/g, '').slice(-40).padStart(40, '0');

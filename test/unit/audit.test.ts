@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AUDITED_ENTITIES, auditRecordOf, actorOf, auditExpiry } from '../../shared/domain/audit.ts';
+import { AUDITED_ENTITIES, auditRecordOf, actorOf, auditExpiry, decodeAuditCursor, encodeAuditCursor } from '../../shared/domain/audit.ts';
 import { isAuditedKey, keys } from '../../shared/keys.ts';
 
 const context = { uuid: 'u-1', date: '2025-01-02T03:04:05.000Z', actor: { user: 'alice', apiKey: 'ci' } };
@@ -64,10 +64,31 @@ describe('auditRecordOf', () => {
   });
 });
 
+describe('cursors', () => {
+  const position = `2026-11-27T08:05:47.123Z#${'0'.repeat(30)}1234567890#6f1c0b7e-3d0a-4d5e-9a55-0c3b8a7e2f10`;
+  it('round-trip a position and its direction', () => {
+    for (const reverse of [false, true]) expect(decodeAuditCursor(encodeAuditCursor({ position, reverse }))).toEqual({ position, reverse });
+  });
+  it.each([
+    ['not base64url', '***'],
+    ['not JSON', Buffer.from('{').toString('base64url')],
+    ['an array', Buffer.from('[]').toString('base64url')],
+    ['no position', Buffer.from('{"r":1}').toString('base64url')],
+    ['a position of another shape', Buffer.from('{"p":"PRODUCT#x"}').toString('base64url')],
+    ['an unknown field', Buffer.from(JSON.stringify({ p: position, x: 1 })).toString('base64url')],
+    ['a direction other than 1', Buffer.from(JSON.stringify({ p: position, r: true })).toString('base64url')],
+    ['too long', 'A'.repeat(401)],
+  ])('refuse %s', (_, text) => {
+    expect(decodeAuditCursor(text)).toBeUndefined();
+  });
+});
+
 describe('actors, expiry and audited keys', () => {
   it('reads an actor, or none', () => {
     expect(actorOf({ user: 'a', key: 'k' })).toEqual({ user: 'a', apiKey: 'k' });
     expect(actorOf(undefined)).toEqual({ user: null, apiKey: null });
+    expect(actorOf({ user: 'a', at: '2026-11-27T08:05:47.123Z' })).toEqual({ user: 'a', apiKey: null, at: '2026-11-27T08:05:47.123Z' });
+    expect(actorOf({ user: 'a', at: 'not a date' })).toEqual({ user: 'a', apiKey: null });
   });
   it('expires after the retention', () => {
     expect(auditExpiry('1970-01-01T00:00:00.000Z', 400)).toBe(400 * 86_400);

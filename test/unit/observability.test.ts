@@ -121,7 +121,7 @@ describe('stamping table writes', () => {
       await doc.send(new DeleteCommand({ TableName: 't', Key: { PK: 'WEBHOOK#w', SK: 'WEBHOOK' } }));
       await doc.send(new DeleteCommand({ TableName: 't', Key: { PK: 'RATE#k', SK: 'RATE' } }));
     }, { user: 'alice', key: 'ci' }));
-    expect((sent[0] as PutCommand).input.Item).toEqual({ PK: 'a', SK: 'a', correlationId: 'id-3', actor: { user: 'alice', key: 'ci' } });
+    expect((sent[0] as PutCommand).input.Item).toEqual({ PK: 'a', SK: 'a', correlationId: 'id-3', actor: { user: 'alice', key: 'ci', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) } });
     expect((sent[1] as UpdateCommand).input.UpdateExpression).toBe('SET #actor = :actor, #correlationId = :correlationId, #v = :v');
     expect((sent[1] as UpdateCommand).input.ExpressionAttributeValues).toMatchObject({ ':actor': { user: 'alice', key: 'ci' } });
     const marker = sent[2] as BatchWriteCommand;
