@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { S3SbomUploads, type SbomUploads } from './aws/sbom-uploads.ts';
 import { s3Client } from './s3-runtime.ts';
+import { withWriteStamps } from './observability/invocation.ts';
 import { scancodeLibrary } from './reference/scancode-licensedb.ts';
 import { catalogStore, dynamoClient, policyStore, productService, requiredSetting, type Composition } from './runtime.ts';
 import { LicenseIndexes } from './services/license-indexes.ts';
@@ -51,6 +52,7 @@ export function sbomImportService(c: Composition): SbomImportService {
         uploads: () => sbomUploads(c),
         now: () => new Date(),
         newUuid: randomUUID,
+        runAs: (actor, work) => withWriteStamps(work, actor),
       }),
   );
 }

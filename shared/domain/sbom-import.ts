@@ -54,6 +54,8 @@ export interface SbomImport {
   readonly dataspace: string;
   readonly productUuid: string;
   readonly createdBy: string;
+  /** The name of the API key the import was asked with: its writes are audited as the importer's (absent before keys had names). */
+  readonly createdWithKey?: string | null | undefined;
   readonly status: ImportStatus;
   /** '' until the document is read (an upload not yet received). */
   readonly format: SbomFormat | '';

@@ -8,9 +8,8 @@
  * The actor on an item always names who made the write that wrote it, or is absent: a put or update
  * made outside an API request (an SBOM import, a webhook's deliveries disabling it, the admin CLI, a
  * migration) drops it. A delete has no new image to carry it in: an API request's delete of an audited
- * item (shared/keys.ts isAuditedKey) first writes that item's deletion marker, naming the actor, which
- * the audit writer reads on the REMOVE (written before, not in the delete's transaction, which may
- * already be near DynamoDB's 100 items; a delete that then fails leaves a marker that expires).
+ * item (shared/keys.ts isAuditedKey) writes that item's deletion marker with it, naming the actor, which
+ * the audit writer reads on the REMOVE (see stampingWrites).
  */
 import { BatchWriteCommand, DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isAuditedKey, keys, type Key } from '../keys.ts';
@@ -114,47 +113,66 @@ function stamped(command: Command, stamps: Stamps): Command {
   return command;
 }
 
-/** The audited items a command deletes, with their table. */
-function auditedDeletes(command: Command): { table: string; key: Key }[] {
-  const deletes =
-    command instanceof DeleteCommand
-      ? [command.input]
-      : command instanceof TransactWriteCommand
-        ? (command.input.TransactItems ?? []).flatMap((item) => (item.Delete ? [item.Delete] : []))
-        : [];
-  return deletes.filter((d) => isAuditedKey(d.Key)).map((d) => ({ table: String(d.TableName), key: d.Key as Key }));
+/** DynamoDB's limit of items in one TransactWriteItems. */
+const MAX_TRANSACTION_ITEMS = 100;
+
+/** The audited items a transaction deletes, with their table. */
+function auditedDeletes(command: TransactWriteCommand): { table: string; key: Key }[] {
+  return (command.input.TransactItems ?? [])
+    .flatMap((item) => (item.Delete && isAuditedKey(item.Delete.Key) ? [{ table: String(item.Delete.TableName), key: item.Delete.Key as Key }] : []));
+}
+
+/** True when a command outside a transaction deletes an audited item: its marker could not be written with it. */
+function deletesAuditedAlone(command: Command): boolean {
+  if (command instanceof DeleteCommand) return isAuditedKey(command.input.Key);
+  if (command instanceof BatchWriteCommand) {
+    return Object.values(command.input.RequestItems ?? {}).some((requests) => requests.some((request) => request.DeleteRequest && isAuditedKey(request.DeleteRequest.Key)));
+  }
+  return false;
 }
 
 /**
  * The document client, made to stamp the puts and updates (single or in a transaction) with the
  * correlation id of a piece of work that stamps its writes, and with its actor (or to drop the actor:
  * see the module's head), and to write the deletion markers of an API request's audited deletes. Batch
- * writes (an SBOM import's bulk) are left as they are: an import's items carry no actor.
+ * writes are left as they are.
+ *
+ * A marker is written in the delete's own transaction, so that a delete refused (its condition failed:
+ * a stale ETag, an object still in use) leaves nothing behind. The API deletes audited items only in
+ * transactions; a lone DeleteItem or a batch delete of one is refused here, so that none slips in. A
+ * transaction with no room left for its markers (a product's contents, deleted 90 at a time) has them
+ * written just before it instead: such a transaction only follows an accepted delete.
  */
 export function stampingWrites(doc: DynamoDBDocumentClient): DynamoDBDocumentClient {
   const send = doc.send.bind(doc) as (command: Command, options?: unknown) => Promise<unknown>;
   const stampingSend = async (command: Command, options?: unknown): Promise<unknown> => {
     const stamps = currentStamps();
-    if (stamps.actor !== undefined) {
-      const deleted = auditedDeletes(command);
-      const expiresAt = Math.floor(Date.now() / 1000) + MARKER_TTL_SECONDS;
-      for (let i = 0; i < deleted.length; i += 25) {
-        const chunk = deleted.slice(i, i + 25);
-        const byTable: Record<string, { PutRequest: { Item: Record<string, unknown> } }[]> = {};
-        for (const { table, key } of chunk) {
-          (byTable[table] ??= []).push({
-            PutRequest: { Item: { ...keys.deletionMarker(key), entity: 'DeletionMarker', [ACTOR_ATTRIBUTE]: actorValue(stamps.actor), [TABLE.ttlAttribute]: expiresAt } },
-          });
-        }
-        let unprocessed: typeof byTable | undefined = byTable;
-        for (let attempt = 0; unprocessed && Object.keys(unprocessed).length > 0; attempt++) {
-          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** Math.min(attempt, 6)));
-          const result = (await send(new BatchWriteCommand({ RequestItems: unprocessed }), options)) as { UnprocessedItems?: typeof byTable } | undefined;
-          unprocessed = result?.UnprocessedItems;
-        }
+    const sending = stamped(command, stamps);
+    if (stamps.actor === undefined) return send(sending, options);
+    if (deletesAuditedAlone(command)) throw new Error('An audited item must be deleted in a transaction, which carries its deletion marker (shared/observability/write-stamps.ts)');
+    if (!(sending instanceof TransactWriteCommand)) return send(sending, options);
+    const expiresAt = Math.floor(Date.now() / 1000) + MARKER_TTL_SECONDS;
+    const markers = auditedDeletes(sending).map(({ table, key }) => ({
+      TableName: table,
+      Item: { ...keys.deletionMarker(key), entity: 'DeletionMarker', [ACTOR_ATTRIBUTE]: actorValue(stamps.actor!), [TABLE.ttlAttribute]: expiresAt },
+    }));
+    if (markers.length === 0) return send(sending, options);
+    const items = sending.input.TransactItems ?? [];
+    if (items.length + markers.length <= MAX_TRANSACTION_ITEMS) {
+      // After the command's own items: the indexes of its cancellation reasons stay those of its items.
+      return send(new TransactWriteCommand({ ...sending.input, TransactItems: [...items, ...markers.map((Put) => ({ Put }))] }), options);
+    }
+    for (let i = 0; i < markers.length; i += 25) {
+      const byTable: Record<string, { PutRequest: { Item: Record<string, unknown> } }[]> = {};
+      for (const { TableName, Item } of markers.slice(i, i + 25)) (byTable[TableName] ??= []).push({ PutRequest: { Item } });
+      let unprocessed: typeof byTable | undefined = byTable;
+      for (let attempt = 0; unprocessed && Object.keys(unprocessed).length > 0; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** Math.min(attempt, 6)));
+        const result = (await send(new BatchWriteCommand({ RequestItems: unprocessed }), options)) as { UnprocessedItems?: typeof byTable } | undefined;
+        unprocessed = result?.UnprocessedItems;
       }
     }
-    return send(stamped(command, stamps), options);
+    return send(sending, options);
   };
   doc.send = stampingSend as DynamoDBDocumentClient['send'];
   return doc;

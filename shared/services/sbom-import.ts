@@ -38,6 +38,11 @@ import { logger } from '../observability/logger.ts';
 
 export interface SbomImportDeps {
   readonly store: SbomImportStore;
+  /**
+   * Runs an upload's import as the user (and key) who asked for it, so that the audit trail names them
+   * for its changes, as it names the caller of a synchronous import. Without it, the writes name no one.
+   */
+  readonly runAs?: <T>(actor: { readonly user: string; readonly key?: string | undefined }, work: () => Promise<T>) => Promise<T>;
   readonly products: ProductService;
   /** Resolved when first used: indexing the reference licenses is no part of a cold start. */
   readonly library: () => ReferenceLibrary;
@@ -200,7 +205,9 @@ export class SbomImportService {
       const running = { ...record, format: inventory.format, specVersion: inventory.specVersion };
       let result: RunResult;
       try {
-        result = await this.run(running, inventory, { writing: false });
+        const importing = () => this.run(running, inventory, { writing: false });
+        const runAs = this.deps.runAs;
+        result = runAs && running.createdBy ? await runAs({ user: running.createdBy, key: running.createdWithKey ?? undefined }, importing) : await importing();
       } catch (error) {
         if (error instanceof ImportProductGoneError) return await this.fail(running, ['The product was deleted during the import.'], inventory, true);
         throw error;
@@ -237,6 +244,7 @@ export class SbomImportService {
       dataspace: caller.dataspace,
       productUuid,
       createdBy: caller.username,
+      createdWithKey: caller.apiKey?.name ?? null,
       status: 'queued',
       format: '',
       specVersion: '',

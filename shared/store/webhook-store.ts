@@ -4,7 +4,7 @@
  * attempt, newest first, which DynamoDB's TTL removes after 30 days. The fan-out writes its deliveries
  * and attempts after its POSTs, in batches (writeLog); a retry writes its own attempt the same way.
  */
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys.ts';
 import type { Subscription, WebhookEventType } from '../domain/webhooks.ts';
 import type { Envelope } from '../events/envelope.ts';
@@ -119,7 +119,8 @@ export class WebhookStore {
    */
   async delete(subscription: Subscription): Promise<void> {
     try {
-      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: keys.webhook(subscription.uuid), ...revisionCondition(subscription) }));
+      // In a transaction, which carries the deletion marker the audit trail reads (shared/observability/write-stamps.ts).
+      await this.doc.send(new TransactWriteCommand({ TransactItems: [{ Delete: { TableName: this.tableName, Key: keys.webhook(subscription.uuid), ...revisionCondition(subscription) } }] }));
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       throw new StaleWebhookError();

@@ -93,6 +93,20 @@ describe('an uploaded SBOM', () => {
     expect((await settled(product.uuid)) - before).toBe(1);
     const violations = await ok('GET', `/api/v2/products/${product.uuid}/policy_violations/`, undefined, 'alice');
     expect(JSON.stringify(violations)).toContain('license_policy_error');
+    // The import function wrote the packages as alice, who asked for the import: the audit trail says so.
+    const auditedByAlice = async () => {
+      const records: { object_type: string; user: string; api_key: string }[] = [];
+      let path: string | null = '/api/v2/audit_events/?user=alice&action=create&page_size=100';
+      while (path) {
+        const page = await ok('GET', path);
+        records.push(...page.results);
+        path = page.next ? new URL(page.next).pathname + new URL(page.next).search : null;
+      }
+      return records.filter((r) => r.object_type === 'product_package');
+    };
+    const audited = await eventually(auditedByAlice, (records) => records.length >= 121, 30_000);
+    expect(audited).toHaveLength(121);
+    expect(audited.every((r) => r.user === 'alice' && r.api_key === 'default')).toBe(true);
     const s3 = createS3Client({ region: 'us-east-1', endpoint: readRunningStack(stack.dataDir)!.sqsEndpoint });
     const left = await s3.send(new ListObjectsV2Command({ Bucket: UPLOAD_BUCKET.localName, Prefix: 'uploads/' }));
     expect((left.Contents ?? []).map((object) => object.Key)).not.toContain(`uploads/${record.uuid}`);

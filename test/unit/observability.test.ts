@@ -113,23 +113,50 @@ describe('stamping table writes', () => {
     expect((sent[1] as UpdateCommand).input.UpdateExpression).toBe('REMOVE #actor SET #v = :v');
   });
 
-  it("stamps an API request's actor, and writes a deletion marker before an audited delete", async () => {
+  it("stamps an API request's actor, and writes a deletion marker in an audited delete's transaction", async () => {
     const { doc, sent } = recordingClient();
+    const deleteOf = (PK: string, SK: string) => ({ Delete: { TableName: 't', Key: { PK, SK }, ConditionExpression: 'attribute_exists(PK)' } });
     await withCorrelation('id-3', () => withWriteStamps(async () => {
       await doc.send(put());
       await doc.send(update());
-      await doc.send(new DeleteCommand({ TableName: 't', Key: { PK: 'WEBHOOK#w', SK: 'WEBHOOK' } }));
+      await doc.send(new TransactWriteCommand({ TransactItems: [deleteOf('WEBHOOK#w', 'WEBHOOK'), deleteOf('X#1', 'X')] }));
       await doc.send(new DeleteCommand({ TableName: 't', Key: { PK: 'RATE#k', SK: 'RATE' } }));
     }, { user: 'alice', key: 'ci' }));
     expect((sent[0] as PutCommand).input.Item).toEqual({ PK: 'a', SK: 'a', correlationId: 'id-3', actor: { user: 'alice', key: 'ci', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) } });
     expect((sent[1] as UpdateCommand).input.UpdateExpression).toBe('SET #actor = :actor, #correlationId = :correlationId, #v = :v');
     expect((sent[1] as UpdateCommand).input.ExpressionAttributeValues).toMatchObject({ ':actor': { user: 'alice', key: 'ci' } });
-    const marker = sent[2] as BatchWriteCommand;
-    expect(marker.input.RequestItems!.t![0]!.PutRequest!.Item).toMatchObject({ PK: 'DELETEDBY#WEBHOOK#w', SK: 'WEBHOOK', entity: 'DeletionMarker', actor: { user: 'alice', key: 'ci' } });
+    // The marker of the audited delete rides in its transaction, after the command's own items; the other item is not audited.
+    const items = (sent[2] as TransactWriteCommand).input.TransactItems!;
+    expect(items.slice(0, 2)).toEqual([deleteOf('WEBHOOK#w', 'WEBHOOK'), deleteOf('X#1', 'X')]);
+    expect(items[2]!.Put!.Item).toMatchObject({ PK: 'DELETEDBY#WEBHOOK#w', SK: 'WEBHOOK', entity: 'DeletionMarker', actor: { user: 'alice', key: 'ci' } });
+    expect(items).toHaveLength(3);
+    // The rate limiter's item is not audited: deleted alone, no marker.
     expect(sent[3]).toBeInstanceOf(DeleteCommand);
-    // The rate limiter's item is not audited: no marker.
-    expect(sent[4]).toBeInstanceOf(DeleteCommand);
-    expect(sent).toHaveLength(5);
+    expect(sent).toHaveLength(4);
+  });
+
+  it('refuses to delete an audited item outside a transaction, where its marker could not go with it', async () => {
+    const { doc, sent } = recordingClient();
+    const lone = () => doc.send(new DeleteCommand({ TableName: 't', Key: { PK: 'WEBHOOK#w', SK: 'WEBHOOK' } }));
+    const batch = () => doc.send(new BatchWriteCommand({ RequestItems: { t: [{ DeleteRequest: { Key: { PK: 'PRODUCT#p', SK: 'PRODUCT' } } }] } }));
+    await withCorrelation('id-4', () => withWriteStamps(async () => {
+      await expect(lone()).rejects.toThrow(/in a transaction/);
+      await expect(batch()).rejects.toThrow(/in a transaction/);
+    }, { user: 'alice' }));
+    expect(sent).toHaveLength(0);
+    // Outside an API request (a migration, TTL-like clean-up) nothing is audited by marker: allowed.
+    await lone();
+    expect(sent).toHaveLength(1);
+  });
+
+  it('writes the markers just before a transaction that has no room for them', async () => {
+    const { doc, sent } = recordingClient();
+    const deletes = Array.from({ length: 60 }, (_, i) => ({ Delete: { TableName: 't', Key: { PK: `PRODUCT#p${i}`, SK: 'PRODUCT' } } }));
+    await withCorrelation('id-5', () => withWriteStamps(() => doc.send(new TransactWriteCommand({ TransactItems: deletes })), { user: 'alice' }));
+    const markers = sent.slice(0, -1) as BatchWriteCommand[];
+    expect(markers.every((command) => command instanceof BatchWriteCommand)).toBe(true);
+    expect(markers.flatMap((command) => command.input.RequestItems!.t!).map((request) => request.PutRequest!.Item!.PK)).toEqual(deletes.map((d) => `DELETEDBY#${d.Delete.Key.PK}`));
+    expect((sent[sent.length - 1] as TransactWriteCommand).input.TransactItems).toHaveLength(60);
   });
 });
 
