@@ -7,6 +7,7 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { PRIVATE_BUCKET } from './private-bucket.ts';
 import { AUDIT_BUCKET } from '../../shared/resources.ts';
 
 export class AuditBucket extends Construct {
@@ -15,11 +16,7 @@ export class AuditBucket extends Construct {
   constructor(scope: Construct, id: string) {
     super(scope, id);
     this.bucket = new s3.Bucket(this, 'Bucket', {
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      ...PRIVATE_BUCKET,
       versioned: true,
       lifecycleRules: [
         {

@@ -10,6 +10,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { PRIVATE_BUCKET } from './private-bucket.ts';
 import { UPLOAD_PREFIX } from '../../shared/aws/sbom-uploads.ts';
 import { UPLOAD_BUCKET } from '../../shared/resources.ts';
 
@@ -24,11 +25,7 @@ export class SbomUploadBucket extends Construct {
   constructor(scope: Construct, id: string, props: SbomUploadBucketProps) {
     super(scope, id);
     this.bucket = new s3.Bucket(this, 'Bucket', {
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      ...PRIVATE_BUCKET,
       lifecycleRules: [
         {
           id: 'expire-uploads',

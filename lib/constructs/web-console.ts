@@ -15,6 +15,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import { PRIVATE_BUCKET } from './private-bucket.ts';
 import { CONSOLE_CONTENT_SECURITY_POLICY } from '../../shared/web-console.ts';
 import { PROJECT_ROOT } from './service-function.ts';
 
@@ -55,11 +56,7 @@ export class WebConsole extends Construct {
     this.customDomain = props.customDomain;
 
     this.bucket = new s3.Bucket(this, 'Bucket', {
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      ...PRIVATE_BUCKET,
       versioned: props.versioned ?? false,
       // The bucket holds only build output that every deploy uploads again from web/: deleting the stack
       // may empty and delete it (unlike the table, which is retained). Retaining it would leave one

@@ -97,8 +97,14 @@ describe('product packages', () => {
     expect((await call('alice', 'DELETE', `/api/v2/products/${product.uuid}/`)).status).toBe(204);
     expect((await call('root', 'GET', `/api/v2/product_packages/${pp.uuid}/`)).status).toBe(404);
     expect((await call('root', 'GET', `/api/v2/vulnerability_analyses/${analysis.json.uuid}/`)).status).toBe(404);
-    const items = (await tableItems(http.env)) as { PK: string }[];
-    expect(items.filter((item) => item.PK.includes(product.uuid) || item.PK.includes(pp.uuid) || item.PK.includes(analysis.json.uuid))).toEqual([]);
+    const items = (await tableItems(http.env)) as { PK: string; entity: string; expiresAt?: number }[];
+    const left = items.filter((item) => item.PK.includes(product.uuid) || item.PK.includes(pp.uuid) || item.PK.includes(analysis.json.uuid));
+    // Only the deletion markers the audit trail reads (who deleted them), which expire within two days.
+    expect(left.filter((item) => item.entity !== 'DeletionMarker')).toEqual([]);
+    // The product, its grants, its product package and its analysis.
+    expect(left.length).toBeGreaterThanOrEqual(4);
+    expect(left.every((item) => item.PK === `DELETEDBY#PRODUCT#${product.uuid}`)).toBe(true);
+    for (const marker of left) expect(marker.expiresAt! - Date.now() / 1000).toBeLessThanOrEqual(2 * 86_400);
   });
 });
 

@@ -10,8 +10,7 @@ import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { useHttpTeam } from '../support/http-team.ts';
 import { load } from '../support/factories.ts';
-import { startStreamPoller, type StreamPoller } from '../../bin/local/stream-poller.ts';
-import { dynamodbEndpoint } from '../support/environment.ts';
+import { collectStreamRecords } from '../support/stream-records.ts';
 import { makeHandler as makeStreamRouter } from '../../functions/stream-router.ts';
 import { AuditTrailWriter } from '../../shared/services/audit.ts';
 import { AuditStore } from '../../shared/store/audit-store.ts';
@@ -19,8 +18,8 @@ import { ChangeTargetResolver } from '../../shared/store/change-targets.ts';
 import type { AuditRecord } from '../../shared/domain/audit.ts';
 
 const http = useHttpTeam({ acme: { users: { root: { superuser: true }, alice: {} } } });
-let poller: StreamPoller;
-const seen: DynamoDBRecord[] = [];
+let stream: ReturnType<typeof collectStreamRecords>;
+const seen = (): DynamoDBRecord[] => stream.seen;
 const exported: AuditRecord[][] = [];
 let store: AuditStore;
 let router: ReturnType<typeof makeStreamRouter>;
@@ -50,14 +49,14 @@ let marks = 0;
  * (DynamoDB Local's stream has one shard, so it delivers in order).
  */
 async function recordsOf(action: () => Promise<unknown>): Promise<DynamoDBRecord[]> {
-  const start = seen.length;
+  const start = seen().length;
   await action();
   const id = `MARK#${++marks}`;
   await http.env.doc.send(new PutCommand({ TableName: http.env.tableName, Item: { PK: id, SK: id } }));
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const index = seen.findIndex((record) => record.dynamodb?.Keys?.PK?.S === id);
-    if (index >= 0) return seen.slice(start, index);
+    const index = seen().findIndex((record) => record.dynamodb?.Keys?.PK?.S === id);
+    if (index >= 0) return seen().slice(start, index);
     if (Date.now() > deadline) throw new Error(`marker ${id} never came through the stream`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -72,26 +71,13 @@ beforeAll(async () => {
     evaluationQueue: { send: async () => undefined },
     auditTrail: new AuditTrailWriter({ store, retentionDays: 400, exporter: { put: async (_key, body) => void exported.push(body.trim().split('\n').map((line) => JSON.parse(line))) } }),
   });
-  poller = startStreamPoller({
-    dynamodbEndpoint: dynamodbEndpoint(),
-    region: 'us-east-1',
-    tableName: http.env.tableName,
-    startingPosition: 'LATEST',
-    batchSize: 100,
-    maxRetryAttempts: 0,
-    bisectBatchOnError: false,
-    pollIntervalMs: 20,
-    onError: (error) => console.error('stream poller:', error),
-    handler: async (event) => {
-      seen.push(...event.Records.filter((record) => !String(record.dynamodb?.Keys?.SK?.S).startsWith('RATE')));
-    },
-  });
+  stream = collectStreamRecords(http.env.tableName, [], 'LATEST');
   await load(http.env, { request_templates: [{ name: 'Review', dataspace: 'acme', content_type: 'product' }] });
   // The poller reads from the stream's end: wait until it has begun (a first change comes through).
   await recordsOf(() => call('POST', '/api/v2/usage_policies/', { label: 'Watch', content_type: 'package', compliance_alert: 'warning' }));
 }, 60_000);
 afterAll(async () => {
-  await poller?.stop();
+  await stream?.stop();
 });
 
 describe('the audit trail writer', () => {

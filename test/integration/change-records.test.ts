@@ -7,14 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { useHttpTeam } from '../support/http-team.ts';
-import { startStreamPoller, type StreamPoller } from '../../bin/local/stream-poller.ts';
+import { collectStreamRecords } from '../support/stream-records.ts';
 import { changeTargets } from '../../shared/domain/change-records.ts';
 import { ChangeTargetResolver, changeRecordOf } from '../../shared/store/change-targets.ts';
 import { ProductStore } from '../../shared/store/product-store.ts';
-import { dynamodbEndpoint } from '../support/environment.ts';
 
 const http = useHttpTeam({ acme: { users: { root: { superuser: true }, alice: {} } }, beta: { users: { mallory: { superuser: true } } } });
-let poller: StreamPoller;
+let poller: { stop(): Promise<void> };
 const seen: DynamoDBRecord[] = [];
 let resolver: ChangeTargetResolver;
 let productStore: ProductStore;
@@ -70,20 +69,7 @@ let pkg: { uuid: string };
 beforeAll(async () => {
   resolver = new ChangeTargetResolver(http.env.doc, http.env.tableName);
   productStore = new ProductStore(http.env.doc, http.env.tableName);
-  poller = startStreamPoller({
-    dynamodbEndpoint: dynamodbEndpoint(),
-    region: 'us-east-1',
-    tableName: http.env.tableName,
-    startingPosition: 'TRIM_HORIZON',
-    batchSize: 100,
-    maxRetryAttempts: 0,
-    bisectBatchOnError: false,
-    pollIntervalMs: 20,
-    onError: (error) => console.error('stream poller:', error),
-    handler: async (event) => {
-      seen.push(...event.Records);
-    },
-  });
+  poller = collectStreamRecords(http.env.tableName, seen);
   await call('POST', '/api/v2/usage_policies/', { label: 'Forbidden', content_type: 'license', compliance_alert: 'error' });
   await call('POST', '/api/v2/usage_policies/', { label: 'Watch', content_type: 'package', compliance_alert: 'warning' });
   await call('POST', '/api/v2/licenses/', { key: 'gpl-3.0', name: 'GPL 3' });

@@ -8,14 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { useHttpTeam } from '../support/http-team.ts';
-import { startStreamPoller, type StreamPoller } from '../../bin/local/stream-poller.ts';
+import { collectStreamRecords } from '../support/stream-records.ts';
 import { changeTargets } from '../../shared/domain/change-records.ts';
 import { ChangeTargetResolver, changeRecordOf } from '../../shared/store/change-targets.ts';
 import { cyclonedxNpm, type NpmPackage } from '../support/cyclonedx-npm.ts';
-import { dynamodbEndpoint } from '../support/environment.ts';
 
 const http = useHttpTeam({ acme: { users: { root: { superuser: true }, alice: {} } } });
-let poller: StreamPoller;
+let poller: { stop(): Promise<void> };
 const seen: DynamoDBRecord[] = [];
 let resolver: ChangeTargetResolver;
 let marks = 0;
@@ -61,20 +60,7 @@ const libs = (count: number, prefix: string): NpmPackage[] =>
 
 beforeAll(async () => {
   resolver = new ChangeTargetResolver(http.env.doc, http.env.tableName);
-  poller = startStreamPoller({
-    dynamodbEndpoint: dynamodbEndpoint(),
-    region: 'us-east-1',
-    tableName: http.env.tableName,
-    startingPosition: 'TRIM_HORIZON',
-    batchSize: 100,
-    maxRetryAttempts: 0,
-    bisectBatchOnError: false,
-    pollIntervalMs: 20,
-    onError: (error) => console.error('stream poller:', error),
-    handler: async (event) => {
-      seen.push(...event.Records);
-    },
-  });
+  poller = collectStreamRecords(http.env.tableName, seen);
 });
 afterAll(async () => {
   await poller?.stop();

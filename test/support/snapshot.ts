@@ -13,10 +13,11 @@ export async function tableItems(env: { doc: DynamoDBDocumentClient; tableName: 
 }
 
 /**
- * The table as text, without the authentication's bookkeeping: an API key's `lastUsedAt`, which any
+ * The table as text, without the authentication's bookkeeping: an API key's `lastUsedAt` (and the `actor`
+ * its update drops: shared/observability/write-stamps.ts), which any
  * request of the key (a refused write too) may set, at most once a minute (shared/store/api-key-store.ts).
  */
 export async function tableSnapshot(env: { doc: DynamoDBDocumentClient; tableName: string }): Promise<string> {
   const items = await tableItems(env);
-  return JSON.stringify(items.map((item) => (item.entity === 'ApiKey' ? { ...item, lastUsedAt: undefined } : item)));
+  return JSON.stringify(items.map((item) => (item.entity === 'ApiKey' ? { ...item, lastUsedAt: undefined, actor: undefined } : item)));
 }

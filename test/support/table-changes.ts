@@ -4,7 +4,7 @@
  * stream, and nothing else does. A watch starts at the stream's end and answers the records written
  * since its last look, in a few calls whatever the table's size (a Scan reads every item, every time).
  * Time-to-live deletions (DynamoDB's own, not a request's) are left out, and so is the authentication's
- * bookkeeping: an update of an API key that changes nothing but its `lastUsedAt` (any request of the key,
+ * bookkeeping: an update of an API key that changes nothing but its `lastUsedAt` (and drops its `actor`) (any request of the key,
  * a refused one too, may set it, at most once a minute: shared/store/api-key-store.ts).
  */
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -30,11 +30,14 @@ export interface TableWatch {
   stop(): void;
 }
 
-/** True for a record of an API key's `lastUsedAt` written, and nothing else of the key changed. */
+/**
+ * True for a record of an API key's `lastUsedAt` written, and nothing else of the key changed (but its
+ * `actor`: a write outside an API request's handler removes it, shared/observability/write-stamps.ts).
+ */
 const isLastUseOnly = (record: StreamRecord): boolean => {
   const { OldImage: before, NewImage: after } = record.dynamodb ?? {};
   if (record.eventName !== 'MODIFY' || before?.entity?.S !== 'ApiKey' || !after) return false;
-  const rest = (image: NonNullable<typeof before>) => JSON.stringify(Object.entries(image).filter(([name]) => name !== 'lastUsedAt').sort(([a], [b]) => a.localeCompare(b)));
+  const rest = (image: NonNullable<typeof before>) => JSON.stringify(Object.entries(image).filter(([name]) => name !== 'lastUsedAt' && name !== 'actor').sort(([a], [b]) => a.localeCompare(b)));
   return rest(before) === rest(after);
 };
 
