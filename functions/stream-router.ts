@@ -3,8 +3,9 @@
  * evaluated and of audited entities. Each change that can change an evaluation is mapped to the
  * products it affects, and each product is queued once per batch and correlation id, with that id. A
  * change that affects a whole dataspace queues its first fan-out page instead (once per batch,
- * dataspace and id): the evaluator walks the pages. Each change of an audited object is written to the
- * audit trail (shared/services/audit.ts), and the batch's records are exported once it is done. The
+ * dataspace and id): the evaluator walks the pages. Each change of an audited object makes an audit
+ * record (shared/services/audit.ts): the batch's are written together once its records are handled,
+ * then exported. The
  * first record that fails stops the batch: it and the records after it are reported (partial batch
  * failure), and Lambda retries from it; both writes are idempotent.
  *
@@ -17,7 +18,7 @@ import { changeTargets } from '../shared/domain/change-records.ts';
 import { changeRecordOf } from '../shared/store/change-targets.ts';
 import { changeTargetResolver, evaluationQueue, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
 import { auditTrailWriter, type AuditDependencies } from '../shared/audit-runtime.ts';
-import type { AuditRecord } from '../shared/domain/audit.ts';
+import type { PlacedAuditRecord } from '../shared/services/audit.ts';
 import { isoWithOffset } from '../shared/domain/time.ts';
 import { processStreamBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/observability/logger.ts';
@@ -45,11 +46,11 @@ async function route(deps: RouterDependencies, event: DynamoDBStreamEvent, conte
   // the API) share one for the batch, so that they coalesce as before.
   const queued = new Set<string>();
   const batchCorrelationId = randomUUID();
-  const audited: AuditRecord[] = [];
+  const audited: PlacedAuditRecord[] = [];
   const response = await processStreamBatch(event, context, (record: DynamoDBRecord) =>
     withCorrelation(streamCorrelationId(record) ?? batchCorrelationId, async (correlationId) => {
       try {
-        const audit = await deps.auditTrail.record(record);
+        const audit = await deps.auditTrail.recordOf(record);
         if (audit) audited.push(audit);
         const targets = changeTargets(changeRecordOf(record));
         const products = await resolver.products(targets);
@@ -78,14 +79,16 @@ async function route(deps: RouterDependencies, event: DynamoDBStreamEvent, conte
       }
     }),
   );
-  // Only the records of this attempt that were written: a failed record's are exported by its retry.
-  // An export that fails is counted (an alarm watches it), not retried through the stream: evaluations
+  // The audit records of the records handled (a failed record's come with its retry), in a few calls: a
+  // write that fails fails the invocation, and Lambda retries the batch (the same items, re-queued
+  // evaluations the evaluator finds answered). An export that fails is counted (an alarm watches it), not retried through the stream: evaluations
   // must not wait on the audit bucket, and the records stay in the table for the retention period.
+  await deps.auditTrail.write(audited);
   try {
     await deps.auditTrail.export(audited);
   } catch (error) {
     countMetric('AuditExportFailures', audited.length);
-    logger.error('Could not export audit records', { count: audited.length, first: audited[0]?.uuid, error: error as Error });
+    logger.error('Could not export audit records', { count: audited.length, first: audited[0]?.record.uuid, error: error as Error });
   }
   return response;
 }

@@ -12,6 +12,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/pagination.ts';
 import {
   actorOf,
   auditRecordOf,
+  isAuditedEntity,
   decodeAuditCursor,
   encodeAuditCursor,
   type AuditAction,
@@ -27,6 +28,12 @@ export interface AuditExport {
   put(key: string, body: string): Promise<void>;
 }
 
+/** An audit record with its place among the records of its date (the stream record's sequence number). */
+export interface PlacedAuditRecord {
+  readonly record: AuditRecord;
+  readonly order: string;
+}
+
 export interface AuditTrailDeps {
   readonly store: Pick<AuditStore, 'put' | 'deletionActor' | 'requestDataspace'>;
   /** Days a record is kept in the table (its TTL). */
@@ -39,16 +46,16 @@ export class AuditTrailWriter {
   constructor(private readonly deps: AuditTrailDeps) {}
 
   /**
-   * Writes the audit record of a stream record, if it stands for one (an audited object's change of an
-   * audited field), and answers it. Its id derives from the stream record: a retried batch rewrites the
-   * same item, so the trail holds each change once.
+   * The audit record of a stream record, if it stands for one (an audited object's change of an audited
+   * field), with its place in the trail. Its id derives from the stream record: a retried batch rewrites
+   * the same item, so the trail holds each change once.
    */
-  async record(record: DynamoDBRecord): Promise<AuditRecord | undefined> {
+  async recordOf(record: DynamoDBRecord): Promise<PlacedAuditRecord | undefined> {
     const before = record.dynamodb?.OldImage ? itemOfImage(record.dynamodb.OldImage as StreamImage) : undefined;
     const after = record.dynamodb?.NewImage ? itemOfImage(record.dynamodb.NewImage as StreamImage) : undefined;
     const current = after ?? before;
-    if (!current) return undefined;
-    // A delete leaves no new image to name its actor: the API wrote a deletion marker just before it.
+    if (!current || !isAuditedEntity(current.entity)) return undefined;
+    // A delete leaves no new image to name its actor: the API wrote a deletion marker with it.
     const actor = after ? actorOf(after.actor) : await this.deps.store.deletionActor({ PK: String(current.PK), SK: String(current.SK) });
     // A comment's item does not name its dataspace: its request's does.
     const dataspace = current.dataspace === undefined && current.entity === 'RequestComment' ? await this.deps.store.requestDataspace(String(current.requestUuid)) : undefined;
@@ -58,10 +65,18 @@ export class AuditTrailWriter {
     const date = actor.at ?? new Date(seconds * 1000).toISOString();
     const audit = auditRecordOf({ before, after }, { uuid: stableUuid(`${record.eventSourceARN}|${record.eventID}`), date, actor, dataspace });
     if (!audit) return undefined;
-    // Records of one second sort as the stream saw them (its sequence numbers grow within a shard).
+    // Records of one millisecond sort as the stream saw them (its sequence numbers grow within a shard).
     const order = String(record.dynamodb?.SequenceNumber ?? '').replace(/\D/g, '').slice(-40).padStart(40, '0');
-    await this.deps.store.put([{ record: audit, order }], this.deps.retentionDays);
-    return audit;
+    return { record: audit, order };
+  }
+
+  /**
+   * Writes a batch's records (an import's hundreds in a few calls, not one each), then exports them. A
+   * write that fails throws: the caller's batch is retried, and its records written again, the same items.
+   * An export that fails is counted and logged by the caller (`export`).
+   */
+  async write(records: readonly PlacedAuditRecord[]): Promise<void> {
+    if (records.length > 0) await this.deps.store.put(records, this.deps.retentionDays);
   }
 
   /**
@@ -69,11 +84,16 @@ export class AuditTrailWriter {
    * batch that starts at the same record overwrites it. A batch retried from a later record may export
    * a record twice, in two objects: readers deduplicate on `uuid`.
    */
-  async export(records: readonly AuditRecord[]): Promise<void> {
-    if (!this.deps.exporter || records.length === 0) return;
-    const first = records[0]!;
-    const key = `audit/${first.dataspace}/${first.date.slice(0, 10)}/${first.date}-${first.uuid}.jsonl`;
-    await this.deps.exporter.put(key, records.map((record) => JSON.stringify(auditView(record))).join('\n') + '\n');
+  async export(placed: readonly PlacedAuditRecord[]): Promise<void> {
+    if (!this.deps.exporter || placed.length === 0) return;
+    // One object per dataspace of the batch, so that a dataspace's exports sit under its own prefix.
+    const byDataspace = new Map<string, AuditRecord[]>();
+    for (const { record } of placed) byDataspace.set(record.dataspace, [...(byDataspace.get(record.dataspace) ?? []), record]);
+    for (const records of byDataspace.values()) {
+      const first = records[0]!;
+      const key = `audit/${first.dataspace}/${first.date.slice(0, 10)}/${first.date}-${first.uuid}.jsonl`;
+      await this.deps.exporter.put(key, records.map((record) => JSON.stringify(auditView(record))).join('\n') + '\n');
+    }
   }
 }
 

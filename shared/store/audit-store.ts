@@ -13,6 +13,9 @@ import { batchGet, indexKeys, type Item } from './dynamo.ts';
 /** An item must stay under DynamoDB's 400 KB: changes larger than this are recorded by field name only. */
 const MAX_CHANGES_BYTES = 300_000;
 
+/** BatchWriteItem calls of 25 records each in flight at once. */
+const PUTS_IN_FLIGHT = 4;
+
 export interface AuditPage {
   /** Newest first. */
   readonly records: AuditRecord[];
@@ -35,13 +38,21 @@ export class AuditStore {
    */
   async put(records: readonly { record: AuditRecord; order: string }[], retentionDays: number): Promise<void> {
     const requests = records.map(({ record, order }) => ({ PutRequest: { Item: auditItem(record, order, retentionDays) } }));
-    for (let i = 0; i < requests.length; i += 25) {
-      let pending: typeof requests | undefined = requests.slice(i, i + 25);
-      for (let attempt = 0; pending && pending.length > 0; attempt++) {
-        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
-        const result = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }));
-        pending = result.UnprocessedItems?.[this.tableName] as typeof requests | undefined;
-      }
+    const chunks: (typeof requests)[] = [];
+    for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
+    // A few calls at once: an import's hundreds of records in a few round trips.
+    for (let i = 0; i < chunks.length; i += PUTS_IN_FLIGHT) {
+      await Promise.all(
+        chunks.slice(i, i + PUTS_IN_FLIGHT).map(async (chunk) => {
+          let pending: typeof requests | undefined = chunk;
+          for (let attempt = 0; pending && pending.length > 0; attempt++) {
+            if (attempt >= 10) throw new Error(`${pending.length} audit records still unprocessed after ${attempt} tries`);
+            if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
+            const result = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }));
+            pending = result.UnprocessedItems?.[this.tableName] as typeof requests | undefined;
+          }
+        }),
+      );
     }
   }
 

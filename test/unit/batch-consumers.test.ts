@@ -63,7 +63,7 @@ const streamRouter = makeStreamRouter({
   changeTargetResolver: fakeOf<ChangeTargetResolver>({ products: fakes.products }),
   evaluationQueue: { send: fakes.enqueue },
   // The audit trail has tests of its own (test/integration/audit-trail.test.ts): here it records nothing.
-  auditTrail: fakeOf<AuditTrailWriter>({ record: async () => undefined, export: async () => undefined }),
+  auditTrail: fakeOf<AuditTrailWriter>({ recordOf: async () => undefined, write: async () => undefined, export: async () => undefined }),
 });
 const outboxPublisher = makeOutboxPublisher({
   config: parseConfig({ TABLE_NAME: 'unit-batch-consumers' }),
