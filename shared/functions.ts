@@ -25,6 +25,11 @@ export interface FunctionDefinition {
    * library's models), so its size budget is larger (test/infra/bundling.test.ts).
    */
   readonly readsSboms?: true;
+  /**
+   * UpdateItem on the items of products' partitions (PRODUCT#*), beside `table: 'read'`: the waiver
+   * expiry job marks waivers expired and may write nothing else.
+   */
+  readonly updatesWaivers?: true;
 }
 
 export const FUNCTIONS = {
@@ -221,6 +226,17 @@ export const FUNCTIONS = {
     table: 'read-write',
     sendsTo: [],
     publishesEvents: false,
+  },
+  'waiver-expiry': {
+    entry: 'functions/waiver-expiry.ts',
+    description: 'Every minute: marks the policy waivers whose expiry has passed as expired (the stream re-evaluates their products)',
+    memoryMb: 256,
+    timeoutSeconds: 60,
+    // Read: the expiry index; write: UpdateItem on waiver items only (lib/compliance-stack.ts narrows it).
+    table: 'read',
+    sendsTo: [],
+    publishesEvents: false,
+    updatesWaivers: true,
   },
   'not-found': {
     entry: 'functions/not-found.ts',

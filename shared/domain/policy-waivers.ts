@@ -30,6 +30,12 @@ export interface PolicyWaiver {
   readonly expiredDate: string | null;
 }
 
+/** A waiver item as the table's stream shows it: revoked ones too (kept a while, marked). */
+export interface WaiverRecord extends PolicyWaiver {
+  readonly revokedDate: string | null;
+  readonly revokedBy: string | null;
+}
+
 /** What the rules engine reads of a waiver. */
 export type WaiverFacts = Pick<PolicyWaiver, 'uuid' | 'ruleType' | 'packageUuid' | 'expiresDate'>;
 

@@ -10,7 +10,7 @@ import { keys } from '../keys.ts';
 import { TABLE } from '../table.ts';
 import type { Product } from '../domain/product.ts';
 import type { RuleType } from '../domain/policy-rules.ts';
-import type { PolicyWaiver } from '../domain/policy-waivers.ts';
+import type { PolicyWaiver, WaiverRecord } from '../domain/policy-waivers.ts';
 import { cancelledBecause, imageItem, isConditionFailure, partitionQueryInput, queryAll, transact, type Item, type LabelledItem, type StreamImage } from './dynamo.ts';
 
 /** How long a revoked waiver stays in the table (the stream keeps records 24 hours). */
@@ -21,13 +21,6 @@ export class WaiverProductGoneError extends Error {}
 /** The package waived is no longer in the product. */
 export class WaiverPackageGoneError extends Error {}
 
-/** A waiver as its item's stream image holds it, with its revocation (for the outbox publisher's events). */
-export interface WaiverChange {
-  readonly waiver: PolicyWaiver;
-  readonly revokedDate: string | null;
-  readonly revokedBy: string | null;
-}
-
 export class PolicyWaiverStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
@@ -35,9 +28,9 @@ export class PolicyWaiverStore {
   ) {}
 
   /** The waiver a stream image is of (revoked or not); undefined for an image of another item. */
-  static fromImage(image: StreamImage | undefined): WaiverChange | undefined {
+  static fromImage(image: StreamImage | undefined): WaiverRecord | undefined {
     const item = imageItem(image, 'PolicyWaiver');
-    return item && { waiver: toWaiver(item), revokedDate: (item.revokedDate as string | undefined) ?? null, revokedBy: (item.revokedBy as string | undefined) ?? null };
+    return item && { ...toWaiver(item), revokedDate: (item.revokedDate as string | undefined) ?? null, revokedBy: (item.revokedBy as string | undefined) ?? null };
   }
 
   /**

@@ -374,13 +374,13 @@ describe('the evaluation pipeline', () => {
     expect(patterns).toContainEqual({ dynamodb: { OldImage: { entity: { S: expect.arrayContaining(['Product', 'ProductPackage']) } }, ...notLimiters } });
   });
 
-  it('feeds only outbox events and request writes to the publisher, which may put events on the bus', () => {
+  it('feeds only outbox events, request writes and waiver writes to the publisher, which may put events on the bus', () => {
     const publisher = mappings().find((m) => functionOf(m) === idOf('outbox-publisher'))!;
     const patterns = (publisher.Properties.FilterCriteria.Filters as { Pattern: string }[]).map((f) => JSON.parse(f.Pattern));
     const notLimiters = { Keys: { SK: { S: [{ 'anything-but': ['RATE', 'AUTHFAIL'] }] } } };
     expect(patterns).toEqual([
       { eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['OutboxEvent', 'RequestComment'] } }, ...notLimiters } },
-      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['Request'] } }, ...notLimiters } },
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['Request', 'PolicyWaiver'] } }, ...notLimiters } },
     ]);
     const actions = actionsOf(roleStatements(synth, synth.stack.functions['outbox-publisher']));
     expect(actions.has('events:PutEvents')).toBe(true);
