@@ -233,15 +233,18 @@ describe('the functions', () => {
       if (readsStream) expect([...actions]).toEqual(expect.arrayContaining(STREAM_ACTIONS));
       if (definition.table === 'none') expect(dynamo).toEqual([]);
       else expect(dynamo).toEqual(expect.arrayContaining(READ_ACTIONS));
-      // A read-only API function may update its callers' rate-limit and failed-authentication items and API keys (last use), and nothing else.
+      // A read-only API function may update its callers' rate-limit and failed-authentication items and API keys (last use), and nothing else;
+      // the waiver expiry job (updatesWaivers) the items of products' partitions.
       const statements = roleStatements(synth, synth.stack.functions[name]);
       const unconditional = actionsOf(statements.filter((statement) => !statement.Condition));
       const writes = WRITE_ACTIONS.filter((action) => unconditional.has(action));
       expect(writes).toEqual(definition.table === 'read-write' ? WRITE_ACTIONS : []);
+      const allowedUpdates = [
+        { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*', 'AUTHFAIL#*', 'APIKEY#*'] } },
+        ...('updatesWaivers' in definition ? [{ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PRODUCT#*'] } }] : []),
+      ];
       for (const statement of statements.filter((st) => st.Condition)) {
-        if (actionsOf([statement]).has('dynamodb:UpdateItem')) {
-          expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*', 'AUTHFAIL#*', 'APIKEY#*'] } });
-        }
+        if (actionsOf([statement]).has('dynamodb:UpdateItem')) expect(allowedUpdates).toContainEqual(statement.Condition);
       }
       expect(dynamo.some((action) => action.includes('*'))).toBe(false);
       expect('TABLE_NAME' in environment()).toBe(definition.table !== 'none');
