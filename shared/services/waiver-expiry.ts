@@ -33,7 +33,8 @@ export class WaiverExpiry {
     let expired = 0;
     for (;;) {
       const at = isoWithOffset(this.deps.now());
-      const batch = await this.deps.waivers.due(at, Math.min(BATCH, maxPerRun - due));
+      const asked = Math.min(BATCH, maxPerRun - due);
+      const batch = await this.deps.waivers.due(at, asked);
       due += batch.length;
       let marked = 0;
       for (let i = 0; i < batch.length; i += AT_ONCE) {
@@ -42,7 +43,7 @@ export class WaiverExpiry {
       }
       expired += marked;
       // A short batch was the last one due.
-      if (batch.length < BATCH) return { due, expired, more: false };
+      if (batch.length < asked) return { due, expired, more: false };
       // A full one: go on, unless the limit is reached, or none of the batch was marked (entries the
       // index still shows after their update: read again, they would make this loop spin).
       if (due >= maxPerRun || marked === 0) return { due, expired, more: true };

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { evaluateRules, reconcile, waivedRules, type PackageFacts, type PolicyConfig, type RuleResult, type Violation } from '../../shared/domain/policy-rules.ts';
-import { expiredSince, expiryProblem, isExpired, MAX_WAIVER_DAYS, type WaiverFacts } from '../../shared/domain/policy-waivers.ts';
+import { expiredSince, expiryProblem, isExpired, MAX_WAIVER_DAYS, type WaiverFacts, type WaiverRecord } from '../../shared/domain/policy-waivers.ts';
+import { EVALUATED_ENTITIES, changeTargets, type ChangeRecord } from '../../shared/domain/change-records.ts';
 
 const NOW = new Date('2026-06-15T12:00:00.000Z');
 const MS = (offset: number) => new Date(NOW.getTime() + offset).toISOString().replace('Z', '+00:00');
@@ -178,5 +179,40 @@ describe('the lifecycle with waivers', () => {
     const outcome = reconcile([resolved], [result(2, ['w-2'])], NOW);
     expect(outcome.detected).toEqual([{ violation: outcome.writes[0], reactivated: true, expiredWaivers: ['w-2'] }]);
     expect(outcome.writes[0]).toMatchObject({ detectedDate: EARLIER, resolvedDate: null, count: 2 });
+  });
+});
+
+describe('which waiver changes re-evaluate their product (change records)', () => {
+  const record = (overrides: Partial<WaiverRecord> = {}): WaiverRecord => ({
+    uuid: 'w-1',
+    dataspace: 'acme',
+    productUuid: 'p-1',
+    ruleType: 'usage_policy_error',
+    packageUuid: null,
+    packagePurl: null,
+    reason: 'why',
+    expiresDate: MS(DAY_MS),
+    createdBy: 'alice',
+    createdDate: MS(0),
+    expiredDate: null,
+    revokedDate: null,
+    revokedBy: null,
+    ...overrides,
+  });
+  const version = (r: WaiverRecord) => ({ record: r, marks: {} });
+  const product = [{ kind: 'product', dataspace: 'acme', uuid: 'p-1' }];
+
+  it.each([
+    ['made', { eventName: 'INSERT', after: version(record()) }, product],
+    ['revoked', { eventName: 'MODIFY', before: version(record()), after: version(record({ revokedDate: MS(1), revokedBy: 'alice' })) }, product],
+    ['marked expired', { eventName: 'MODIFY', before: version(record()), after: version(record({ expiredDate: MS(1) })) }, product],
+    ['written again unchanged (a correlation stamp)', { eventName: 'MODIFY', before: version(record()), after: version(record()) }, []],
+    ['removed with its product, or by the TTL of a revoked one', { eventName: 'REMOVE', before: version(record({ revokedDate: MS(1) })) }, []],
+  ] as const)('%s', (_, change, targets) => {
+    expect(changeTargets({ entity: 'PolicyWaiver', ...change } as ChangeRecord)).toEqual(targets);
+  });
+
+  it('reach the stream router: PolicyWaiver is an evaluated entity', () => {
+    expect(EVALUATED_ENTITIES).toContain('PolicyWaiver');
   });
 });
