@@ -212,8 +212,9 @@ export class PolicyStore {
         return { ...input, ConsistentRead: consistent, ProjectionExpression: ANALYSIS_PROJECTION, ExpressionAttributeNames: { ...input.ExpressionAttributeNames, '#state': 'state' } };
       })()),
       queryAll(this.doc, { ...partitionQueryInput(this.tableName, { PK: pk, skPrefix: 'VIOLATION#' }), ConsistentRead: true }),
-      // Strongly consistent, as the violations: a waiver just made or revoked is what its evaluation answers.
-      this.readWaivers(head.product.uuid, true),
+      // As the packages: a change an eventually consistent read may miss is newer than what the evaluation
+      // records as covered, so that change's own request is evaluated again (shared/services/evaluation.ts).
+      this.readWaivers(head.product.uuid, consistent),
     ]);
     return {
       ...head,
