@@ -5,6 +5,8 @@
  * violation comes back with policy.violation_detected saying a waiver expired, beside
  * policy.waiver_expired. Revoking one brings its package back too, with policy.waiver_revoked.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestStack, teamApi } from '../support/local-stack.ts';
 import { aTeam, type Team } from '../support/factories.ts';
@@ -26,15 +28,35 @@ const countOf = (list: { rule_type: string; violation_count: number }[]) => list
 
 const PURLS = ['pkg:npm/banned-one@1.0.0', 'pkg:npm/banned-two@1.0.0', 'pkg:npm/banned-three@1.0.0'];
 
+/** A webhook receiver on 127.0.0.1: the envelopes delivered to it, with their webhook-id header. */
+let receiver: Server;
+const delivered: { id: string | undefined; type: string; data: { waiver?: { uuid: string } } }[] = [];
+
 beforeAll(async () => {
+  receiver = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const envelope = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      delivered.push({ id: request.headers['webhook-id'] as string | undefined, type: envelope.type, data: envelope.data });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   stack = await startTestStack({ settings: { WAIVER_EXPIRY_INTERVAL_SECONDS: 1 } });
   team = await aTeam(stack.env, { acme: { users: { root: { superuser: true }, alice: {}, viewer: {} } } });
   await ok('POST', '/api/v2/usage_policies/', { label: 'Banned', content_type: 'package', compliance_alert: 'error' });
   for (const purl of PURLS) await ok('POST', '/api/v2/packages/', { purl, usage_policy: 'Banned' });
   await ok('PUT', '/api/v2/policy_rules/', { usage_policy_error: { is_active: true } });
+  // Subscribers may ask for the waiver events as for any other of the catalog.
+  await ok('POST', '/api/v2/webhooks/', {
+    target_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/waivers`,
+    events: ['policy.waiver_created', 'policy.waiver_revoked', 'policy.waiver_expired'],
+  });
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();
+  await new Promise((resolve) => receiver?.close(resolve));
 });
 
 async function aProductInViolation(name: string): Promise<string> {
@@ -81,6 +103,14 @@ describe('a waiver that expires, through the pipeline', () => {
     expect(expired[0]!.data).toMatchObject({ waiver: { uuid: waiver.uuid }, expired_at: expect.stringMatching(/\+00:00$/) });
     expect(Date.parse(expired[0]!.data.expired_at)).toBeGreaterThanOrEqual(Date.parse(expiresAt));
 
+    // And its subscriber was told, signed with the event's id.
+    const told = await eventually(
+      async () => delivered.filter((d) => d.data.waiver?.uuid === waiver.uuid),
+      (list) => list.some((d) => d.type === 'policy.waiver_expired') && list.some((d) => d.type === 'policy.waiver_created'),
+      30_000,
+    );
+    expect(told.every((d) => typeof d.id === 'string')).toBe(true);
+
     const listed = await ok('GET', `/api/v2/products/${product}/policy_waivers/?is_expired=true`, undefined, 'viewer');
     expect(listed.results.map((w: { uuid: string; is_expired: boolean }) => [w.uuid, w.is_expired])).toEqual([[waiver.uuid, true]]);
     // Marked once: later runs of the scheduler find nothing more to do.
@@ -107,5 +137,6 @@ describe('a waiver that expires, through the pipeline', () => {
     expect(detected[1]!.data).toMatchObject({ reason: 'rule_triggered', violations: [{ reactivated: true, expired_waivers: [] }] });
     const revoked = await eventually(async () => eventsFor(product, 'policy.waiver_revoked'), (events) => events.length === 1);
     expect(revoked[0]!.data).toMatchObject({ waiver: { uuid: waiver.uuid, package: null }, revoked_by: 'alice' });
+    await eventually(async () => delivered.filter((d) => d.data.waiver?.uuid === waiver.uuid && d.type === 'policy.waiver_revoked'), (list) => list.length === 1, 30_000);
   }, 120_000);
 });
