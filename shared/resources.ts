@@ -248,7 +248,7 @@ export interface ScheduleDefinition {
 export const SCHEDULES: readonly ScheduleDefinition[] = [
   {
     name: 'waiver-expiry',
-    description: 'Marks expired policy waivers, so their products are re-evaluated within a minute of the expiry',
+    description: 'Marks expired policy waivers, so their products are re-evaluated about a minute after the expiry at most',
     function: 'waiver-expiry',
     everyMinutes: 1,
     localIntervalSetting: 'WAIVER_EXPIRY_INTERVAL_SECONDS',
