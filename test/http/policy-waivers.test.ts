@@ -185,6 +185,23 @@ describe('policy waivers', () => {
   });
 });
 
+describe('a deleted product', () => {
+  it('takes its waivers with it', async () => {
+    const product = await aProduct('Deleted');
+    await call('alice', 'POST', waiversOf(product.uuid), aWaiver());
+    await call('alice', 'POST', waiversOf(product.uuid), aWaiver({ package: null }));
+    const store = new PolicyWaiverStore(http.env.doc, http.env.tableName);
+    expect(await store.ofProduct(product.uuid)).toHaveLength(2);
+    // Their expiry index entries: due a year from now, until the product goes.
+    const dueThen = async () =>
+      (await store.due(new Date(Date.now() + 400 * DAY_MS).toISOString().replace('Z', '+00:00'), 1_000)).filter((entry) => entry.productUuid === product.uuid);
+    expect(await dueThen()).toHaveLength(2);
+    expect((await call('alice', 'DELETE', `/api/v2/products/${product.uuid}/`)).status).toBe(204);
+    expect(await store.ofProduct(product.uuid)).toEqual([]);
+    expect(await dueThen()).toEqual([]);
+  });
+});
+
 describe('what an evaluation makes of waivers', () => {
   const evaluate = async (product: string) => {
     const answer = await call('alice', 'POST', `/api/v2/products/${product}/evaluate_policy_rules/?wait=true`);
