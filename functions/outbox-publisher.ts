@@ -1,7 +1,8 @@
 /**
- * The outbox: the table's stream → the event bus. Two kinds of records reach it (filter criteria):
- * events an evaluation committed (OutboxEvent items), and requests and comments written by the API,
- * which become request.added, request.updated and request_comment.added. Every event keeps its id
+ * The outbox: the table's stream → the event bus. Three kinds of records reach it (filter criteria):
+ * events an evaluation committed (OutboxEvent items); requests and comments written by the API,
+ * which become request.added, request.updated and request_comment.added; and policy waivers, which
+ * become policy.waiver_created, policy.waiver_revoked and (marked by the expiry job) policy.waiver_expired. Every event keeps its id
  * on every retry (an outbox item's own, or one derived from the stream record), so consumers
  * deduplicate on it. The first record that fails stops the batch: it and the records after it are
  * reported (partial batch failure), and Lambda retries from it, so events keep the stream's order.
@@ -14,6 +15,8 @@ import { eventBaseUrl } from '../shared/config.ts';
 import { eventPublisher, lambdaHandler, requestStore, type Dependencies } from '../shared/runtime.ts';
 import { commentView, requestSummary } from '../shared/services/requests.ts';
 import { RequestStore } from '../shared/store/request-store.ts';
+import { PolicyWaiverStore } from '../shared/store/policy-waiver-store.ts';
+import { waiverCreated, waiverExpired, waiverRevoked } from '../shared/events/waiver-events.ts';
 import { imageItem, type StreamImage } from '../shared/store/dynamo.ts';
 import { processStreamBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/observability/logger.ts';
@@ -57,6 +60,14 @@ async function eventOf(record: DynamoDBRecord, requests: RequestStore, baseUrl: 
       request: requestSummary(found, { count, latest: added.comment }, baseUrl),
       comment: commentView(added.comment),
     });
+  }
+  const waiver = PolicyWaiverStore.fromImage(image);
+  if (waiver) {
+    const before = PolicyWaiverStore.fromImage(record.dynamodb?.OldImage as StreamImage | undefined);
+    if (record.eventName === 'INSERT') return waiverCreated(id, waiver, baseUrl);
+    if (waiver.revokedDate !== null && !before?.revokedDate) return waiverRevoked(id, waiver, waiver.revokedBy ?? '', waiver.revokedDate, baseUrl);
+    if (waiver.expiredDate !== null && !before?.expiredDate) return waiverExpired(id, waiver, waiver.expiredDate, baseUrl);
+    return undefined;
   }
   const outbox = imageItem(image, 'OutboxEvent');
   return outbox && record.eventName === 'INSERT' ? (outbox.envelope as Envelope) : undefined;

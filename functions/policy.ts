@@ -1,12 +1,12 @@
-/** The policy API: /api/v2/policy_rules/ and a product's violations, status and evaluations. */
+/** The policy API: /api/v2/policy_rules/ and a product's violations, status, evaluations and waivers. */
 import { apiFunction } from '../shared/http/api-handler.ts';
-import { apiDependencies, lambdaHandler, policyService, type Dependencies } from '../shared/runtime.ts';
+import { apiDependencies, lambdaHandler, policyService, policyWaiverService, type Dependencies } from '../shared/runtime.ts';
 
-export const makeHandler = ({ api, policy }: Pick<Dependencies, 'api' | 'policy'>) => apiFunction(api, {
+export const makeHandler = ({ api, policy, waivers }: Pick<Dependencies, 'api' | 'policy' | 'waivers'>) => apiFunction(api, {
   list_policy_rules: async ({ caller }) => ({ statusCode: 200, body: await policy.rules(caller) }),
   update_policy_rules: async (r) => ({ statusCode: 200, body: await policy.saveRules(r.caller, () => r.body, false) }),
   partial_update_policy_rules: async (r) => ({ statusCode: 200, body: await policy.saveRules(r.caller, () => r.body, true) }),
-  list_product_policy_violations: async (r) => ({ statusCode: 200, body: await policy.violations(r.caller, r.pathParameters.uuid) }),
+  list_product_policy_violations: async (r) => ({ statusCode: 200, body: await policy.violations(r.caller, r.pathParameters.uuid, r.baseUrl) }),
   list_policy_violation_packages: async (r) => ({
     statusCode: 200,
     body: await policy.violationPackages(r.caller, r.pathParameters.uuid, r.pathParameters.rule_type, r.query, r.url, r.baseUrl),
@@ -14,6 +14,13 @@ export const makeHandler = ({ api, policy }: Pick<Dependencies, 'api' | 'policy'
   product_policy_status: async (r) => ({ statusCode: 200, body: await policy.status(r.caller, r.pathParameters.uuid) }),
   evaluate_product_policy_rules: async (r) => policy.evaluateProduct(r.caller, r.pathParameters.uuid, r.query.wait === 'true', r.baseUrl),
   evaluate_products_policy_rules: async (r) => ({ statusCode: 202, body: await policy.evaluateProducts(r.caller, () => r.body) }),
+  list_product_policy_waivers: async (r) => ({ statusCode: 200, body: await waivers.list(r.caller, r.pathParameters.uuid, r.query, r.url, r.baseUrl) }),
+  create_product_policy_waiver: async (r) => ({ statusCode: 201, body: await waivers.create(r.caller, r.pathParameters.uuid, () => r.body, r.baseUrl) }),
+  retrieve_product_policy_waiver: async (r) => ({
+    statusCode: 200,
+    body: await waivers.retrieve(r.caller, r.pathParameters.uuid, r.pathParameters.waiver_uuid, r.baseUrl),
+  }),
+  destroy_product_policy_waiver: async (r) => (await waivers.revoke(r.caller, r.pathParameters.uuid, r.pathParameters.waiver_uuid), { statusCode: 204 }),
 });
 
-export const handler = lambdaHandler((c) => makeHandler({ api: apiDependencies(c), policy: policyService(c) }));
+export const handler = lambdaHandler((c) => makeHandler({ api: apiDependencies(c), policy: policyService(c), waivers: policyWaiverService(c) }));

@@ -23,7 +23,9 @@ import {
   EVENT_RULES,
   EVENT_SOURCES,
   QUEUES,
+  SCHEDULES,
   type EventRuleDefinition,
+  type ScheduleDefinition,
   type EventSourceDefinition,
   type QueueName,
 } from '../shared/resources.ts';
@@ -177,6 +179,7 @@ export class ComplianceStack extends Stack {
     for (const source of props.eventSources ?? EVENT_SOURCES) this.addEventSource(source);
     this.migrateOnDeploy();
     for (const rule of EVENT_RULES) this.addEventRule(rule);
+    for (const schedule of SCHEDULES) this.addSchedule(schedule);
     for (const destination of props.webhookDestinations ?? []) this.addWebhookDestination(destination);
     this.httpApi = new ServiceHttpApi(this, 'HttpApi', {
       functions: mapValues(this.functions, (fn) => fn.function),
@@ -238,6 +241,21 @@ export class ComplianceStack extends Stack {
       description: definition.description,
       eventPattern: { ...(rest as events.EventPattern), ...(detailType ? { detailType: detailType as string[] } : {}) },
       targets: [new eventTargets.SqsQueue(queue, { deadLetterQueue, retryAttempts: 185, maxEventAge: Duration.hours(24) })],
+    });
+  }
+
+  /**
+   * A scheduled rule (on the account's default bus) that invokes a function every `everyMinutes`: the
+   * local stack's scheduler runs the same handler on the same schedule.
+   */
+  private addSchedule(definition: ScheduleDefinition): events.Rule {
+    if (!Object.hasOwn(FUNCTIONS, definition.function)) throw new Error(`Schedule for unknown function '${definition.function}': it is not in FUNCTIONS`);
+    const fn = this.functions[definition.function as FunctionName].function;
+    return new events.Rule(this, `${pascalCase(definition.name)}Schedule`, {
+      description: definition.description,
+      schedule: events.Schedule.rate(Duration.minutes(definition.everyMinutes)),
+      // A run missed is made up by the next one (it reads every waiver due): no retries piling up.
+      targets: [new eventTargets.LambdaFunction(fn, { retryAttempts: 0, maxEventAge: Duration.minutes(definition.everyMinutes) })],
     });
   }
 
@@ -351,6 +369,16 @@ export class ComplianceStack extends Stack {
       });
       if (definition.table !== 'none') {
         fn.bindTable(this.table, definition.table, TABLE.globalSecondaryIndexes.map((gsi) => gsi.indexName));
+      }
+      if ((definition as FunctionDefinition).updatesWaivers) {
+        // UpdateItem on products' partitions only (the waivers' items live there), nothing else of the table.
+        fn.role.addToPrincipalPolicy(
+          new iam.PolicyStatement({
+            actions: ['dynamodb:UpdateItem'],
+            resources: [this.table.tableArn],
+            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PRODUCT#*'] } },
+          }),
+        );
       }
       for (const queueName of definition.sendsTo as readonly QueueName[]) {
         fn.bindQueue(this.queues[queueName].queue, QUEUES[queueName].urlEnvVar);

@@ -53,6 +53,11 @@ const ConfigSchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((value) => value === 'true'),
+  /**
+   * The local stack only: how often its scheduler runs the waiver expiry job (shared/resources.ts
+   * SCHEDULES). On AWS an EventBridge rule runs it every minute, whatever this says.
+   */
+  WAIVER_EXPIRY_INTERVAL_SECONDS: z.coerce.number().min(0.1).max(3_600).default(60),
   WEBHOOK_DELIVERIES_QUEUE_URL: z.string().optional(),
   /** The retry schedule of webhook deliveries (defaults: about 24 hours, as on AWS). */
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().positive().default(60),

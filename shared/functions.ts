@@ -27,6 +27,11 @@ export interface FunctionDefinition {
   readonly readsSboms?: true;
   /** Writes the audit trail's records and exports them to the audit bucket (s3:PutObject): sets AUDIT_EXPORT_BUCKET and AUDIT_RETENTION_DAYS. */
   readonly auditExport?: true;
+  /**
+   * UpdateItem on the items of products' partitions (PRODUCT#*), beside `table: 'read'`: the waiver
+   * expiry job marks waivers expired and may write nothing else.
+   */
+  readonly updatesWaivers?: true;
 }
 
 export const FUNCTIONS = {
@@ -234,6 +239,17 @@ export const FUNCTIONS = {
     table: 'read',
     sendsTo: [],
     publishesEvents: false,
+  },
+  'waiver-expiry': {
+    entry: 'functions/waiver-expiry.ts',
+    description: 'Every minute: marks the policy waivers whose expiry has passed as expired (the stream re-evaluates their products)',
+    memoryMb: 256,
+    timeoutSeconds: 60,
+    // Read: the expiry index; write: UpdateItem on waiver items only (lib/compliance-stack.ts narrows it).
+    table: 'read',
+    sendsTo: [],
+    publishesEvents: false,
+    updatesWaivers: true,
   },
   'not-found': {
     entry: 'functions/not-found.ts',

@@ -71,7 +71,14 @@
  *                                                              the packages behind a violation as one evaluation found them
  *                                                              (its list id: state version and a random part), in chunks of at most 32 KB
  *                                                              (the drill-down's pages); after every other item of the
- *                                                              partition ('P' > '#'), so partition reads can stop before them
+ *                                                              partition but the waivers ('P' > '#'), so partition reads can
+ *                                                              stop before them
+ *   Policy waiver PK=PRODUCT#<uuid>       SK=WAIVER#<uuid>      a product's waivers (listed with it, read by its evaluation:
+ *                                                              one Query of the prefix); get / revoke one by product and uuid
+ *                GSI10PK=WAIVEREXPIRY     GSI10SK=<expires_at, UTC>␁<product uuid>␁<uuid>
+ *                                                              the waivers whose expiry has passed and that are not yet marked
+ *                                                              expired (sparse: removed when marked expired or revoked), oldest
+ *                                                              first: the expiry job's one Query a minute
  *   Outbox event PK=OUTBOX#<event id>     SK=EVENT              an event to publish: the stream carries it to the bus
  *   Webhook      PK=WEBHOOK#<uuid>        SK=WEBHOOK            a subscription
  *                GSI1PK=DS#<ds>#WEBHOOKS  GSI1SK=<created>␁<uuid>   list a dataspace's subscriptions
@@ -285,6 +292,15 @@ export const keys = {
   }),
   /** The sort keys of a product's partition below this one are everything but its violation package lists. */
   violationPackagesStart: 'VIOLATIONPKG#',
+  waiver: (productUuid: string, uuid: string): Key => ({ PK: `PRODUCT#${productUuid}`, SK: `WAIVER#${uuid}` }),
+  waiversOfProduct: (productUuid: string) => ({ PK: `PRODUCT#${productUuid}`, skPrefix: 'WAIVER#' }),
+  /** A waiver's entry in the expiry index while it is neither expired (marked) nor revoked; `expiresDate` in UTC, so entries sort by time. */
+  waiverExpiry: (expiresDate: string, productUuid: string, uuid: string) => ({
+    GSI10PK: 'WAIVEREXPIRY',
+    GSI10SK: `${expiresDate}\u0001${productUuid}\u0001${uuid}`,
+  }),
+  /** The entries of waivers expiring at or before `until` (UTC, as the entries hold it): below the bound. */
+  waiversExpiringBy: (until: string) => ({ index: 'GSI10' as const, indexPK: 'WAIVEREXPIRY', below: `${until}\u0002` }),
   outboxEvent: (eventId: string): Key => ({ PK: `OUTBOX#${eventId}`, SK: 'EVENT' }),
 
   webhook: (uuid: string): Key => ({ PK: `WEBHOOK#${uuid}`, SK: 'WEBHOOK' }),
@@ -353,6 +369,7 @@ export type EntityType =
   | 'Violation'
   | 'ViolationPackages'
   | 'PolicyState'
+  | 'PolicyWaiver'
   | 'OutboxEvent'
   | 'Webhook'
   | 'WebhookDelivery'
@@ -370,7 +387,7 @@ export type EntityType =
  * writes its deletion marker first, since a REMOVE's old image cannot say who deleted it.
  */
 const AUDITED_KEYS: readonly (readonly [pk: RegExp, sk: RegExp])[] = [
-  [/^PRODUCT#[^#]+$/, /^(PRODUCT|GRANT#.*|PACKAGE#.*|ANALYSIS#.*)$/],
+  [/^PRODUCT#[^#]+$/, /^(PRODUCT|GRANT#.*|PACKAGE#.*|ANALYSIS#.*|WAIVER#.*)$/],
   [/^REQUEST#[^#]+$/, /^(REQUEST|COMMENT#.*)$/],
   [/^(USAGEPOLICY|LICENSE|PACKAGE|VULNERABILITY)#[^#]+$/, /^(USAGEPOLICY|LICENSE|PACKAGE|VULNERABILITY)$/],
   [/^DS#[^#]+$/, /^POLICYCONFIG$/],

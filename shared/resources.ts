@@ -191,7 +191,7 @@ export const EVENT_SOURCES: readonly EventSourceDefinition[] = [
     bisectBatchOnError: true,
     filterPatterns: withoutLimiterItems([
       { eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['OutboxEvent', 'RequestComment'] } } } },
-      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['Request'] } } } },
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['Request', 'PolicyWaiver'] } } } },
     ]),
   },
   { kind: 'queue', queue: 'evaluation', function: 'evaluator', batchSize: 10, maxBatchingWindowSeconds: 1 },
@@ -241,5 +241,29 @@ export const EVENT_RULES: readonly EventRuleDefinition[] = [
     description: "The service's events, to deliver to webhook subscriptions",
     pattern: { source: [EVENT_BUS.source] },
     queue: 'webhookEvents',
+  },
+];
+
+/**
+ * A function run on a fixed schedule: an EventBridge scheduled rule (`rate(N minutes)`) on AWS; on the
+ * local stack its scheduler runs the handler every `everyMinutes` (or the interval its setting gives, so
+ * tests need not wait a minute).
+ */
+export interface ScheduleDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly function: string;
+  readonly everyMinutes: number;
+  /** The setting (shared/config.ts) that sets the local scheduler's interval, in seconds. */
+  readonly localIntervalSetting: 'WAIVER_EXPIRY_INTERVAL_SECONDS';
+}
+
+export const SCHEDULES: readonly ScheduleDefinition[] = [
+  {
+    name: 'waiver-expiry',
+    description: 'Marks expired policy waivers, so their products are re-evaluated about a minute after the expiry at most',
+    function: 'waiver-expiry',
+    everyMinutes: 1,
+    localIntervalSetting: 'WAIVER_EXPIRY_INTERVAL_SECONDS',
   },
 ];

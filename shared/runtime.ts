@@ -35,6 +35,8 @@ import { PolicyStore } from './store/policy-store.ts';
 import { EvaluationService } from './services/evaluation.ts';
 import { EvaluationFanOut } from './services/evaluation-fan-out.ts';
 import { PolicyService } from './services/policy.ts';
+import { PolicyWaiverStore } from './store/policy-waiver-store.ts';
+import { PolicyWaiverService } from './services/policy-waivers.ts';
 import { SqsEvaluationQueue, type EvaluationQueue } from './aws/evaluation-queue.ts';
 import { ChangeTargetResolver } from './store/change-targets.ts';
 import { WebhookStore } from './store/webhook-store.ts';
@@ -124,6 +126,10 @@ export function productPackageStore(c: Composition): ProductPackageStore {
 
 export function policyStore(c: Composition): PolicyStore {
   return c.once(policyStore, () => new PolicyStore(dynamoClient(c), c.config.TABLE_NAME));
+}
+
+export function policyWaiverStore(c: Composition): PolicyWaiverStore {
+  return c.once(policyWaiverStore, () => new PolicyWaiverStore(dynamoClient(c), c.config.TABLE_NAME));
 }
 
 /** The products a change record affects (the stream router's). */
@@ -246,6 +252,13 @@ export function policyService(c: Composition): PolicyService {
   );
 }
 
+export function policyWaiverService(c: Composition): PolicyWaiverService {
+  return c.once(
+    policyWaiverService,
+    () => new PolicyWaiverService({ waivers: policyWaiverStore(c), catalog: catalogStore(c), products: productService(c), now, newUuid: randomUUID }),
+  );
+}
+
 export function deliveryQueue(c: Composition): SqsDeliveryQueue {
   return c.once(deliveryQueue, () => new SqsDeliveryQueue(sqsClient(c), requiredSetting(c.config.WEBHOOK_DELIVERIES_QUEUE_URL, 'WEBHOOK_DELIVERIES_QUEUE_URL')));
 }
@@ -307,6 +320,8 @@ export interface Dependencies {
   readonly evaluationQueue: EvaluationQueue;
   readonly evaluationFanOut: EvaluationFanOut;
   readonly policy: PolicyService;
+  readonly waivers: PolicyWaiverService;
+  readonly waiverStore: PolicyWaiverStore;
   readonly deliveryQueue: SqsDeliveryQueue;
   readonly webhooks: WebhookService;
   readonly apiKeys: ApiKeyService;
@@ -329,6 +344,8 @@ export function dependencyFactories(c: Composition): { readonly [K in keyof Depe
     evaluationQueue: () => evaluationQueue(c),
     evaluationFanOut: () => evaluationFanOut(c),
     policy: () => policyService(c),
+    waivers: () => policyWaiverService(c),
+    waiverStore: () => policyWaiverStore(c),
     deliveryQueue: () => deliveryQueue(c),
     webhooks: () => webhookService(c),
     apiKeys: () => apiKeyService(c),

@@ -4,6 +4,7 @@
  * gateway, all feeding the same handler functions Lambda runs. `npm start` and the end-to-end tests
  * start it through startLocalStack(); stop() ends everything it started.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startFauxqs } from 'fauxqs';
@@ -15,6 +16,7 @@ import { startHttpGateway, type HttpGateway } from './http-gateway.ts';
 import { buildConsole } from './console-files.ts';
 import { startQueuePoller } from './queue-poller.ts';
 import { startStreamPoller } from './stream-poller.ts';
+import { startScheduler } from './scheduler.ts';
 import { InProcessEventBus } from './event-bus.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { localFunctions, type LocalFunctions } from './functions.ts';
@@ -23,7 +25,7 @@ import { freePort } from './ports.ts';
 import { readRunningStack, readStackFile, removeStackFile, writeStackFile } from './stack-file.ts';
 import { processRuns, readProcStat } from './process-guard.ts';
 import { createDocumentClient, createDynamoClient, createSqsClient } from '../../shared/aws/clients.ts';
-import { AUDIT_BUCKET, EVENT_BUS, EVENT_RULES, EVENT_SOURCES, QUEUES, UPLOAD_BUCKET, type QueueDefinition, type QueueName } from '../../shared/resources.ts';
+import { AUDIT_BUCKET, EVENT_BUS, EVENT_RULES, EVENT_SOURCES, QUEUES, SCHEDULES, UPLOAD_BUCKET, type QueueDefinition, type QueueName } from '../../shared/resources.ts';
 import { CreateBucketCommand, PutBucketLifecycleConfigurationCommand } from '@aws-sdk/client-s3';
 import { UPLOAD_PREFIX, createS3Client } from '../../shared/aws/sbom-uploads.ts';
 import { startUploadNotifier } from './upload-events.ts';
@@ -258,8 +260,31 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         pollers.push(poller);
       }
     }
-
-
+    // The scheduled rules: each function's handler on its interval (a minute, as on AWS, unless set
+    // shorter), with a Scheduled Event as EventBridge sends it. Stopped with the pollers' turn.
+    for (const schedule of SCHEDULES) {
+      const name = functionName(schedule.function);
+      const scheduler = startScheduler({
+        intervalMs: config[schedule.localIntervalSetting] * 1000,
+        run: async () =>
+          (await loadHandler(name))(
+            {
+              version: '0',
+              id: randomUUID(),
+              'detail-type': 'Scheduled Event',
+              source: 'aws.events',
+              account: '000000000000',
+              time: new Date().toISOString(),
+              region: options.region,
+              resources: [`arn:aws:events:${options.region}:000000000000:rule/${schedule.name}`],
+              detail: {},
+            },
+            lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000, { region: options.region }),
+          ),
+        onError: (error) => log(`[${name}] ${String(error)}`),
+      });
+      pollers.push(scheduler);
+    }
 
     // Every function's code is loaded before the stack says it is ready: on a loaded machine, loading it
     // on the first request could take longer than the function's timeout (the gateway's 503).

@@ -50,8 +50,8 @@ const str = (value: unknown): string => (value === undefined || value === null ?
 const uuidOf = (item: Item) => str(item.uuid);
 
 /**
- * The audited entities (the `entity` attribute of their items) and how each is recorded. Waivers, when
- * they exist, get their entry here (objectType `waiver`), and their entity joins the stream filter with it.
+ * The audited entities (the `entity` attribute of their items) and how each is recorded; the stream
+ * router's filter takes its entities from here (shared/resources.ts).
  */
 export const AUDITED_TYPES = {
   Product: { objectType: 'product', fields: { name: 'name', version: 'version' }, object: uuidOf, repr: (i) => `${str(i.name)} ${str(i.version)}`.trim() },
@@ -144,6 +144,21 @@ export const AUDITED_TYPES = {
     fields: { vulnerabilityId: 'vulnerability_id', state: 'state', justification: 'justification', responses: 'responses', detail: 'detail' },
     object: uuidOf,
     repr: (i) => `${str(i.vulnerabilityId)} in product package ${str(i.productPackageUuid)}`,
+  },
+  // A revoke and an expiry are updates (revoked_date, expired_date): the item stays a week for its events.
+  PolicyWaiver: {
+    objectType: 'policy_waiver',
+    fields: {
+      productUuid: 'product',
+      ruleType: 'rule_type',
+      packagePurl: 'package',
+      reason: 'reason',
+      expiresDate: 'expires_at',
+      revokedDate: 'revoked_date',
+      expiredDate: 'expired_date',
+    },
+    object: uuidOf,
+    repr: (i) => `${str(i.ruleType)} waiver${i.packagePurl ? ` of ${str(i.packagePurl)}` : ''} on product ${str(i.productUuid)}`,
   },
   PolicyConfig: { objectType: 'policy_rules', fields: { rules: 'rules' }, object: (i) => str(i.dataspace), repr: (i) => `policy rules of ${str(i.dataspace)}` },
   // Never `secret`, nor `failingSince` (the deliveries' bookkeeping).

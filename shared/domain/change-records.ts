@@ -20,6 +20,7 @@
  * | the policy deleted                                  |                                   |
  * | the dataspace's policy rule configuration saved     | every product of the dataspace    |
  * | an SBOM import that wrote something finished        | its product                       |
+ * | a policy waiver made, revoked, or marked expired    | its product                       |
  *
  * A vulnerability's own item maps to nothing: each package it affects carries the link and score,
  * and those package records map. A grant changes a product's revision only, which maps to nothing.
@@ -35,6 +36,7 @@
 
 import type { Analysis, License, Package, ProductPackage, UsagePolicy } from './catalog.ts';
 import type { PolicyConfig } from './policy-rules.ts';
+import type { WaiverRecord } from './policy-waivers.ts';
 import type { Product } from './product.ts';
 import type { SbomImport } from './sbom-import.ts';
 
@@ -90,11 +92,12 @@ export type ChangeRecord =
   | Change<'UsagePolicy', UsagePolicy>
   | Change<'PolicyConfig', DataspaceConfig>
   | Change<'SbomImport', ImportOutcome>
+  | Change<'PolicyWaiver', WaiverRecord>
   /** A change of an item no evaluation reads. */
   | { readonly entity: 'other'; readonly eventName: EventName };
 
 /** The entity types whose changes can affect an evaluation: the stream's filter criteria use these. */
-export const EVALUATED_ENTITIES = ['Product', 'ProductPackage', 'Analysis', 'Package', 'License', 'UsagePolicy', 'PolicyConfig', 'SbomImport'] as const satisfies readonly Exclude<ChangeRecord['entity'], 'other'>[];
+export const EVALUATED_ENTITIES = ['Product', 'ProductPackage', 'Analysis', 'Package', 'License', 'UsagePolicy', 'PolicyConfig', 'SbomImport', 'PolicyWaiver'] as const satisfies readonly Exclude<ChangeRecord['entity'], 'other'>[];
 
 /** The record after the change, or before it when it was removed. */
 function latest<T>(change: Change<string, T>): T {
@@ -154,5 +157,11 @@ export function changeTargets(change: ChangeRecord): ChangeTarget[] {
       return [{ kind: 'dataspace', dataspace }];
     case 'PolicyConfig':
       return change.eventName === 'MODIFY' && !changed(change, 'config') ? [] : [{ kind: 'dataspace', dataspace }];
+    case 'PolicyWaiver':
+      // Made, revoked, or marked expired (the expiry job): the product is judged again. A removal is its
+      // product's deletion, or the TTL of a waiver revoked a week ago: nothing to judge.
+      if (change.eventName === 'REMOVE') return [];
+      if (change.eventName === 'MODIFY' && !changed(change, 'revokedDate', 'expiredDate')) return [];
+      return [{ kind: 'product', dataspace, uuid: latest(change).productUuid }];
   }
 }

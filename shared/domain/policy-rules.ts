@@ -11,6 +11,7 @@ import { parseLicenseExpression, type LicenseExpression } from './license-expres
 import { REFERENCE_CATEGORIES } from './reference-license.ts';
 import { UNKNOWN_LICENSE_KEY } from './license-resolution.ts';
 import { DAY_MS, isoWithOffset } from './time.ts';
+import { expiredSince, isExpired, type WaiverFacts } from './policy-waivers.ts';
 
 export const RULE_TYPES = [
   'usage_policy_error',
@@ -292,11 +293,31 @@ export interface Offender {
 
 export interface RuleResult {
   readonly type: RuleType;
-  /** Distinct packages in violation. */
+  /** Distinct packages in violation, waived ones left out. */
   readonly count: number;
+  /** The packages in violation that no waiver holds back. */
   readonly offenders: readonly Offender[];
   /** count > threshold: a violation is recorded. */
   readonly triggered: boolean;
+  /** The packages in violation that waivers hold back (not counted). */
+  readonly waived?: readonly Offender[];
+  /** The uuids of the waivers holding back some of them (or, with no package, the whole rule). */
+  readonly waivers?: readonly string[];
+  /** The rule would trigger but for its waivers. */
+  readonly waivedOff?: boolean;
+  /**
+   * Waivers that expired since the last evaluation and would hold back a package counted now: why
+   * packages came back into the count (policy.violation_detected says so).
+   */
+  readonly expiredWaivers?: readonly string[];
+}
+
+/** What an evaluation knows besides the packages: the product's waivers, and when it was last evaluated. */
+export interface EvaluationInputs {
+  /** The product's waivers that are not revoked; those expired at `now` do not apply. */
+  readonly waivers?: readonly WaiverFacts[];
+  /** When the last evaluation of the product ran (null: never): waivers expired since make `expiredWaivers`. */
+  readonly lastEvaluatedAt?: string | null;
 }
 
 const numberParameter = (parameters: Readonly<Record<string, ParameterValue>>, name: string): number | undefined => {
@@ -416,8 +437,12 @@ function unknownVerdict(pkg: PackageFacts): Pick<Offender, 'reasons' | 'license'
   };
 }
 
-/** Runs every active rule over the product's packages. */
-export function evaluateRules(config: PolicyConfig, packages: readonly PackageFacts[], now: Date): RuleResult[] {
+/**
+ * Runs every active rule over the product's packages. A waiver that has not expired at `now` holds
+ * back its package from its rule's count, or (with no package) every package of its rule; a rule whose
+ * remaining count does not pass its threshold does not trigger.
+ */
+export function evaluateRules(config: PolicyConfig, packages: readonly PackageFacts[], now: Date, inputs: EvaluationInputs = {}): RuleResult[] {
   const results: RuleResult[] = [];
   // Each distinct expression is parsed once, and only when it must be judged part by part.
   const trees = new Map<string, LicenseExpression | undefined>();
@@ -442,9 +467,41 @@ export function evaluateRules(config: PolicyConfig, packages: readonly PackageFa
         if (why.length > 0) offenders.push({ uuid: pkg.uuid, purl: pkg.purl, reasons: [...new Set(why)].sort() });
       }
     }
-    results.push({ type, count: offenders.length, offenders, triggered: offenders.length > rule.threshold });
+    results.push(applyWaivers(type, offenders, rule.threshold, inputs, now));
   }
   return results;
+}
+
+/** A rule's result once its waivers are applied (without waivers: every offender counts). */
+function applyWaivers(type: RuleType, offenders: readonly Offender[], threshold: number, inputs: EvaluationInputs, now: Date): RuleResult {
+  const ofRule = (inputs.waivers ?? []).filter((waiver) => waiver.ruleType === type);
+  if (ofRule.length === 0) return { type, count: offenders.length, offenders, triggered: offenders.length > threshold };
+  const current = ofRule.filter((waiver) => !isExpired(waiver, now));
+  const wholeRule = current.filter((waiver) => waiver.packageUuid === null);
+  const byPackage = new Map<string, string[]>();
+  for (const waiver of current) if (waiver.packageUuid !== null) byPackage.set(waiver.packageUuid, [...(byPackage.get(waiver.packageUuid) ?? []), waiver.uuid]);
+  const counted = wholeRule.length > 0 ? [] : offenders.filter((offender) => !byPackage.has(offender.uuid));
+  const waived = wholeRule.length > 0 ? offenders : offenders.filter((offender) => byPackage.has(offender.uuid));
+  const applied = [
+    ...(waived.length > 0 ? wholeRule.map((waiver) => waiver.uuid) : []),
+    ...waived.flatMap((offender) => byPackage.get(offender.uuid) ?? []),
+  ];
+  const countedUuids = new Set(counted.map((offender) => offender.uuid));
+  const expired = ofRule
+    .filter((waiver) => expiredSince(waiver, inputs.lastEvaluatedAt ?? null, now))
+    .filter((waiver) => (waiver.packageUuid === null ? counted.length > 0 : countedUuids.has(waiver.packageUuid)))
+    .map((waiver) => waiver.uuid);
+  const triggered = counted.length > threshold;
+  return {
+    type,
+    count: counted.length,
+    offenders: counted,
+    triggered,
+    waived,
+    waivers: [...new Set(applied)].sort(),
+    waivedOff: !triggered && offenders.length > threshold,
+    expiredWaivers: expired.sort(),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -463,35 +520,43 @@ export interface Violation {
 export interface Reconciliation {
   /** The violation records to write (new, changed, resolved, re-activated). */
   readonly writes: readonly Violation[];
-  /** Violations active after this run that were not active before it. */
-  readonly detected: readonly { readonly violation: Violation; readonly reactivated: boolean }[];
+  /**
+   * Violations active after this run that were not active before it, and active ones whose count
+   * rose because waivers expired (`expiredWaivers`: those waivers, when any brought packages back).
+   */
+  readonly detected: readonly { readonly violation: Violation; readonly reactivated: boolean; readonly expiredWaivers?: readonly string[] }[];
   readonly resolved: readonly Violation[];
 }
 
 /**
  * The violation lifecycle: a triggered rule creates its violation (detected) or keeps it (active,
  * count updated) or re-activates it in place (the original detected date kept); an active violation
- * whose rule no longer triggers, or is off, is resolved.
+ * whose rule no longer triggers, or is off, is resolved. An active violation whose count rises because
+ * waivers expired is reported as detected again (not re-activated), with those waivers.
  */
 export function reconcile(existing: readonly Violation[], results: readonly RuleResult[], now: Date): Reconciliation {
   const at = isoWithOffset(now);
   const byType = new Map(existing.map((violation) => [violation.ruleType, violation]));
   const triggered = new Map(results.filter((result) => result.triggered).map((result) => [result.type, result]));
   const writes: Violation[] = [];
-  const detected: { violation: Violation; reactivated: boolean }[] = [];
+  const detected: { violation: Violation; reactivated: boolean; expiredWaivers?: readonly string[] }[] = [];
   const resolved: Violation[] = [];
   for (const [type, result] of triggered) {
     const before = byType.get(type);
+    const expired = result.expiredWaivers && result.expiredWaivers.length > 0 ? { expiredWaivers: result.expiredWaivers } : {};
     if (!before) {
       const violation: Violation = { ruleType: type, count: result.count, detectedDate: at, resolvedDate: null, lastEvaluatedAt: at };
       writes.push(violation);
-      detected.push({ violation, reactivated: false });
+      detected.push({ violation, reactivated: false, ...expired });
     } else if (before.resolvedDate !== null) {
       const violation: Violation = { ...before, count: result.count, resolvedDate: null, lastEvaluatedAt: at };
       writes.push(violation);
-      detected.push({ violation, reactivated: true });
+      detected.push({ violation, reactivated: true, ...expired });
     } else if (before.count !== result.count) {
-      writes.push({ ...before, count: result.count, lastEvaluatedAt: at });
+      const violation: Violation = { ...before, count: result.count, lastEvaluatedAt: at };
+      writes.push(violation);
+      // Packages a waiver held back are counted again now that it expired: the violation is back at full size.
+      if ('expiredWaivers' in expired && result.count > before.count) detected.push({ violation, reactivated: false, ...expired });
     }
   }
   for (const before of existing) {
@@ -502,6 +567,24 @@ export function reconcile(existing: readonly Violation[], results: readonly Rule
     }
   }
   return { writes, detected, resolved };
+}
+
+/** What waivers did to one rule in an evaluation: kept with the product's evaluation state (policy_status, policy_violations). */
+export interface WaivedRule {
+  readonly ruleType: RuleType;
+  /** Packages in violation that waivers held back. */
+  readonly waivedCount: number;
+  /** The waivers that held them back. */
+  readonly waivers: readonly string[];
+  /** The rule would have triggered but for them. */
+  readonly waivedOff: boolean;
+}
+
+/** The rules of an evaluation that waivers held packages back from. */
+export function waivedRules(results: readonly RuleResult[]): WaivedRule[] {
+  return results
+    .filter((result) => (result.waived?.length ?? 0) > 0)
+    .map((result) => ({ ruleType: result.type, waivedCount: result.waived!.length, waivers: result.waivers ?? [], waivedOff: result.waivedOff === true }));
 }
 
 /** Errors first, then warnings; by label within a severity. */

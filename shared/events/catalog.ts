@@ -12,10 +12,14 @@ import {
   RequestCommentAddedEvent,
   RequestUpdatedEvent,
 } from './request-events.ts';
+import { WAIVER_CREATED, WAIVER_EXPIRED, WAIVER_REVOKED, WaiverCreatedEvent, WaiverExpiredEvent, WaiverRevokedEvent } from './waiver-events.ts';
 
 export const EVENT_TYPES = {
   [VIOLATION_DETECTED]: ViolationDetectedEvent,
   [VIOLATION_RESOLVED]: ViolationResolvedEvent,
+  [WAIVER_CREATED]: WaiverCreatedEvent,
+  [WAIVER_REVOKED]: WaiverRevokedEvent,
+  [WAIVER_EXPIRED]: WaiverExpiredEvent,
   [REQUEST_ADDED]: RequestAddedEvent,
   [REQUEST_UPDATED]: RequestUpdatedEvent,
   [REQUEST_COMMENT_ADDED]: RequestCommentAddedEvent,

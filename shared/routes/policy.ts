@@ -8,6 +8,9 @@ import {
   PolicyRuleSchema,
   PolicyStatusSchema,
   PolicyViolationSchema,
+  PolicyWaiverCreateSchema,
+  PolicyWaiverListQuery,
+  PolicyWaiverSchema,
   ViolationPackageSchema,
 } from '../schemas/policy.ts';
 import { forbidden, invalid, notFound, unauthorized, type Route } from './route.ts';
@@ -15,6 +18,8 @@ import { forbidden, invalid, notFound, unauthorized, type Route } from './route.
 const rules = { description: 'Every rule type with its effective configuration', schema: z.array(PolicyRuleSchema) };
 const configErrors = { description: 'Errors by key path, e.g. vulnerability_stale.parameters.max_days', schema: FieldErrorsSchema };
 const queued = { description: '{"status": "evaluation queued"}', schema: z.object({ status: z.string(), products: z.int().optional() }) };
+const waiver = { description: 'The waiver', schema: PolicyWaiverSchema };
+const waiverNotFound = { description: 'No such product or waiver, or not visible to the caller', schema: DetailErrorSchema };
 
 export const POLICY_ROUTES = [
   {
@@ -94,6 +99,49 @@ export const POLICY_ROUTES = [
       403: forbidden,
       404: notFound('product'),
     },
+  },
+  {
+    method: 'GET',
+    path: '/api/v2/products/{uuid}/policy_waivers/',
+    function: 'policy',
+    operationId: 'list_product_policy_waivers',
+    summary: "The product's waivers, oldest first (needs view_product); filter is_expired",
+    auth: 'api-key',
+    query: PolicyWaiverListQuery,
+    responses: {
+      200: { description: 'A page of waivers', schema: paginated(PolicyWaiverSchema, 'PolicyWaiverPage') },
+      400: { description: 'Invalid filter: errors by parameter', schema: FieldErrorsSchema },
+      401: unauthorized,
+      404: { description: 'No such product, or an invalid page', schema: DetailErrorSchema },
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/products/{uuid}/policy_waivers/',
+    function: 'policy',
+    operationId: 'create_product_policy_waiver',
+    summary: "Waive a rule for one package of the product, or for the whole product, until expires_at (needs change_product); re-evaluates it",
+    auth: 'api-key',
+    body: PolicyWaiverCreateSchema,
+    responses: { 201: waiver, 400: invalid, 401: unauthorized, 403: forbidden, 404: notFound('product') },
+  },
+  {
+    method: 'GET',
+    path: '/api/v2/products/{uuid}/policy_waivers/{waiver_uuid}/',
+    function: 'policy',
+    operationId: 'retrieve_product_policy_waiver',
+    summary: 'One waiver of the product (needs view_product)',
+    auth: 'api-key',
+    responses: { 200: waiver, 401: unauthorized, 404: waiverNotFound },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v2/products/{uuid}/policy_waivers/{waiver_uuid}/',
+    function: 'policy',
+    operationId: 'destroy_product_policy_waiver',
+    summary: 'Revoke a waiver (needs change_product); re-evaluates the product',
+    auth: 'api-key',
+    responses: { 204: { description: 'Revoked' }, 401: unauthorized, 403: forbidden, 404: waiverNotFound },
   },
   {
     method: 'POST',

@@ -25,7 +25,7 @@ export const AuditRecordSchema = z
     date: z.iso.datetime({ offset: true }).describe('When the change was made (the table stream saw it), to the second'),
     dataspace: z.string(),
     action: z.enum(AUDIT_ACTIONS),
-    object_type: z.string().describe('product, product_permission, request, request_comment, usage_policy, license, package, vulnerability, product_package, vulnerability_analysis, policy_rules, webhook, api_key'),
+    object_type: z.string().describe('product, product_permission, request, request_comment, usage_policy, license, package, vulnerability, product_package, vulnerability_analysis, policy_rules, policy_waiver, webhook, api_key'),
     object: z.string().describe("The object's uuid (a permission: its product's; the rule configuration: the dataspace's name)"),
     object_repr: z.string(),
     user: z.string().nullable().describe('Who made the change; null for the service itself (an SBOM import from an upload, a webhook disabled after failures, a migration)'),

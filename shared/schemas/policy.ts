@@ -1,7 +1,9 @@
 /** zod schemas of the policy endpoints, for OpenAPI (the configuration itself is checked by the domain). */
 import * as z from 'zod';
 import { RULE_TYPES } from '../domain/policy-rules.ts';
+import { MAX_WAIVER_DAYS, MAX_WAIVER_REASON_LENGTH } from '../domain/policy-waivers.ts';
 import { expectedDictionary, jsonObject } from './json-input.ts';
+import { pageQuery, shown, writableObject } from './common.ts';
 
 /** The policy rules configuration, rule type → options. Validated by checkConfig, which names every bad key. */
 export const PolicyConfigSchema = z
@@ -34,8 +36,20 @@ export const PolicyViolationSchema = z
     rule_label: z.string(),
     rule_description: z.string(),
     rule_severity: z.enum(['error', 'warning']),
-    violation_count: z.int().positive(),
+    violation_count: z.int().positive().describe('Packages in violation, those waived left out'),
     detected_date: z.string(),
+    waived_count: z.int().nonnegative().describe('Packages in violation that waivers hold back (not in violation_count)'),
+    waivers: z
+      .array(
+        z.object({
+          uuid: z.uuid(),
+          api_url: z.url(),
+          package: z.string().nullable().describe('The purl of the package waived; null: the whole rule'),
+          reason: z.string(),
+          expires_at: z.iso.datetime({ offset: true }),
+        }),
+      )
+      .describe('The waivers that hold back some of its packages'),
   })
   .meta({ id: 'PolicyViolation' });
 
@@ -62,8 +76,10 @@ export const ViolationPackageSchema = z
 export const PolicyStatusSchema = z
   .object({
     status: z.enum(['fail', 'warn', 'pass']),
-    errors: z.int().nonnegative(),
-    warnings: z.int().nonnegative(),
+    errors: z.int().nonnegative().describe('Active violations of error rules'),
+    warnings: z.int().nonnegative().describe('Active violations of warning rules'),
+    waived_errors: z.int().nonnegative().describe('Error rules that would be in violation but for their waivers (not in errors)'),
+    waived_warnings: z.int().nonnegative().describe('Warning rules that would be in violation but for their waivers (not in warnings)'),
     evaluated_at: z.string().nullable(),
   })
   .meta({ id: 'PolicyStatus' });
@@ -74,3 +90,62 @@ export const BulkEvaluationSchema = z
   .meta({ id: 'BulkEvaluation' });
 
 export const EvaluateQuery = z.object({ wait: z.string().optional().describe('true: evaluate now and answer the violations') });
+
+// ---- waivers ------------------------------------------------------------------------------------
+
+const noControl = (value: string) => !/\p{Cc}/u.test(value.replace(/[\n\r\t]/g, ''));
+
+/** Fields of the waiver representation a client may send back, ignored. */
+const WAIVER_READ_ONLY = ['uuid', 'api_url', 'product', 'rule_label', 'package_uuid', 'is_expired', 'created_by', 'created_date'] as const;
+
+export const PolicyWaiverCreateSchema = writableObject(
+  {
+    rule_type: z
+      .enum(RULE_TYPES, {
+        error: (issue) => (issue.input === undefined ? 'This field is required.' : `"${shown(issue.input)}" is not a valid choice.`),
+      })
+      .describe('The rule waived'),
+    package: z
+      .string()
+      .trim()
+      .max(2048, 'Ensure this field has no more than 2048 characters.')
+      .nullable()
+      .default(null)
+      .describe("The package waived (its purl, uuid or API URL), which the product must hold. Absent or null: the rule is waived for the whole product"),
+    reason: z
+      .string()
+      .trim()
+      .max(MAX_WAIVER_REASON_LENGTH, `Ensure this field has no more than ${MAX_WAIVER_REASON_LENGTH} characters.`)
+      .refine((value) => value.length > 0, 'This field may not be blank.')
+      .refine(noControl, 'Control characters are not allowed.')
+      .describe('Why the violation is accepted'),
+    expires_at: z.iso
+      .datetime({ offset: true, error: (issue) => (issue.input === undefined ? 'This field is required.' : 'Enter a valid ISO 8601 date/time with a time zone.') })
+      .describe(`When the waiver stops applying: in the future, at most ${MAX_WAIVER_DAYS} days ahead`),
+  },
+  WAIVER_READ_ONLY,
+).meta({ id: 'PolicyWaiverCreate' });
+
+export const PolicyWaiverSchema = z
+  .object({
+    uuid: z.uuid(),
+    api_url: z.url(),
+    product: z.url(),
+    rule_type: z.enum(RULE_TYPES),
+    rule_label: z.string(),
+    package: z.string().nullable().describe('The purl of the package waived; null: the whole rule, for the product'),
+    package_uuid: z.uuid().nullable(),
+    reason: z.string(),
+    expires_at: z.iso.datetime({ offset: true }),
+    is_expired: z.boolean().describe('expires_at has passed: the waiver no longer applies'),
+    created_by: z.string(),
+    created_date: z.iso.datetime({ offset: true }),
+  })
+  .meta({ id: 'PolicyWaiver' });
+
+export const PolicyWaiverListQuery = pageQuery({
+  is_expired: z
+    .enum(['true', 'false'], { error: (issue) => `"${shown(issue.input)}" is not a valid boolean: use true or false.` })
+    .optional()
+    .describe('true: only expired waivers; false: only those that still apply'),
+});

@@ -55,6 +55,8 @@ export class AuditTrailWriter {
     const after = record.dynamodb?.NewImage ? itemOfImage(record.dynamodb.NewImage as StreamImage) : undefined;
     const current = after ?? before;
     if (!current || !isAuditedEntity(current.entity)) return undefined;
+    // DynamoDB's own deletion of an expired item (TTL: a revoked waiver a week on) is no one's change.
+    if (record.userIdentity?.type === 'Service' && record.userIdentity.principalId === 'dynamodb.amazonaws.com') return undefined;
     // A delete leaves no new image to name its actor: the API wrote a deletion marker with it.
     const actor = after ? actorOf(after.actor) : await this.deps.store.deletionActor({ PK: String(current.PK), SK: String(current.SK) });
     // A comment's item does not name its dataspace: its request's does.

@@ -9,7 +9,8 @@ import type { ComplianceAlert, Package } from '../domain/catalog.ts';
 import { licenseCategory } from '../domain/license-index.ts';
 import type { ReferenceLibrary } from '../domain/reference-license.ts';
 import { scancodeLibrary } from '../reference/scancode-licensedb.ts';
-import { evaluateRules, reconcile, type PackageFacts, type PolicyConfig, type RuleResult, type RuleType, type Violation } from '../domain/policy-rules.ts';
+import { evaluateRules, reconcile, waivedRules, type WaivedRule, type PackageFacts, type PolicyConfig, type RuleResult, type RuleType, type Violation } from '../domain/policy-rules.ts';
+import type { PolicyWaiver } from '../domain/policy-waivers.ts';
 import { isTransactionConflict, retryOnConflict } from '../store/dynamo.ts';
 import type { CatalogStore } from '../store/catalog-store.ts';
 import { createHash } from 'node:crypto';
@@ -48,6 +49,9 @@ export type EvaluationOutcome =
       readonly evaluatedAt: string;
       /** The product's packages: what the evaluation cost (the evaluator sizes its batches by them). */
       readonly packages: number;
+      /** What waivers held back, by rule, and the product's waivers (the violations answer shows those applied). */
+      readonly waived: readonly WaivedRule[];
+      readonly waivers: readonly PolicyWaiver[];
     }
   | { readonly outcome: 'skipped'; readonly reason: 'gone' | 'up to date' };
 
@@ -112,6 +116,7 @@ export class EvaluationService {
     const { config } = await this.deps.policy.getConfig(data.product.dataspace);
     const results = await this.results(data, config, started, consistent);
     const reconciled = reconcile(data.violations, results, started);
+    const waived = waivedRules(results);
     const { detected, resolved } = reconciled;
     // The packages behind each active violation, stored for the drill-down; a list that did not change is kept.
     const listId = `${data.state.version + 1}.${this.deps.newUuid().slice(0, 8)}`;
@@ -148,7 +153,7 @@ export class EvaluationService {
             evaluatedAt,
             product,
             data.product.dataspace,
-            detected.map(({ violation, reactivated }) => ({ ruleType: violation.ruleType, count: violation.count, reactivated })),
+            detected.map(({ violation, reactivated, expiredWaivers }) => ({ ruleType: violation.ruleType, count: violation.count, reactivated, expiredWaivers })),
           ),
           correlationId,
         ),
@@ -160,7 +165,7 @@ export class EvaluationService {
     const byRule = new Map(results.map((result) => [result.type, result.offenders]));
     for (const type of written) await this.deps.policy.writeViolationPackages(data.product, type, listId, byRule.get(type)!);
     try {
-      await this.deps.policy.commitEvaluation(data.product, data.state, evaluatedAt, coveredUntil, writes, events, started, lists);
+      await this.deps.policy.commitEvaluation(data.product, data.state, evaluatedAt, coveredUntil, writes, events, started, lists, waived);
     } catch (error) {
       // Lists no violation names (the commit lost a race, or failed): remove them, as far as possible.
       await this.removeLists(data.product.uuid, written.map((type) => [type, listId]));
@@ -173,7 +178,7 @@ export class EvaluationService {
     );
     const byType = new Map(data.violations.map((violation) => [violation.ruleType, violation]));
     for (const violation of writes) byType.set(violation.ruleType, violation);
-    return { outcome: 'evaluated', violations: [...byType.values()], events, evaluatedAt, packages: data.productPackages.length };
+    return { outcome: 'evaluated', violations: [...byType.values()], events, evaluatedAt, packages: data.productPackages.length, waived, waivers: data.waivers };
   }
 
   /** Best effort: a list left behind costs storage, never a wrong answer (no violation names it). */
@@ -201,7 +206,8 @@ export class EvaluationService {
 
   private async results(data: EvaluationData, config: PolicyConfig, now: Date, consistent: boolean): Promise<RuleResult[]> {
     if (!Object.values(config).some((rule) => rule?.is_active)) return [];
-    return evaluateRules(config, await this.facts(data, consistent), now);
+    // Waivers judged at `now`; those expired since the last evaluation say why packages came back.
+    return evaluateRules(config, await this.facts(data, consistent), now, { waivers: data.waivers, lastEvaluatedAt: data.state.evaluatedAt });
   }
 
   /**

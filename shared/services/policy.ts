@@ -16,7 +16,10 @@ import {
   type PolicyConfig,
   type RuleType,
   type Violation,
+  type WaivedRule,
 } from '../domain/policy-rules.ts';
+import type { PolicyWaiver } from '../domain/policy-waivers.ts';
+import { waiverUrl } from '../events/waiver-events.ts';
 import { isUuid } from '../domain/identifiers.ts';
 import { retryOnConflict } from '../store/dynamo.ts';
 import type { PolicyStore } from '../store/policy-store.ts';
@@ -37,8 +40,14 @@ export interface PolicyServiceDeps {
 
 class ConfigRaceError extends Error {}
 
-export function violationView(violation: Violation) {
+/**
+ * A violation as the API answers it, with the waivers that held back some of its packages in the
+ * evaluation that recorded it (`waived`, kept with the evaluation state; `waivers`, the product's).
+ */
+export function violationView(violation: Violation, waived: readonly WaivedRule[] = [], waivers: readonly PolicyWaiver[] = [], baseUrl = '') {
   const rule = RULES[violation.ruleType];
+  const ofRule = waived.find((entry) => entry.ruleType === violation.ruleType);
+  const byUuid = new Map(waivers.map((waiver) => [waiver.uuid, waiver]));
   return {
     rule_type: violation.ruleType,
     rule_label: rule.label,
@@ -46,6 +55,14 @@ export function violationView(violation: Violation) {
     rule_severity: rule.severity,
     violation_count: violation.count,
     detected_date: violation.detectedDate,
+    waived_count: ofRule?.waivedCount ?? 0,
+    // A waiver revoked since that evaluation is left out; the evaluation its revocation queued follows within seconds.
+    waivers: (ofRule?.waivers ?? []).flatMap((uuid) => {
+      const waiver = byUuid.get(uuid);
+      return waiver
+        ? [{ uuid, api_url: waiverUrl(baseUrl, waiver.productUuid, uuid), package: waiver.packagePurl, reason: waiver.reason, expires_at: waiver.expiresDate }]
+        : [];
+    }),
   };
 }
 
@@ -98,21 +115,32 @@ export class PolicyService {
     return this.rulesView(saved);
   }
 
-  private async activeViolations(caller: Caller, productUuid: string) {
+  private async activeViolations(caller: Caller, productUuid: string, waivers = false) {
     const product = await this.deps.products.authorize(caller, productUuid, 'view');
-    const data = await this.deps.policy.readViolations(product.uuid);
+    const data = await this.deps.policy.readViolations(product.uuid, { waivers });
     return { data, active: data.violations.filter((violation) => violation.resolvedDate === null).sort(compareViolations) };
   }
 
-  async violations(caller: Caller, productUuid: string) {
-    return (await this.activeViolations(caller, productUuid)).active.map(violationView);
+  async violations(caller: Caller, productUuid: string, baseUrl: string) {
+    const { data, active } = await this.activeViolations(caller, productUuid, true);
+    return active.map((violation) => violationView(violation, data.state.waived, data.waivers, baseUrl));
   }
 
+  /** The gate: errors and warnings count active violations; the rules waivers alone keep from them are counted apart. */
   async status(caller: Caller, productUuid: string): Promise<z.output<typeof PolicyStatusSchema>> {
     const { data, active } = await this.activeViolations(caller, productUuid);
     const errors = active.filter((v) => RULES[v.ruleType].severity === 'error').length;
     const warnings = active.length - errors;
-    return { status: errors > 0 ? 'fail' : warnings > 0 ? 'warn' : 'pass', errors, warnings, evaluated_at: data.state.evaluatedAt };
+    const waivedOff = data.state.waived.filter((entry) => entry.waivedOff);
+    const waivedErrors = waivedOff.filter((entry) => RULES[entry.ruleType].severity === 'error').length;
+    return {
+      status: errors > 0 ? 'fail' : warnings > 0 ? 'warn' : 'pass',
+      errors,
+      warnings,
+      waived_errors: waivedErrors,
+      waived_warnings: waivedOff.length - waivedErrors,
+      evaluated_at: data.state.evaluatedAt,
+    };
   }
 
   /**
@@ -164,7 +192,10 @@ export class PolicyService {
     if (outcome.outcome === 'skipped') throw new NotFoundError();
     return {
       statusCode: 200 as const,
-      body: outcome.violations.filter((v) => v.resolvedDate === null).sort(compareViolations).map(violationView),
+      body: outcome.violations
+        .filter((v) => v.resolvedDate === null)
+        .sort(compareViolations)
+        .map((violation) => violationView(violation, outcome.waived, outcome.waivers, baseUrl)),
     };
   }
 

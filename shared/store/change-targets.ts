@@ -13,6 +13,7 @@ import { ProductPackageStore } from './product-package-store.ts';
 import { CatalogStore } from './catalog-store.ts';
 import { PolicyStore } from './policy-store.ts';
 import { SbomImportStore } from './sbom-import-store.ts';
+import { PolicyWaiverStore } from './policy-waiver-store.ts';
 
 /** A stream record of the table as the domain reads it. */
 export function changeRecordOf(record: DynamoDBRecord): ChangeRecord {
@@ -36,7 +37,8 @@ export function changeRecordOf(record: DynamoDBRecord): ChangeRecord {
     as('License', (image) => CatalogStore.fromImage('licenses', image)) ??
     as('UsagePolicy', (image) => CatalogStore.fromImage('usagePolicies', image)) ??
     as('PolicyConfig', PolicyStore.configFromImage) ??
-    as('SbomImport', SbomImportStore.fromImage) ?? { entity: 'other', eventName }
+    as('SbomImport', SbomImportStore.fromImage) ??
+    as('PolicyWaiver', PolicyWaiverStore.fromImage) ?? { entity: 'other', eventName }
   );
 }
 

@@ -7,13 +7,15 @@ import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryComman
 import { keys } from '../keys.ts';
 import type { Analysis, ProductPackage } from '../domain/catalog.ts';
 import type { Product } from '../domain/product.ts';
-import type { Offender, PolicyConfig, RuleType, Violation } from '../domain/policy-rules.ts';
+import type { Offender, PolicyConfig, RuleType, Violation, WaivedRule } from '../domain/policy-rules.ts';
+import type { PolicyWaiver } from '../domain/policy-waivers.ts';
 import type { Envelope } from '../events/envelope.ts';
 import type { DataspaceConfig } from '../domain/change-records.ts';
 import { cancelledBecause, imageItem, isConditionFailure, partitionQueryInput, queryAll, transact, type Item, type LabelledItem, type StreamImage } from './dynamo.ts';
 import { TABLE } from '../table.ts';
 import { toProduct } from './product-store.ts';
 import { toAnalysis, toProductPackage } from './product-package-store.ts';
+import { toWaiver } from './policy-waiver-store.ts';
 
 /** How long a published outbox event stays in the table (the stream keeps records 24 hours). */
 const OUTBOX_TTL_SECONDS = 7 * 86_400;
@@ -36,6 +38,8 @@ export interface EvaluationState {
    * states written before it existed: evaluatedAt stands in.
    */
   readonly coveredUntil: string | null;
+  /** What waivers held back in the last evaluation, by rule (empty on states written before waivers). */
+  readonly waived: readonly WaivedRule[];
 }
 
 /** A product with everything its evaluation reads from its partition. */
@@ -77,6 +81,8 @@ export interface EvaluationData extends EvaluationHead {
   readonly violations: readonly Violation[];
   /** The stored package list of each violation that has one. */
   readonly packageLists: ReadonlyMap<RuleType, ViolationPackageList>;
+  /** The product's waivers that are not revoked (expired ones included: the rules judge them at their `now`). */
+  readonly waivers: readonly PolicyWaiver[];
 }
 
 const PACKAGE_PROJECTION = 'packageUuid, licenseExpression, licenseKeys, unknownLicenses';
@@ -129,20 +135,34 @@ export class PolicyStore {
     }
   }
 
-  /** The product's violations and evaluation state only (what the violations and status endpoints answer). */
-  async readViolations(productUuid: string): Promise<{ violations: Violation[]; state: EvaluationState; packageLists: ReadonlyMap<RuleType, ViolationPackageList> }> {
-    const [items, state] = await Promise.all([
+  /**
+   * The product's violations and evaluation state only (what the violations and status endpoints
+   * answer); with `waivers`, also its waivers that are not revoked (the violations answer shows those applied).
+   */
+  async readViolations(
+    productUuid: string,
+    { waivers = false }: { waivers?: boolean } = {},
+  ): Promise<{ violations: Violation[]; state: EvaluationState; packageLists: ReadonlyMap<RuleType, ViolationPackageList>; waivers: PolicyWaiver[] }> {
+    const [items, state, waiverItems] = await Promise.all([
       queryAll(this.doc, {
         ...partitionQueryInput(this.tableName, { PK: keys.productPartition(productUuid).PK, skPrefix: 'VIOLATION#' }),
         ConsistentRead: true,
       }),
       this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.policyState(productUuid), ConsistentRead: true })),
+      waivers ? this.readWaivers(productUuid, true) : Promise.resolve([]),
     ]);
     return {
       violations: items.map(toViolation),
       state: toState(state.Item),
       packageLists: packageListsOf(items),
+      waivers: waiverItems,
     };
+  }
+
+  /** The product's waivers that are not revoked (a few items after the rest of its partition). */
+  private async readWaivers(productUuid: string, consistent: boolean): Promise<PolicyWaiver[]> {
+    const items = await queryAll(this.doc, { ...partitionQueryInput(this.tableName, keys.waiversOfProduct(productUuid)), ConsistentRead: consistent });
+    return items.filter((item) => item.revokedDate === undefined).map(toWaiver);
   }
 
   /**
@@ -185,13 +205,16 @@ export class PolicyStore {
    */
   async readForEvaluation(head: EvaluationHead, { consistent }: { consistent: boolean }): Promise<EvaluationData> {
     const pk = keys.productPartition(head.product.uuid).PK;
-    const [packages, analyses, violations] = await Promise.all([
+    const [packages, analyses, violations, waivers] = await Promise.all([
       queryAll(this.doc, { ...partitionQueryInput(this.tableName, { PK: pk, skPrefix: 'PACKAGE#' }), ConsistentRead: consistent, ProjectionExpression: PACKAGE_PROJECTION }),
       queryAll(this.doc, (() => {
         const input = partitionQueryInput(this.tableName, { PK: pk, skPrefix: 'ANALYSIS#' });
         return { ...input, ConsistentRead: consistent, ProjectionExpression: ANALYSIS_PROJECTION, ExpressionAttributeNames: { ...input.ExpressionAttributeNames, '#state': 'state' } };
       })()),
       queryAll(this.doc, { ...partitionQueryInput(this.tableName, { PK: pk, skPrefix: 'VIOLATION#' }), ConsistentRead: true }),
+      // As the packages: a change an eventually consistent read may miss is newer than what the evaluation
+      // records as covered, so that change's own request is evaluated again (shared/services/evaluation.ts).
+      this.readWaivers(head.product.uuid, consistent),
     ]);
     return {
       ...head,
@@ -208,6 +231,7 @@ export class PolicyStore {
       })),
       violations: violations.map(toViolation),
       packageLists: packageListsOf(violations),
+      waivers,
     };
   }
 
@@ -322,6 +346,7 @@ export class PolicyStore {
     events: readonly Envelope[],
     now: Date,
     packageLists: ReadonlyMap<RuleType, ViolationPackageList> = new Map(),
+    waived: readonly WaivedRule[] = [],
   ): Promise<void> {
     const items: LabelledItem[] = [
       {
@@ -329,7 +354,7 @@ export class PolicyStore {
         item: {
           Put: {
             TableName: this.tableName,
-            Item: { ...keys.policyState(product.uuid), entity: 'PolicyState', dataspace: product.dataspace, productUuid: product.uuid, version: before.version + 1, evaluatedAt, coveredUntil },
+            Item: { ...keys.policyState(product.uuid), entity: 'PolicyState', dataspace: product.dataspace, productUuid: product.uuid, version: before.version + 1, evaluatedAt, coveredUntil, waived },
             ConditionExpression: before.version === 0 ? 'attribute_not_exists(PK)' : '#version = :version',
             ...(before.version === 0 ? {} : { ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': before.version } }),
           },
@@ -400,6 +425,7 @@ function toState(item: Item | undefined): EvaluationState {
     version: Number(item?.version ?? 0),
     evaluatedAt: (item?.evaluatedAt as string | undefined) ?? null,
     coveredUntil: (item?.coveredUntil as string | undefined) ?? null,
+    waived: (item?.waived as WaivedRule[] | undefined) ?? [],
   };
 }
 

@@ -233,15 +233,18 @@ describe('the functions', () => {
       if (readsStream) expect([...actions]).toEqual(expect.arrayContaining(STREAM_ACTIONS));
       if (definition.table === 'none') expect(dynamo).toEqual([]);
       else expect(dynamo).toEqual(expect.arrayContaining(READ_ACTIONS));
-      // A read-only API function may update its callers' rate-limit and failed-authentication items and API keys (last use), and nothing else.
+      // A read-only API function may update its callers' rate-limit and failed-authentication items and API keys (last use), and nothing else;
+      // the waiver expiry job (updatesWaivers) the items of products' partitions.
       const statements = roleStatements(synth, synth.stack.functions[name]);
       const unconditional = actionsOf(statements.filter((statement) => !statement.Condition));
       const writes = WRITE_ACTIONS.filter((action) => unconditional.has(action));
       expect(writes).toEqual(definition.table === 'read-write' ? WRITE_ACTIONS : []);
+      const allowedUpdates = [
+        { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*', 'AUTHFAIL#*', 'APIKEY#*'] } },
+        ...('updatesWaivers' in definition ? [{ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PRODUCT#*'] } }] : []),
+      ];
       for (const statement of statements.filter((st) => st.Condition)) {
-        if (actionsOf([statement]).has('dynamodb:UpdateItem')) {
-          expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*', 'AUTHFAIL#*', 'APIKEY#*'] } });
-        }
+        if (actionsOf([statement]).has('dynamodb:UpdateItem')) expect(allowedUpdates).toContainEqual(statement.Condition);
       }
       expect(dynamo.some((action) => action.includes('*'))).toBe(false);
       expect('TABLE_NAME' in environment()).toBe(definition.table !== 'none');
@@ -376,13 +379,13 @@ describe('the evaluation pipeline', () => {
     expect(patterns).toContainEqual({ dynamodb: { OldImage: { entity: { S: expect.arrayContaining(['Webhook', 'ApiKey', 'Request', 'RequestComment', 'ProductGrant']) } }, ...notLimiters } });
   });
 
-  it('feeds only outbox events and request writes to the publisher, which may put events on the bus', () => {
+  it('feeds only outbox events, request writes and waiver writes to the publisher, which may put events on the bus', () => {
     const publisher = mappings().find((m) => functionOf(m) === idOf('outbox-publisher'))!;
     const patterns = (publisher.Properties.FilterCriteria.Filters as { Pattern: string }[]).map((f) => JSON.parse(f.Pattern));
     const notLimiters = { Keys: { SK: { S: [{ 'anything-but': ['RATE', 'AUTHFAIL'] }] } } };
     expect(patterns).toEqual([
       { eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['OutboxEvent', 'RequestComment'] } }, ...notLimiters } },
-      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['Request'] } }, ...notLimiters } },
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['Request', 'PolicyWaiver'] } }, ...notLimiters } },
     ]);
     const actions = actionsOf(roleStatements(synth, synth.stack.functions['outbox-publisher']));
     expect(actions.has('events:PutEvents')).toBe(true);

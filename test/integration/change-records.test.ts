@@ -11,6 +11,7 @@ import { collectStreamRecords } from '../support/stream-records.ts';
 import { changeTargets } from '../../shared/domain/change-records.ts';
 import { ChangeTargetResolver, changeRecordOf } from '../../shared/store/change-targets.ts';
 import { ProductStore } from '../../shared/store/product-store.ts';
+import { PolicyWaiverStore } from '../../shared/store/policy-waiver-store.ts';
 
 const http = useHttpTeam({ acme: { users: { root: { superuser: true }, alice: {} } }, beta: { users: { mallory: { superuser: true } } } });
 let poller: { stop(): Promise<void> };
@@ -170,6 +171,23 @@ describe('change records map to the products they affect', () => {
   it('the policy rule configuration saved: every product of that dataspace', async () => {
     const all = (await call('GET', '/api/v2/products/?page_size=100')).results.map((p: { uuid: string }) => p.uuid).sort();
     expect(await affectedBy(() => call('PATCH', '/api/v2/policy_rules/', { license_coverage_gap: { is_active: true } }))).toEqual(all);
+  });
+
+  it('a policy waiver made, revoked, or marked expired by the expiry job: its product', async () => {
+    const expires = new Date(Date.now() + 86_400_000).toISOString();
+    let waiver = '';
+    expect(
+      await affectedBy(async () => {
+        waiver = (await call('POST', `/api/v2/products/${p1}/policy_waivers/`, { rule_type: 'usage_policy_warning', package: pkg.uuid, reason: 'r', expires_at: expires })).uuid;
+      }),
+    ).toEqual([p1]);
+    expect(await affectedBy(() => call('DELETE', `/api/v2/products/${p1}/policy_waivers/${waiver}/`))).toEqual([p1]);
+    const expiring = (await call('POST', `/api/v2/products/${p2}/policy_waivers/`, { rule_type: 'usage_policy_warning', reason: 'r', expires_at: expires })).uuid;
+    const waivers = new PolicyWaiverStore(http.env.doc, http.env.tableName);
+    // The expiry job's mark, as if its time had come (markExpired compares expires_at with the time it is given).
+    expect(await affectedBy(async () => expect(await waivers.markExpired(p2, expiring, new Date(Date.now() + 2 * 86_400_000).toISOString().replace('Z', '+00:00'))).toBe(true))).toEqual([p2]);
+    // Marked once.
+    expect(await affectedBy(async () => expect(await waivers.markExpired(p2, expiring, new Date(Date.now() + 2 * 86_400_000).toISOString().replace('Z', '+00:00'))).toBe(false))).toEqual([]);
   });
 
   it('changes of things no evaluation reads map to nothing', async () => {

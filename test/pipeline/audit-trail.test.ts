@@ -45,7 +45,7 @@ const sent = { before: '', after: '' };
 let ciKey = '';
 let ciKeyUuid = '';
 let webhookSecret = '';
-const ids = { product: '', request: '', webhook: '', license: '', pkg: '' };
+const ids = { product: '', request: '', webhook: '', license: '', pkg: '', waiver: '' };
 
 beforeAll(async () => {
   stack = await startTestStack();
@@ -63,6 +63,9 @@ beforeAll(async () => {
   await ok('PATCH', `/api/v2/products/${ids.product}/`, { version: '1.1' });
   await ok('POST', `/api/v2/products/${ids.product}/permissions/`, { user: 'alice', permissions: ['view_product', 'change_product'] });
   await ok('PATCH', `/api/v2/products/${ids.product}/`, { name: 'Toolkit Pro' }, 'alice');
+  const expires = new Date(Date.now() + 30 * 86_400_000).toISOString();
+  ids.waiver = (await ok('POST', `/api/v2/products/${ids.product}/policy_waivers/`, { rule_type: 'license_policy_error', reason: 'Legal agreed', expires_at: expires }, 'alice')).uuid;
+  expect((await call('DELETE', `/api/v2/products/${ids.product}/policy_waivers/${ids.waiver}/`)).status).toBe(204);
 
   await ok('POST', '/api/v2/usage_policies/', { label: 'Prohibited', content_type: 'license', compliance_alert: 'error' });
   ids.license = (await ok('POST', '/api/v2/licenses/', { key: 'gpl-3.0', name: 'GPL 3', usage_policy: 'Prohibited' })).uuid;
@@ -130,6 +133,13 @@ describe('the audit trail of the changes the API made', () => {
     expect(of('request_comment')).toHaveLength(1);
     expect(of('request_comment')[0]).toMatchObject({ action: 'create', user: 'root', changes: { text: [null, 'Looks fine.'] } });
     expect(of('webhook').map((r) => r.action)).toEqual(['delete', 'update', 'create']);
+    const waiver = of('policy_waiver').filter((r) => r.object === ids.waiver).reverse();
+    expect(waiver.map((r) => [r.action, r.user])).toEqual([
+      ['create', 'alice'],
+      ['update', 'root'],
+    ]);
+    expect(waiver[0]!.changes).toMatchObject({ rule_type: [null, 'license_policy_error'], reason: [null, 'Legal agreed'], product: [null, ids.product] });
+    expect(Object.keys(waiver[1]!.changes)).toEqual(['revoked_date']);
     expect(of('api_key').filter((r) => r.object === ciKeyUuid).map((r) => [r.action, r.user])).toEqual([
       ['delete', 'root'],
       ['create', 'root'],
@@ -155,7 +165,7 @@ describe('the audit trail of the changes the API made', () => {
     expect((await trail(`object=${ids.product}`)).every((r) => r.object === ids.product)).toBe(true);
     expect(await trail(`object=${ids.product}`)).toHaveLength(all.filter((r) => r.object === ids.product).length);
     const alices = await trail('user=alice');
-    expect(alices.map((r) => r.object_type).sort()).toEqual(['product', 'request']);
+    expect(alices.map((r) => r.object_type).sort()).toEqual(['policy_waiver', 'product', 'request']);
     expect(await trail(`user=alice&object=${ids.product}`)).toEqual(alices.filter((r) => r.object === ids.product));
     const deletes = await trail('action=delete');
     expect(deletes.length).toBeGreaterThanOrEqual(3);

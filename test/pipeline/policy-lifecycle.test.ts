@@ -99,6 +99,8 @@ describe('the violation lifecycle, through the pipeline', () => {
         rule_severity: 'error',
         violation_count: 1,
         detected_date: expect.stringMatching(/\+00:00$/),
+        waived_count: 0,
+        waivers: [],
       },
     ]);
     const detected = await eventually(async () => eventsFor(product, 'policy.violation_detected'), (events) => events.length === 1);
@@ -108,8 +110,9 @@ describe('the violation lifecycle, through the pipeline', () => {
       dataspace: 'acme',
       data: {
         product: { uuid: product, name: 'Lifecycle', version: '1', api_url: `${stack.apiUrl}/api/v2/products/${product}/` },
-        violations: [{ rule_type: 'license_policy_error', rule_label: 'License Policy Error', rule_severity: 'error', violation_count: 1, reactivated: false }],
+        violations: [{ rule_type: 'license_policy_error', rule_label: 'License Policy Error', rule_severity: 'error', violation_count: 1, reactivated: false, expired_waivers: [] }],
         count: 1,
+        reason: 'rule_triggered',
         text: 'Policy violations detected for Lifecycle 1\n• License Policy Error: 1 package',
       },
     });

@@ -19,6 +19,13 @@ describe('auditRecordOf', () => {
     ['PolicyConfig', { rules: { a: 1 }, uuid: undefined }, 'policy_rules', 'policy rules of nexB', { rules: [null, { a: 1 }] }],
     ['Webhook', { targetUrl: 'https://h/', secret: 'whsec', isActive: true, failingSince: null }, 'webhook', 'https://h/', { target_url: [null, 'https://h/'], is_active: [null, true] }],
     ['ApiKey', { name: 'ci', username: 'alice', scope: 'read', keyHash: 'h', keyId: 'kid', lastUsedAt: 'now' }, 'api_key', 'alice/ci', { name: [null, 'ci'], user: [null, 'alice'], scope: [null, 'read'] }],
+    [
+      'PolicyWaiver',
+      { productUuid: 'p', ruleType: 'license_policy_error', packagePurl: 'pkg:npm/a@1', packageUuid: 'k', reason: 'Legal agreed', expiresDate: '2027-01-01T00:00:00.000Z', GSI10PK: 'WAIVEREXPIRY' },
+      'policy_waiver',
+      'license_policy_error waiver of pkg:npm/a@1 on product p',
+      { product: [null, 'p'], rule_type: [null, 'license_policy_error'], package: [null, 'pkg:npm/a@1'], reason: [null, 'Legal agreed'], expires_at: [null, '2027-01-01T00:00:00.000Z'] },
+    ],
   ])('records the creation of a %s with its domain fields only', (entity, fields, objectType, repr, changes) => {
     const record = auditRecordOf({ after: { ...base, entity, ...fields } }, context);
     expect(record).toMatchObject({ action: 'create', objectType, objectRepr: repr, user: 'alice', apiKey: 'ci', dataspace: 'nexB' });
@@ -28,7 +35,7 @@ describe('auditRecordOf', () => {
   });
 
   it('covers every audited entity in the table above', () => {
-    expect(AUDITED_ENTITIES).toEqual(expect.arrayContaining(['Product', 'ProductGrant', 'Request', 'RequestComment', 'UsagePolicy', 'License', 'Package', 'Vulnerability', 'ProductPackage', 'PolicyConfig', 'Webhook', 'ApiKey']));
+    expect(AUDITED_ENTITIES).toEqual(expect.arrayContaining(['Product', 'ProductGrant', 'Request', 'RequestComment', 'UsagePolicy', 'License', 'Package', 'Vulnerability', 'ProductPackage', 'PolicyConfig', 'Webhook', 'ApiKey', 'PolicyWaiver']));
   });
 
   it('records an update with the changed fields only, old and new', () => {
@@ -104,6 +111,7 @@ describe('actors, expiry and audited keys', () => {
     [keys.catalogObject('PACKAGE', 'x'), true],
     [keys.comment('r', 'd', 'c'), true],
     [keys.rateLimit('k'), false],
+    [keys.waiver('p', 'w'), true],
   ])('%j audited: %s', (key, audited) => {
     expect(isAuditedKey(key)).toBe(audited);
   });

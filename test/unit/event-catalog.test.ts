@@ -27,7 +27,7 @@ describe('the event catalog', () => {
 
   it('refuses an event whose data breaks the contract', () => {
     const detected = violationDetected('0b0c0d0e-0000-4000-8000-000000000004', at, product, 'acme', [{ ruleType: 'license_policy_error', count: 1, reactivated: false }]);
-    expect(EVENT_TYPES['policy.violation_detected'].safeParse({ ...detected, version: 2 }).success).toBe(false);
+    expect(EVENT_TYPES['policy.violation_detected'].safeParse({ ...detected, version: 1 }).success).toBe(false);
     expect(EVENT_TYPES['policy.violation_detected'].safeParse({ ...detected, data: { ...detected.data, count: 0 } }).success).toBe(false);
   });
 });

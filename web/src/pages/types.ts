@@ -48,7 +48,16 @@ export interface ServiceRequest {
 }
 
 /** The event types a subscription may ask for (test/unit/web-console.test.ts keeps them equal to the API's event catalog). */
-export const WEBHOOK_EVENT_TYPES = ['policy.violation_detected', 'policy.violation_resolved', 'request.added', 'request.updated', 'request_comment.added'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'policy.violation_detected',
+  'policy.violation_resolved',
+  'policy.waiver_created',
+  'policy.waiver_revoked',
+  'policy.waiver_expired',
+  'request.added',
+  'request.updated',
+  'request_comment.added',
+] as const;
 
 export interface Webhook {
   readonly uuid: string;
