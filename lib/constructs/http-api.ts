@@ -78,7 +78,9 @@ export class ServiceHttpApi extends Construct {
     const integrationFor = (name: FunctionName): HttpLambdaIntegration => {
       let integration = integrations.get(name);
       if (!integration) {
-        integration = new HttpLambdaIntegration(`${pascalCase(name)}Integration`, props.functions[name]);
+        // One invoke permission per function (for this API), not one per route: with ~130 routes the
+        // per-route permissions were a quarter of the stack's resources, near CloudFormation's 500.
+        integration = new HttpLambdaIntegration(`${pascalCase(name)}Integration`, props.functions[name], { scopePermissionToRoute: false });
         integrations.set(name, integration);
       }
       return integration;

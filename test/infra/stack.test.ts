@@ -139,6 +139,20 @@ describe('the HTTP API', () => {
     expect([...actions].filter((action) => !/^(dynamodb|logs|xray):/.test(action))).toEqual([]);
   });
 
+  it('lets API Gateway invoke each API function through one permission, for this API only', () => {
+    const resources = synth.template.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    const permissions = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Permission' && r.Properties.Principal === 'apigateway.amazonaws.com');
+    const served = new Set<string>([...ROUTES.map((route) => route.function), DEFAULT_ROUTE_FUNCTION]);
+    expect(permissions).toHaveLength(served.size);
+    const apiId = logicalId(synth.stack, synth.stack.httpApi.api);
+    for (const permission of permissions) expect(JSON.stringify(permission.Properties.SourceArn)).toContain(`{"Ref":"${apiId}"},"/*/*/*"`);
+  });
+
+  it("keeps the stack well under CloudFormation's 500 resources", () => {
+    // One permission per route had put it at 490; a per-route resource must not bring it back.
+    expect(Object.keys(synth.template.toJSON().Resources).length).toBeLessThanOrEqual(420);
+  });
+
   it('has no API Gateway authorizer: the functions check the API key themselves', () => {
     for (const route of Object.values(synth.template.findResources('AWS::ApiGatewayV2::Route'))) {
       expect(route.Properties.AuthorizationType ?? 'NONE').toBe('NONE');
