@@ -134,9 +134,11 @@ describe('the audit trail of the changes the API made', () => {
     expect(of('request_comment')[0]).toMatchObject({ action: 'create', user: 'root', changes: { text: [null, 'Looks fine.'] } });
     expect(of('webhook').map((r) => r.action)).toEqual(['delete', 'update', 'create']);
     const waiver = of('policy_waiver').filter((r) => r.object === ids.waiver).reverse();
+    // Made, revoked (an update: the item stays a week for its events), then deleted with its product.
     expect(waiver.map((r) => [r.action, r.user])).toEqual([
       ['create', 'alice'],
       ['update', 'root'],
+      ['delete', 'root'],
     ]);
     expect(waiver[0]!.changes).toMatchObject({ rule_type: [null, 'license_policy_error'], reason: [null, 'Legal agreed'], product: [null, ids.product] });
     expect(Object.keys(waiver[1]!.changes)).toEqual(['revoked_date']);
