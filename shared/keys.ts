@@ -94,8 +94,8 @@
  *   Audit record PK=DS#<ds>#AUDIT         SK=<date>#<uuid>      a dataspace's audit trail, newest first (since/until: a key range);
  *                                                              one partition a dataspace: its writes are the dataspace's own
  *                                                              API writes, throttled per dataspace, far below a partition's 1,000 a second
- *                GSI1PK=DS#<ds>#AUDITOBJ#<object uuid>  GSI1SK=<date>#<uuid>   an object's history (?object=)
- *                GSI10PK=DS#<ds>#AUDITUSER#<username>   GSI10SK=<date>#<uuid>  a user's changes (?user=; keys only, then read by key)
+ *                GSI10PK=DS#<ds>#AUDITOBJ#<object uuid>  GSI10SK=<date>#<uuid>  an object's history (?object=; keys only, then read by key)
+ *                GSI9PK=DS#<ds>#AUDITUSER#<username>     GSI9SK=<date>#<uuid>   a user's changes (?user=; keys only on an INCLUDE table, then read by key)
  *                                                              (TTL: expiresAt, AUDIT_RETENTION_DAYS after its date)
  *   Deletion marker PK=DELETEDBY#<PK of the deleted item>  SK=<its SK>   who deletes an audited item: written just before the
  *                                                              delete, read by the audit writer on the REMOVE (TTL 2 days)
@@ -317,14 +317,17 @@ export const keys = {
   sbomImport: (uuid: string): Key => ({ PK: `SBOMIMPORT#${uuid}`, SK: 'SBOMIMPORT' }),
 
   auditRecord: (dataspace: string, date: string, uuid: string): Key => ({ PK: `DS#${dataspace}#AUDIT`, SK: `${date}#${uuid}` }),
-  auditOfObject: (dataspace: string, object: string, date: string, uuid: string) => ({ GSI1PK: `DS#${dataspace}#AUDITOBJ#${object}`, GSI1SK: `${date}#${uuid}` }),
-  auditOfUser: (dataspace: string, username: string, date: string, uuid: string) => ({ GSI10PK: `DS#${dataspace}#AUDITUSER#${username}`, GSI10SK: `${date}#${uuid}` }),
-  /** The audit trail to list: the dataspace's, an object's or a user's; every one sorted by `<date>#<uuid>`. */
+  // Both index entries hold keys only (GSI10 is KEYS_ONLY; GSI9 projects request attributes, which no
+  // audit record has): an entry costs one write unit however large its record, where a copy in GSI1 (ALL)
+  // cost as much as the record. A page reads its records by key.
+  auditOfObject: (dataspace: string, object: string, date: string, uuid: string) => ({ GSI10PK: `DS#${dataspace}#AUDITOBJ#${object}`, GSI10SK: `${date}#${uuid}` }),
+  auditOfUser: (dataspace: string, username: string, date: string, uuid: string) => ({ GSI9PK: `DS#${dataspace}#AUDITUSER#${username}`, GSI9SK: `${date}#${uuid}` }),
+  /** The audit trail to list: the dataspace's, an object's or a user's; every one sorted by `<date>#<order>#<uuid>`. */
   auditTrail: (dataspace: string, by: { object?: string | undefined; user?: string | undefined }) =>
     by.object !== undefined
-      ? { index: 'GSI1' as const, indexPK: `DS#${dataspace}#AUDITOBJ#${by.object}` }
+      ? { index: 'GSI10' as const, indexPK: `DS#${dataspace}#AUDITOBJ#${by.object}` }
       : by.user !== undefined
-        ? { index: 'GSI10' as const, indexPK: `DS#${dataspace}#AUDITUSER#${by.user}` }
+        ? { index: 'GSI9' as const, indexPK: `DS#${dataspace}#AUDITUSER#${by.user}` }
         : { PK: `DS#${dataspace}#AUDIT` },
   deletionMarker: (deleted: Key): Key => ({ PK: `DELETEDBY#${deleted.PK}`, SK: deleted.SK }),
 

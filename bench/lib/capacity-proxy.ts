@@ -22,6 +22,8 @@ const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem',
 export interface Consumed {
   readUnits: number;
   writeUnits: number;
+  /** Of writeUnits, those of the audit trail's records (the stream router's BatchWriteItem of AuditRecord items). */
+  auditWriteUnits: number;
   /** Data-plane calls, by operation. */
   readonly calls: Record<string, number>;
 }
@@ -37,7 +39,7 @@ export interface CapacityProxy extends DynamoDbProxy {
 type TransactItem = Record<'Put' | 'Update' | 'Delete' | 'ConditionCheck', { TableName: string; Item?: Record<string, AttributeValue>; Key?: Record<string, AttributeValue> } | undefined>;
 
 export async function startCapacityProxy(target: string): Promise<CapacityProxy> {
-  let consumed: Consumed = { readUnits: 0, writeUnits: 0, calls: {} };
+  let consumed: Consumed = { readUnits: 0, writeUnits: 0, auditWriteUnits: 0, calls: {} };
   let lastActivity = Date.now();
   let inFlight = 0;
   const direct = new DynamoDBClient({ region: 'us-east-1', endpoint: target, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
@@ -83,6 +85,7 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
         const units = reportedUnits(answer) + (call.operation === 'BatchGetItem' && status === 200 ? missingItemUnits(call.parsed, answer) : 0);
         if (read) counted.readUnits += units;
         else counted.writeUnits += units;
+        if (call.operation === 'BatchWriteItem' && writesAuditRecords(call.parsed)) counted.auditWriteUnits += units;
         pass(call, status, headers, answer);
       },
       settle,
@@ -124,7 +127,7 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
     },
     consumed: () => ({ ...consumed, calls: { ...consumed.calls } }),
     reset: () => {
-      consumed = { readUnits: 0, writeUnits: 0, calls: {} };
+      consumed = { readUnits: 0, writeUnits: 0, auditWriteUnits: 0, calls: {} };
     },
     idleMs: () => (inFlight > 0 ? 0 : Date.now() - lastActivity),
   };
@@ -158,6 +161,12 @@ function missingItemUnits(request: Record<string, unknown>, answer: Buffer): num
   } catch {
     return 0;
   }
+}
+
+/** True for a BatchWriteItem that puts audit records only (shared/store/audit-store.ts). */
+function writesAuditRecords(request: Record<string, unknown>): boolean {
+  const requests = Object.values((request.RequestItems ?? {}) as Record<string, { PutRequest?: { Item?: Record<string, AttributeValue> } }[]>).flat();
+  return requests.length > 0 && requests.every((r) => r.PutRequest?.Item?.entity?.S === 'AuditRecord');
 }
 
 /** The capacity units DynamoDB Local reported in an answer (0 for an error). */

@@ -73,7 +73,8 @@ function figuresOf(what: string, runs: readonly Measured[], per = 1, perWhat = '
   const calls = runs.at(runs.length >> 1)!.consumed.calls;
   const note =
     `median of ${runs.length} (read ${runs.map((run) => +(run.consumed.readUnits / per).toFixed(2)).join(', ')}; write ${runs.map((run) => +(run.consumed.writeUnits / per).toFixed(2)).join(', ')})` +
-    `${perWhat}; API call p50 ${median(runs.map((run) => run.ms)).toFixed(0)} ms; calls of one: ${Object.entries(calls).map(([op, n]) => `${op} ${n}`).join(', ')}`;
+    `${perWhat}; of the write units, the audit trail's records: ${+median(runs.map((run) => run.consumed.auditWriteUnits / per)).toFixed(2)}` +
+    `; API call p50 ${median(runs.map((run) => run.ms)).toFixed(0)} ms; calls of one: ${Object.entries(calls).map(([op, n]) => `${op} ${n}`).join(', ')}`;
   return [
     { scenario: NAME, figure: `read units per ${what}`, value: +reads.toFixed(2), target: 'reference', met: true, unit: 'RCU', note },
     { scenario: NAME, figure: `write units per ${what}`, value: +writes.toFixed(2), target: 'reference', met: true, unit: 'WCU', note },
@@ -113,13 +114,25 @@ async function measure(context: ScenarioContext, proxy: CapacityProxy): Promise<
   const created = await repeat((i) => createRequest(`Review ${i}`));
   figures.push(...figuresOf('request created', created));
   const createWrites = median(created.map((run) => run.consumed.writeUnits));
+  const auditWrites = median(created.map((run) => run.consumed.auditWriteUnits));
+  // Scale issue #3 halved what the request's own writes cost; the audit trail (issue 18) came after it
+  // and adds its record, counted apart here so that each figure says what it measures.
   figures.push({
     scenario: NAME,
     figure: 'write units per request created ÷ before (scale issue #3)',
-    value: +(createWrites / CREATE_WRITES_BEFORE).toFixed(3),
+    value: +((createWrites - auditWrites) / CREATE_WRITES_BEFORE).toFixed(3),
     target: '≤ 0.5',
-    met: createWrites / CREATE_WRITES_BEFORE <= 0.5,
-    note: `${createWrites} WCU now; ${CREATE_WRITES_BEFORE} WCU measured by this scenario at d6f0dfb (counters an item each, the request item in eight indexes projecting all attributes)`,
+    met: (createWrites - auditWrites) / CREATE_WRITES_BEFORE <= 0.5,
+    note: `${createWrites - auditWrites} WCU now without its audit record (${createWrites} with it, ${(createWrites / CREATE_WRITES_BEFORE).toFixed(3)} of before); ${CREATE_WRITES_BEFORE} WCU measured by this scenario at d6f0dfb (counters an item each, the request item in eight indexes projecting all attributes)`,
+  });
+  figures.push({
+    scenario: NAME,
+    figure: 'audit write units per request created',
+    value: auditWrites,
+    target: 'reference',
+    met: true,
+    unit: 'WCU',
+    note: "the stream router's put of the request's audit record: the item, and its object and user index entries (GSI10 and GSI9, keys only); part of the write units per request created",
   });
   // Webhook deliveries: the same create with SUBSCRIBERS subscriptions to request.added, less the create alone.
   const receiver = createServer((request, response) => {
@@ -135,7 +148,7 @@ async function measure(context: ScenarioContext, proxy: CapacityProxy): Promise<
     const alone = { readUnits: median(created.map((run) => run.consumed.readUnits)), writeUnits: median(created.map((run) => run.consumed.writeUnits)) };
     const deliveryRuns = withHooks.map((run) => ({
       ms: run.ms,
-      consumed: { readUnits: run.consumed.readUnits - alone.readUnits, writeUnits: run.consumed.writeUnits - alone.writeUnits, calls: run.consumed.calls },
+      consumed: { readUnits: run.consumed.readUnits - alone.readUnits, writeUnits: run.consumed.writeUnits - alone.writeUnits, auditWriteUnits: 0, calls: run.consumed.calls },
     }));
     figures.push(
       ...figuresOf('webhook delivery', deliveryRuns, SUBSCRIBERS, `; request creates with ${SUBSCRIBERS} subscriptions to request.added, less a create alone, per delivery (each received and answered 204)`),

@@ -76,7 +76,7 @@ export class AuditStore {
    * `limit` matches or the range ends. `more`: whether records lie beyond the page, in its direction.
    */
   async list(dataspace: string, filters: AuditFilters, limit: number, cursor?: AuditCursor): Promise<AuditPage> {
-    const trail: { index?: 'GSI1' | 'GSI10'; indexPK?: string; PK?: string } = keys.auditTrail(dataspace, filters);
+    const trail: { index?: 'GSI9' | 'GSI10'; indexPK?: string; PK?: string } = keys.auditTrail(dataspace, filters);
     const [pkName, skName] = trail.index ? indexKeys(trail.index) : ['PK', 'SK'];
     const reverse = cursor?.reverse === true;
     // Sort keys are `<ISO date>#<order>#<uuid>`: a date bound covers every record of its millisecond.
@@ -103,8 +103,8 @@ export class AuditStore {
           }),
         );
         let items: Item[] = (result.Items ?? []).filter((item) => item[skName] !== cursor?.position);
-        // The user index holds keys only: the records are read by key, then put back in the index's order.
-        if (trail.index === 'GSI10' && items.length > 0) {
+        // The indexes hold keys only: the records are read by key, then put back in the index's order.
+        if (trail.index !== undefined && items.length > 0) {
           const found = new Map((await batchGet(this.doc, this.tableName, items.map((item) => ({ PK: item.PK, SK: item.SK })))).map((item) => [String(item.SK), item]));
           items = items.flatMap((item): Item[] => {
             const full = found.get(String(item.SK));
