@@ -2,8 +2,9 @@
  * The table writes of an API request carry its correlation id (attribute `correlationId`), so that
  * the stream consumers its change wakes can carry it on (correlation.ts), and its actor (attribute
  * `actor`: the caller's username and key name, and when the write was sent), so that the audit writer
- * can say who made the change it sees in the stream, and when (the stream's own time is to the second). Apart from correlation.ts because it needs the DynamoDB document client, which
- * a function without the table does not bundle.
+ * can say who made the change it sees in the stream, and when (the stream's own time is to the
+ * second). Apart from correlation.ts because it needs the DynamoDB document client, which a function
+ * without the table does not bundle.
  *
  * The actor on an item always names who made the write that wrote it, or is absent: a put or update
  * made outside an API request (an SBOM import, a webhook's deliveries disabling it, the admin CLI, a
