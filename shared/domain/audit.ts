@@ -179,6 +179,9 @@ export const AUDITED_TYPES = {
 
 export type AuditedEntity = keyof typeof AUDITED_TYPES;
 
+/** The object types of the records (their `object_type`). */
+export const AUDITED_OBJECT_TYPES = [...new Set(Object.values(AUDITED_TYPES).map((type) => type.objectType))] as [string, ...string[]];
+
 /** The entities whose changes are audited: the audit writer's stream filter. */
 export const AUDITED_ENTITIES = Object.keys(AUDITED_TYPES) as AuditedEntity[];
 
@@ -261,6 +264,7 @@ export interface AuditFilters {
   readonly object?: string | undefined;
   readonly user?: string | undefined;
   readonly action?: AuditAction | undefined;
+  readonly objectType?: string | undefined;
   /** ISO 8601, UTC: records at or after. */
   readonly since?: string | undefined;
   /** ISO 8601, UTC: records at or before. */

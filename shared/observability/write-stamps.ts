@@ -6,9 +6,9 @@
  * second). Apart from correlation.ts because it needs the DynamoDB document client, which a function
  * without the table does not bundle.
  *
- * The actor on an item always names who made the write that wrote it, or is absent: a put or update
- * made outside an API request (an SBOM import, a webhook's deliveries disabling it, the admin CLI, a
- * migration) drops it. A delete has no new image to carry it in: an API request's delete of an audited
+ * The actor on an item always names who made the write that wrote it, or no one: a put or update made
+ * outside an API request names no user (the service's own stamped work still says when: actorStamp), or
+ * drops the actor (a webhook's deliveries disabling it, the admin CLI, a migration). A delete has no new image to carry it in: an API request's delete of an audited
  * item (shared/keys.ts isAuditedKey) writes that item's deletion marker with it, naming the actor, which
  * the audit writer reads on the REMOVE (see stampingWrites).
  */
@@ -59,7 +59,7 @@ function joinClause(expression: string | undefined, clause: 'SET' | 'REMOVE', pa
   return `${expression.slice(0, at)}${part}, ${expression.slice(at)}`;
 }
 
-function stampUpdate<U extends Pick<UpdateInput, 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>>(update: U, stamps: Stamps): U {
+function stampUpdate<U extends Pick<UpdateInput, 'Key' | 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>>(update: U, stamps: Stamps): U {
   let expression = update.UpdateExpression;
   const names: Record<string, string> = { ...update.ExpressionAttributeNames, [ACTOR_NAME]: ACTOR_ATTRIBUTE };
   const values: Record<string, unknown> = { ...update.ExpressionAttributeValues };
@@ -68,9 +68,10 @@ function stampUpdate<U extends Pick<UpdateInput, 'UpdateExpression' | 'Expressio
     names[NAME] = CORRELATION_ATTRIBUTE;
     values[VALUE] = stamps.id;
   }
-  if (stamps.actor !== undefined) {
+  const actor = actorStamp(stamps, update.Key);
+  if (actor !== undefined) {
     expression = joinClause(expression, 'SET', `${ACTOR_NAME} = ${ACTOR_VALUE}`);
-    values[ACTOR_VALUE] = actorValue(stamps.actor);
+    values[ACTOR_VALUE] = actor;
   } else {
     expression = joinClause(expression, 'REMOVE', ACTOR_NAME);
   }
@@ -85,12 +86,24 @@ function stampUpdate<U extends Pick<UpdateInput, 'UpdateExpression' | 'Expressio
 /** The actor as an item holds it, with when the write was sent (the audit record's date, to the millisecond). */
 const actorValue = (actor: WriteActor) => ({ user: actor.user, ...(actor.key === undefined ? {} : { key: actor.key }), at: new Date().toISOString() });
 
+/**
+ * What a write's `actor` becomes: the API caller's; for an audited item written by the service's own
+ * stamped work (the waiver expiry job, an import no one is named for) no user, but when (so its audit
+ * record is dated to the millisecond, not by the stream's coarser clock); otherwise nothing (removed).
+ */
+function actorStamp(stamps: Stamps, key: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (stamps.actor !== undefined) return actorValue(stamps.actor);
+  // Only on the items the audit trail records: an evaluation's own items stay as small as they were.
+  return stamps.id !== undefined && isAuditedKey(key) ? { at: new Date().toISOString() } : undefined;
+}
+
 function stampItem<I extends Record<string, unknown> | undefined>(item: I, stamps: Stamps): I {
   const { [ACTOR_ATTRIBUTE]: _dropped, ...rest } = item ?? {};
+  const actor = actorStamp(stamps, item);
   return {
     ...rest,
     ...(stamps.id === undefined ? {} : { [CORRELATION_ATTRIBUTE]: stamps.id }),
-    ...(stamps.actor === undefined ? {} : { [ACTOR_ATTRIBUTE]: actorValue(stamps.actor) }),
+    ...(actor === undefined ? {} : { [ACTOR_ATTRIBUTE]: actor }),
   } as I;
 }
 

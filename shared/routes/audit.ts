@@ -11,6 +11,7 @@ export const AUDIT_ROUTES = [
     operationId: 'list_audit_events',
     summary: "The dataspace's audit trail, newest first, a cursor page at a time (superusers)",
     auth: 'api-key',
+    listName: 'audit_events',
     query: AuditListQuery,
     responses: {
       200: { description: 'A page of audit records', schema: AuditPageSchema },

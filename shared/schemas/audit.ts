@@ -1,13 +1,22 @@
 /** zod schemas of the audit trail's endpoint: validation at the edge, and OpenAPI. */
 import * as z from 'zod';
-import { AUDIT_ACTIONS } from '../domain/audit.ts';
+import { AUDIT_ACTIONS, AUDITED_OBJECT_TYPES } from '../domain/audit.ts';
 import { shown } from './common.ts';
 
 const dateTime = (meaning: string) =>
   z.iso.datetime({ offset: true, local: false, error: 'Enter a valid ISO 8601 date/time with a time zone.' }).optional().describe(meaning);
 
 export const AuditListQuery = z.object({
-  object: z.uuid({ error: 'Enter a valid UUID.' }).optional().describe("An object's uuid: its changes (a permission's and a rule configuration's object: see object in the records)"),
+  object: z
+    .string()
+    .max(150, 'Ensure this field has no more than 150 characters.')
+    .regex(/^[^#\u0000-\u001f]+$/, 'Enter an object uuid, or the dataspace name for the policy rules.')
+    .optional()
+    .describe("An object's uuid (a product's also gives its permissions' changes); the dataspace's name: its policy rules' changes"),
+  object_type: z
+    .enum(AUDITED_OBJECT_TYPES, { error: (issue) => `Select a valid choice. ${shown(issue.input)} is not one of the available choices.` })
+    .optional()
+    .describe('One kind of object: product, product_permission, policy_waiver, …'),
   user: z.string().max(150, 'Ensure this field has no more than 150 characters.').optional().describe('Exact username: the changes that user made'),
   action: z
     .enum(AUDIT_ACTIONS, { error: (issue) => `Select a valid choice. ${shown(issue.input)} is not one of the available choices.` })
@@ -25,7 +34,7 @@ export const AuditRecordSchema = z
     date: z.iso.datetime({ offset: true }).describe('When the change was made (the table stream saw it), to the second'),
     dataspace: z.string(),
     action: z.enum(AUDIT_ACTIONS),
-    object_type: z.string().describe('product, product_permission, request, request_comment, usage_policy, license, package, vulnerability, product_package, vulnerability_analysis, policy_rules, policy_waiver, webhook, api_key'),
+    object_type: z.enum(AUDITED_OBJECT_TYPES),
     object: z.string().describe("The object's uuid (a permission: its product's; the rule configuration: the dataspace's name)"),
     object_repr: z.string(),
     user: z.string().nullable().describe('Who made the change; null for the service itself (an SBOM import from an upload, a webhook disabled after failures, a migration)'),

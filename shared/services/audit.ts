@@ -6,7 +6,7 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { Caller } from '../domain/caller.ts';
 import { ForbiddenError, NotFoundError } from '../domain/errors.ts';
-import { stableUuid } from '../domain/identifiers.ts';
+import { isUuid, stableUuid } from '../domain/identifiers.ts';
 import { isoWithOffset } from '../domain/time.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/pagination.ts';
 import {
@@ -119,6 +119,7 @@ export interface AuditQuery {
   readonly object?: string | undefined;
   readonly user?: string | undefined;
   readonly action?: AuditAction | undefined;
+  readonly object_type?: string | undefined;
   /** ISO 8601 with a time zone, validated at the edge. */
   readonly since?: string | undefined;
   readonly until?: string | undefined;
@@ -143,7 +144,9 @@ export class AuditService {
     const size = query.page_size !== undefined && /^\d{1,9}$/.test(query.page_size) ? Number(query.page_size) : NaN;
     const limit = size >= 1 ? Math.min(size, MAX_PAGE_SIZE) : DEFAULT_PAGE_SIZE;
     const filters: AuditFilters = {
-      object: query.object?.toLowerCase(),
+      // A uuid in any case; a dataspace name (the policy rules' object) as it is.
+      object: query.object !== undefined && isUuid(query.object) ? query.object.toLowerCase() : query.object,
+      objectType: query.object_type,
       user: query.user,
       action: query.action,
       since: query.since === undefined ? undefined : new Date(query.since).toISOString(),

@@ -72,7 +72,7 @@ export class AuditStore {
    * One page of the dataspace's records from a position: newest first, older than `cursor` (or from the
    * newest); with `cursor.reverse`, the records newer than it (a previous page), still answered newest
    * first. `since`/`until` bound the key range; `object` and `user` choose the index; the other filters
-   * (action, and user beside object) are applied to what the range holds: a page reads on until it has
+   * (action, object type, and user beside object) are applied to what the range holds: a page reads on until it has
    * `limit` matches or the range ends. `more`: whether records lie beyond the page, in its direction.
    */
   async list(dataspace: string, filters: AuditFilters, limit: number, cursor?: AuditCursor): Promise<AuditPage> {
@@ -114,6 +114,7 @@ export class AuditStore {
         for (const item of items) {
           const record = toAuditRecord(item);
           if (filters.action !== undefined && record.action !== filters.action) continue;
+          if (filters.objectType !== undefined && record.objectType !== filters.objectType) continue;
           if (filters.user !== undefined && record.user !== filters.user) continue;
           matches.push({ record, position: String(item.SK) });
         }

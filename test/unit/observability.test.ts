@@ -92,7 +92,7 @@ describe('stamping table writes', () => {
     const [stampedPut, stampedUpdate, stampedTransaction, deleted] = sent as [PutCommand, UpdateCommand, TransactWriteCommand, DeleteCommand];
     expect(stampedPut.input.Item).toEqual({ PK: 'a', SK: 'a', correlationId: 'id-1' });
     expect(stampedUpdate.input).toMatchObject({
-      // No actor in this work: the update drops an earlier write's (shared/observability/write-stamps.ts).
+      // No caller in this work (the service's own), and no audited item: the update drops an earlier write's actor.
       UpdateExpression: 'REMOVE #actor SET #correlationId = :correlationId, #v = :v',
       ExpressionAttributeNames: { '#v': 'v', '#correlationId': 'correlationId', '#actor': 'actor' },
       ExpressionAttributeValues: { ':v': 1, ':correlationId': 'id-1' },
@@ -103,6 +103,18 @@ describe('stamping table writes', () => {
     expect(items[2]).toEqual(transaction().input.TransactItems![2]);
     expect(items[3]).toEqual(transaction().input.TransactItems![3]);
     expect(deleted.input).toEqual({ TableName: 't', Key: { PK: 'a', SK: 'a' } });
+  });
+
+  it("dates an audited item the service's own work writes, naming no one", async () => {
+    const { doc, sent } = recordingClient();
+    await withCorrelation('id-6', () => withWriteStamps(async () => {
+      await doc.send(new PutCommand({ TableName: 't', Item: { PK: 'PRODUCT#p', SK: 'WAIVER#w', actor: { user: 'earlier' } } }));
+      await doc.send(new UpdateCommand({ TableName: 't', Key: { PK: 'PRODUCT#p', SK: 'WAIVER#w' }, UpdateExpression: 'SET #v = :v', ExpressionAttributeNames: { '#v': 'v' }, ExpressionAttributeValues: { ':v': 1 } }));
+    }));
+    const when = { at: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) };
+    expect((sent[0] as PutCommand).input.Item).toEqual({ PK: 'PRODUCT#p', SK: 'WAIVER#w', correlationId: 'id-6', actor: when });
+    expect((sent[1] as UpdateCommand).input.UpdateExpression).toBe('SET #actor = :actor, #correlationId = :correlationId, #v = :v');
+    expect((sent[1] as UpdateCommand).input.ExpressionAttributeValues).toEqual({ ':v': 1, ':correlationId': 'id-6', ':actor': when });
   });
 
   it('stamps no correlation id outside a stamping piece of work, and drops the actor there', async () => {
