@@ -178,6 +178,18 @@ describe('the audit trail of the changes the API made', () => {
     expect(await trail(`since=${encodeURIComponent(oldest)}`)).toEqual(all);
   });
 
+  it('filters by object type, and by the dataspace name for the policy rules', async () => {
+    const products = await trail('object_type=product');
+    expect(products.length).toBe(all.filter((r) => r.object_type === 'product').length);
+    expect(products.every((r) => r.object_type === 'product')).toBe(true);
+    expect((await trail('object=acme')).map((r) => r.object_type)).toEqual(['policy_rules']);
+    expect(await trail(`object=${ids.product.toUpperCase()}&object_type=product_permission`)).toEqual(all.filter((r) => r.object === ids.product && r.object_type === 'product_permission'));
+  });
+
+  it('is listed in the API root', async () => {
+    expect((await ok('GET', '/api/v2/')).audit_events).toMatch(/\/api\/v2\/audit_events\/$/);
+  });
+
   it('pages with cursors, next and previous, as DRF answers them', async () => {
     const first = await ok('GET', '/api/v2/audit_events/?page_size=3');
     expect(first.previous).toBeNull();
@@ -200,7 +212,8 @@ describe('the audit trail of the changes the API made', () => {
   });
 
   it.each([
-    ['object=not-a-uuid', 400, 'object'],
+    ['object=a%23b', 400, 'object'],
+    ['object_type=widget', 400, 'object_type'],
     ['action=rename', 400, 'action'],
     ['since=yesterday', 400, 'since'],
     ['until=2026-13-01T00:00:00Z', 400, 'until'],
