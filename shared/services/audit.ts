@@ -61,8 +61,8 @@ export class AuditTrailWriter {
     const actor = after ? actorOf(after.actor) : await this.deps.store.deletionActor({ PK: String(current.PK), SK: String(current.SK) });
     // A comment's item does not name its dataspace: its request's does.
     const dataspace = current.dataspace === undefined && current.entity === 'RequestComment' ? await this.deps.store.requestDataspace(String(current.requestUuid)) : undefined;
-    // When the API sent the write, to the millisecond; else the stream's time (to the second on AWS, the
-    // minute on DynamoDB Local).
+    // When the write was sent (its actor's `at`: the API's, the service's own jobs'), to the millisecond;
+    // else the stream's time (to the second on AWS, the minute on DynamoDB Local).
     const seconds = Number(record.dynamodb?.ApproximateCreationDateTime ?? 0);
     const date = actor.at ?? new Date(seconds * 1000).toISOString();
     const audit = auditRecordOf({ before, after }, { uuid: stableUuid(`${record.eventSourceARN}|${record.eventID}`), date, actor, dataspace });
@@ -73,9 +73,8 @@ export class AuditTrailWriter {
   }
 
   /**
-   * Writes a batch's records (an import's hundreds in a few calls, not one each), then exports them. A
-   * write that fails throws: the caller's batch is retried, and its records written again, the same items.
-   * An export that fails is counted and logged by the caller (`export`).
+   * Writes a batch's records (an import's hundreds in a few calls, not one each). A write that fails
+   * throws: the caller's batch is retried, and its records written again, the same items.
    */
   async write(records: readonly PlacedAuditRecord[]): Promise<void> {
     if (records.length > 0) await this.deps.store.put(records, this.deps.retentionDays);
