@@ -651,6 +651,20 @@ const MAX_NAME_BYTES = 1_020;
 const MAX_PURL_BYTES = 1_500;
 
 /** The canonical form of a purl, or undefined when it does not parse (or is too long to be one). */
+/**
+ * The package a body names (its uuid, API URL or purl) in `dataspace`, or undefined: a package of
+ * another dataspace is as if it did not exist. Used wherever a body points at a package of the catalog.
+ */
+export async function packageInDataspace(catalog: Pick<CatalogStore, 'packages'>, dataspace: string, reference: string) {
+  const uuid = uuidOf(reference, 'packages');
+  if (uuid) {
+    const pkg = await catalog.packages.get(uuid);
+    return pkg?.dataspace === dataspace ? pkg : undefined;
+  }
+  const purl = canonicalPurl(reference);
+  return purl ? (await catalog.packages.getByUnique(dataspace, [purl])).get(purl) : undefined;
+}
+
 export function canonicalPurl(purl: string): string | undefined {
   try {
     const canonical = nfcPurl(PackageURL.fromString(purl)).toString();

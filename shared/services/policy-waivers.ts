@@ -5,14 +5,14 @@
  */
 import type { Caller } from '../domain/caller.ts';
 import { NotFoundError, ValidationError, type FieldErrors } from '../domain/errors.ts';
-import { isUuid, uuidOf } from '../domain/identifiers.ts';
+import { isUuid } from '../domain/identifiers.ts';
 import { RULES, type RuleType } from '../domain/policy-rules.ts';
 import { expiryProblem, isExpired, type PolicyWaiver } from '../domain/policy-waivers.ts';
 import { isoWithOffset } from '../domain/time.ts';
 import { waiverUrl } from '../events/waiver-events.ts';
 import type { CatalogStore } from '../store/catalog-store.ts';
 import { WaiverPackageGoneError, WaiverProductGoneError, type PolicyWaiverStore } from '../store/policy-waiver-store.ts';
-import { canonicalPurl } from './catalog.ts';
+import { packageInDataspace } from './catalog.ts';
 import { paginate } from './paginate.ts';
 import { productUrl, type ProductService } from './products.ts';
 
@@ -116,13 +116,7 @@ export class PolicyWaiverService {
    * The package a body names (uuid, API URL or purl) in the product's dataspace, or undefined. Whether
    * the product holds it is the creation's condition (PolicyWaiverStore.create).
    */
-  private async packageIn(dataspace: string, reference: string): Promise<{ uuid: string; purl: string } | undefined> {
-    const uuid = uuidOf(reference, 'packages');
-    if (uuid) {
-      const pkg = await this.deps.catalog.packages.get(uuid);
-      return pkg?.dataspace === dataspace ? pkg : undefined;
-    }
-    const purl = canonicalPurl(reference);
-    return purl ? (await this.deps.catalog.packages.getByUnique(dataspace, [purl])).get(purl) : undefined;
+  private packageIn(dataspace: string, reference: string): Promise<{ uuid: string; purl: string } | undefined> {
+    return packageInDataspace(this.deps.catalog, dataspace, reference);
   }
 }

@@ -11,7 +11,7 @@ import { retryOnConflict, isTransactionConflict } from '../store/dynamo.ts';
 import type { CatalogStore } from '../store/catalog-store.ts';
 import { StaleAnalysisError, StaleProductPackageError, type ProductPackageStore } from '../store/product-package-store.ts';
 import { StaleProductError } from '../store/product-store.ts';
-import { MAX_LICENSE_KEYS, catalogUrl, canonicalPurl, licenseInput, packageLicense, packageView, type SpdxRenderer } from './catalog.ts';
+import { MAX_LICENSE_KEYS, catalogUrl, licenseInput, packageInDataspace, packageLicense, packageView, type SpdxRenderer } from './catalog.ts';
 import { LicenseIndexes } from './license-indexes.ts';
 import { namedLicenseCount, resolveLicenseExpression } from '../domain/license-resolution.ts';
 import { isoWithOffset } from '../domain/time.ts';
@@ -231,14 +231,8 @@ export class ProductPackageService {
     return { ...page, results: page.results.map((pkg) => packageView(pkg, baseUrl, spdx)) };
   }
 
-  private async packageIn(dataspace: string, reference: string) {
-    const uuid = uuidOf(reference, 'packages');
-    if (uuid) {
-      const pkg = await this.deps.catalog.packages.get(uuid);
-      return pkg?.dataspace === dataspace ? pkg : undefined;
-    }
-    const purl = canonicalPurl(reference);
-    return purl ? (await this.deps.catalog.packages.getByUnique(dataspace, [purl])).get(purl) : undefined;
+  private packageIn(dataspace: string, reference: string) {
+    return packageInDataspace(this.deps.catalog, dataspace, reference);
   }
 
   // --- analyses ------------------------------------------------------------------------------
