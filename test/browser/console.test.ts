@@ -6,160 +6,34 @@
  * Screenshots of the main pages go to test-output/screenshots/.
  */
 /// <reference lib="dom" />
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { freePort } from '../../bin/local/ports.ts';
-import { generateApiKey } from '../../shared/auth/api-key.ts';
-import { npmRunAdmin, npmStart, repositoryRoot, type RunningStack } from '../support/npm-start.ts';
+import { describe, expect, it } from 'vitest';
+import { npmRunAdmin } from '../support/npm-start.ts';
 import { eventually } from '../support/local-stack.ts';
-import { launchChromium } from '../support/chromium.ts';
+import { screenshot, unlabelledControls, useConsoleStack } from '../support/console-browser.ts';
 
-const SCREENSHOTS = join(repositoryRoot, 'test-output', 'screenshots');
-
-const started: ChildProcess[] = [];
-let dataDir: string;
-let stack: RunningStack;
-let browser: Browser;
-/** Started first, beside `npm start`: on a fresh clone it unpacks the browser (seconds, more under load). */
-let launching: Promise<Browser> | undefined;
-const rootKey = generateApiKey();
-const aliceKey = generateApiKey();
-const carolKey = generateApiKey();
-
-/** The API as a script uses it, to arrange what the browser then shows. */
-async function api<T = any>(key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${stack.apiUrl}${path}`, {
-    method,
-    headers: { Authorization: `Token ${key}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
-}
-
-async function created<T = any>(key: string, path: string, body: unknown): Promise<T> {
-  const answer = await api<T>(key, 'POST', path, body);
-  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-  return answer.body;
-}
-
-/** Every test's browser contexts are closed after it, and no page of it may have thrown. */
-const contexts: BrowserContext[] = [];
-const pageErrors: string[] = [];
-
-async function newPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
-  const context = await browser.newContext({ viewport });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(String(error)));
-  return page;
-}
-
-afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((context) => context.close()));
-  expect(pageErrors.splice(0)).toEqual([]);
+const consoleStack = useConsoleStack({
+  priorities: [{ label: 'Urgent', dataspace: 'acme' }],
+  request_templates: [
+    {
+      name: 'Package Review',
+      dataspace: 'acme',
+      description: 'Ask legal to review a package.',
+      content_type: 'product',
+      is_active: true,
+      questions: [
+        { label: 'Justification', input_type: 'TextField', is_required: true },
+        { label: 'Deadline', input_type: 'DateField', is_required: false },
+        { label: 'Commercial use', input_type: 'BooleanField', is_required: false },
+      ],
+    },
+  ],
 });
-
-async function signedInPage(key: string, viewport = { width: 1280, height: 900 }): Promise<Page> {
-  const page = await newPage(viewport);
-  await page.goto(`${stack.apiUrl}/`);
-  await page.getByLabel('API key').fill(key);
-  await page.getByLabel('API key').press('Enter');
-  await page.getByRole('navigation', { name: 'Main' }).waitFor();
-  return page;
-}
-
-/** Inputs, selects and text areas without a non-empty accessible label (label element, aria-label or aria-labelledby). */
-function unlabelledControls(page: Page): Promise<string[]> {
-  return page.evaluate(() =>
-    [...document.querySelectorAll('input, select, textarea')]
-      .filter((element) => {
-        const control = element as HTMLInputElement;
-        const byLabel = [...(control.labels ?? [])].some((label) => label.textContent?.trim());
-        const byAria = control.getAttribute('aria-label')?.trim();
-        const byReference = (control.getAttribute('aria-labelledby') ?? '')
-          .split(/\s+/)
-          .some((id) => id && document.getElementById(id)?.textContent?.trim());
-        return !byLabel && !byAria && !byReference;
-      })
-      .map((element) => element.outerHTML),
-  );
-}
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-}
-
-beforeAll(async () => {
-  launching = launchChromium();
-  launching.catch(() => undefined); // awaited below; afterAll closes it whatever happens
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  dataDir = mkdtempSync(join(tmpdir(), 'cms-browser-'));
-  stack = await npmStart({ ...process.env, PORT: String(await freePort()), DATA_DIR: dataDir }, started);
-  const seed = join(dataDir, 'seed.json');
-  writeFileSync(
-    seed,
-    JSON.stringify({
-      dataspaces: [{ name: 'acme' }],
-      users: [
-        { username: 'root', email: 'root@example.com', dataspace: 'acme', is_superuser: true, api_key: rootKey },
-        { username: 'alice', email: 'alice@example.com', dataspace: 'acme', is_superuser: false, api_key: aliceKey },
-        { username: 'carol', email: 'carol@example.com', dataspace: 'acme', is_superuser: false, api_key: carolKey },
-      ],
-      priorities: [{ label: 'Urgent', dataspace: 'acme' }],
-      request_templates: [
-        {
-          name: 'Package Review',
-          dataspace: 'acme',
-          description: 'Ask legal to review a package.',
-          content_type: 'product',
-          is_active: true,
-          questions: [
-            { label: 'Justification', input_type: 'TextField', is_required: true },
-            { label: 'Deadline', input_type: 'DateField', is_required: false },
-            { label: 'Commercial use', input_type: 'BooleanField', is_required: false },
-          ],
-        },
-      ],
-    }),
-  );
-  const loaded = await npmRunAdmin(dataDir, 'load', seed);
-  expect(loaded.status, loaded.stderr).toBe(0);
-  browser = await launching;
-}, 300_000);
-
-afterAll(async () => {
-  try {
-    await (await launching?.catch(() => undefined))?.close();
-  } finally {
-    for (const child of started) {
-      if (child.exitCode !== null) continue;
-      const closed = new Promise<void>((done) => child.once('close', () => done()));
-      signalGroup(child, 'SIGTERM');
-      // A stack that does not stop within 20 s is killed, so nothing outlives the test run.
-      const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 20_000);
-      await closed;
-      clearTimeout(timer);
-    }
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  }
-}, 60_000);
-
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-child.pid!, signal);
-  } catch {
-    // already gone
-  }
-}
+const { root: rootKey, alice: aliceKey, carol: carolKey } = consoleStack.keys;
+const { api, created, newPage, signedInPage } = consoleStack;
 
 describe('the web console in Chromium', () => {
   it('signs in with a key kept for the tab only, refuses a wrong one, and serves the console with its security headers', async () => {
-    const home = await fetch(`${stack.apiUrl}/`);
+    const home = await fetch(`${consoleStack.stack.apiUrl}/`);
     expect(home.status).toBe(200);
     expect(home.headers.get('content-security-policy')).toContain("connect-src 'self'");
     expect(home.headers.get('x-frame-options')).toBe('DENY');
@@ -167,7 +41,7 @@ describe('the web console in Chromium', () => {
     const page = await newPage();
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
-    await page.goto(`${stack.apiUrl}/`);
+    await page.goto(`${consoleStack.stack.apiUrl}/`);
     await page.getByLabel('API key').fill('not-a-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('Invalid token.');
@@ -177,7 +51,7 @@ describe('the web console in Chromium', () => {
     await page.getByLabel('API key').focus();
     await page.keyboard.type(rootKey);
     await page.keyboard.press('Enter');
-    await page.getByRole('link', { name: 'Policy rules' }).waitFor();
+    await page.getByRole('link', { name: 'Policy', exact: true }).waitFor();
 
     const stored = await page.evaluate(() => ({ session: Object.values(sessionStorage), local: Object.values(localStorage), cookie: document.cookie }));
     expect(stored).toEqual({ session: [rootKey], local: [], cookie: '' });
@@ -186,7 +60,7 @@ describe('the web console in Chromium', () => {
 
     // A reload keeps the session; signing out forgets the key.
     await page.reload();
-    await page.getByRole('link', { name: 'Policy rules' }).waitFor();
+    await page.getByRole('link', { name: 'Policy', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
@@ -194,7 +68,7 @@ describe('the web console in Chromium', () => {
 
   it('sends a user whose key was replaced back to sign-in, with the reason, and lets the new key in', async () => {
     const page = await signedInPage(carolKey);
-    const replaced = await npmRunAdmin(dataDir, 'create-api-key', 'carol');
+    const replaced = await npmRunAdmin(consoleStack.dataDir, 'create-api-key', 'carol');
     expect(replaced.status, replaced.stderr).toBe(0);
     const newKey = /the old key no longer works\): (\S+)/.exec(replaced.stdout)![1]!;
 
@@ -208,7 +82,7 @@ describe('the web console in Chromium', () => {
 
   it('configures two rules with the API validation shown at the field, and a re-evaluation shows a red and a yellow violation', async () => {
     const page = await signedInPage(rootKey);
-    await page.getByRole('link', { name: 'Policy rules' }).click();
+    await page.getByRole('link', { name: 'Policy', exact: true }).click();
     const errorRule = page.locator('fieldset[data-rule-type="license_policy_error"]');
     const gapRule = page.locator('fieldset[data-rule-type="license_coverage_gap"]');
     await errorRule.getByLabel('Active').check();
@@ -271,7 +145,7 @@ describe('the web console in Chromium', () => {
 
     // The same tab on a narrow screen.
     const narrow = await signedInPage(rootKey, { width: 375, height: 800 });
-    await narrow.goto(`${stack.apiUrl}/#/products/${product.uuid}/compliance`);
+    await narrow.goto(`${consoleStack.stack.apiUrl}/#/products/${product.uuid}/compliance`);
     // Once seen to time out in a full run (not reproduced since): a failure says what the page showed.
     await narrow
       .getByRole('list', { name: 'Active policy violations' })
@@ -304,7 +178,7 @@ describe('the web console in Chromium', () => {
     const alice = await signedInPage(aliceKey);
     await alice.getByRole('cell', { name: 'No products yet.' }).waitFor();
     expect(await alice.getByRole('button', { name: 'Evaluate policy rules' }).count()).toBe(0);
-    expect(await alice.getByRole('link', { name: 'Policy rules' }).count()).toBe(0);
+    expect(await alice.getByRole('link', { name: 'Policy', exact: true }).count()).toBe(0);
   }, 60_000);
 
   it('keeps the search form, the selection and the route in step with the address', async () => {
@@ -324,7 +198,7 @@ describe('the web console in Chromium', () => {
     await page.getByText('1 product').waitFor();
     expect(await page.getByLabel('Name (exact)').inputValue()).toBe('Step Two');
     // A broken address is a page that says so, not a blank one.
-    await page.goto(`${stack.apiUrl}/#/products/%E0`);
+    await page.goto(`${consoleStack.stack.apiUrl}/#/products/%E0`);
     await page.getByText('Not found.').waitFor();
   }, 60_000);
 
@@ -332,7 +206,7 @@ describe('the web console in Chromium', () => {
     const product = await created(rootKey, '/api/v2/products/', { name: 'Shared', version: '2' });
     expect((await api(aliceKey, 'GET', `/api/v2/products/${product.uuid}/`)).status).toBe(404);
     const page = await signedInPage(rootKey);
-    await page.goto(`${stack.apiUrl}/#/products/${product.uuid}/permissions`);
+    await page.goto(`${consoleStack.stack.apiUrl}/#/products/${product.uuid}/permissions`);
     await page.getByLabel('Username').fill('nobody');
     await page.getByRole('button', { name: 'Grant' }).click();
     await expect(page.locator('#permission-target-error').textContent()).resolves.toContain('User "nobody" does not exist in this dataspace.');
@@ -344,7 +218,7 @@ describe('the web console in Chromium', () => {
 
     // Alice sees the product now, but not its permissions (only superusers and the creator manage them).
     const alice = await signedInPage(aliceKey);
-    await alice.goto(`${stack.apiUrl}/#/products/${product.uuid}/permissions`);
+    await alice.goto(`${consoleStack.stack.apiUrl}/#/products/${product.uuid}/permissions`);
     await alice.getByText("Only superusers and the product's creator (root) manage its permissions.").waitFor();
 
     await page.getByRole('button', { name: 'Revoke' }).click();
@@ -445,17 +319,17 @@ describe('the web console in Chromium', () => {
       [`#/products/${product.uuid}/permissions`, 'Username'],
       ['#/requests', 'Order by'],
       [`#/requests/${request.uuid}`, 'Add a comment'],
-      ['#/policy-rules', 'Save policy rules'],
+      ['#/policy', 'Save policy rules'],
       [`#/webhooks/${webhook.uuid}`, 'Send a ping'],
       ['#/webhooks', 'Target URL (https)'],
     ];
     for (const [route, ready] of pages) {
-      await page.goto(`${stack.apiUrl}/${route}`);
+      await page.goto(`${consoleStack.stack.apiUrl}/${route}`);
       await page.getByLabel(ready).or(page.getByRole('button', { name: ready })).first().waitFor();
       await expect(unlabelledControls(page), route).resolves.toEqual([]);
     }
     // The template form's questions too.
-    await page.goto(`${stack.apiUrl}/#/requests/new`);
+    await page.goto(`${consoleStack.stack.apiUrl}/#/requests/new`);
     await page.getByLabel('Template').selectOption({ label: 'Package Review' });
     await page.getByLabel('Commercial use').waitFor();
     await expect(unlabelledControls(page), 'new request').resolves.toEqual([]);
@@ -473,10 +347,10 @@ describe('the web console in Chromium', () => {
       [`#/products/${product.uuid}/compliance`, 'Re-evaluate'],
       [`#/requests/${request.uuid}`, 'See https://'],
       [`#/webhooks/${webhook.uuid}`, 'Send a ping'],
-      ['#/policy-rules', 'Save policy rules'],
+      ['#/policy', 'Save policy rules'],
       ['#/requests', 'Order by'],
     ] as const) {
-      await page.goto(`${stack.apiUrl}/${route}`);
+      await page.goto(`${consoleStack.stack.apiUrl}/${route}`);
       await page.getByText(text).first().waitFor();
       const widest = await page.evaluate(() => {
         const wide = [...document.querySelectorAll('body *')].filter((element) => element.getBoundingClientRect().right > 375 && !element.closest('.table-wrap'));

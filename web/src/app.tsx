@@ -10,6 +10,11 @@ import { RequestList } from './pages/requests.tsx';
 import { RequestPage } from './pages/request.tsx';
 import { NewRequest } from './pages/new-request.tsx';
 import { WebhookList, WebhookPage } from './pages/webhooks.tsx';
+import { Portfolio } from './pages/portfolio.tsx';
+import { LicensesPage } from './pages/licenses.tsx';
+import { PackagesPage } from './pages/packages.tsx';
+import { VulnerabilitiesPage } from './pages/vulnerabilities.tsx';
+import { AuditPage } from './pages/audit.tsx';
 import { ErrorSummary, Loading, PageHeading } from './components.tsx';
 import { ApiError } from './lib/api-client.ts';
 
@@ -76,11 +81,17 @@ export function App() {
   );
 }
 
+/** The main navigation, in this order; its labels are the names the browser tests find the links by. */
 const NAV = [
   { segment: 'products', label: 'Products', superuser: false },
+  { segment: 'portfolio', label: 'Portfolio', superuser: false },
   { segment: 'requests', label: 'Requests', superuser: false },
-  { segment: 'policy-rules', label: 'Policy rules', superuser: true },
+  { segment: 'licenses', label: 'Licenses', superuser: false },
+  { segment: 'packages', label: 'Packages', superuser: false },
+  { segment: 'vulnerabilities', label: 'Vulnerabilities', superuser: false },
+  { segment: 'policy', label: 'Policy', superuser: true },
   { segment: 'webhooks', label: 'Webhooks', superuser: true },
+  { segment: 'audit', label: 'Audit', superuser: true },
 ] as const;
 
 function Frame({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
@@ -124,8 +135,19 @@ function Page({ session, segments, query }: { session: Session; segments: readon
     case 'requests':
       if (id === 'new') return <NewRequest session={session} />;
       return id ? <RequestPage session={session} uuid={id} /> : <RequestList session={session} query={query} />;
-    case 'policy-rules':
+    case 'portfolio':
+      return <Portfolio session={session} query={query} />;
+    case 'licenses':
+      return <LicensesPage session={session} segments={segments} query={query} />;
+    case 'packages':
+      return <PackagesPage session={session} segments={segments} query={query} />;
+    case 'vulnerabilities':
+      return <VulnerabilitiesPage session={session} segments={segments} query={query} />;
+    case 'policy':
+    case 'policy-rules': // the address of this page before it was named Policy
       return <PolicyRules session={session} />;
+    case 'audit':
+      return <AuditPage session={session} query={query} />;
     case 'webhooks':
       return id ? <WebhookPage session={session} uuid={id} query={query} /> : <WebhookList session={session} query={query} />;
     default:

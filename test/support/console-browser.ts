@@ -1,0 +1,242 @@
+/**
+ * What every browser test of the console shares: one `npm start` (its own DATA_DIR and port) seeded with
+ * the dataspace `acme` and its users, one headless Chromium from the npm registry, pages signed in with a
+ * user's key, the accessibility check (axe-core) and screenshots.
+ *
+ * A test file calls `useConsoleStack()` at its top level: it registers the hooks that start the stack and
+ * the browser before the file's tests and stop both (the stack's whole process group) after them, close
+ * every test's pages, and fail a test whose page threw.
+ *
+ * Screenshots go to test-output/screenshots/; with `CONSOLE_SCREENSHOTS=docs` they also go to
+ * docs/console/ (how the README's pictures are refreshed: `CONSOLE_SCREENSHOTS=docs npm run test:browser`).
+ */
+/// <reference lib="dom" />
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import AxeBuilder from '@axe-core/playwright';
+import { freePort } from '../../bin/local/ports.ts';
+import { generateApiKey } from '../../shared/auth/api-key.ts';
+import { npmRunAdmin, npmStart, repositoryRoot, type RunningStack } from './npm-start.ts';
+import { launchChromium } from './chromium.ts';
+
+export const SCREENSHOTS = join(repositoryRoot, 'test-output', 'screenshots');
+export const DOCS_SCREENSHOTS = join(repositoryRoot, 'docs', 'console');
+export const SBOM_FIXTURES = join(repositoryRoot, 'test', 'fixtures', 'sbom');
+
+export interface Viewport {
+  readonly width: number;
+  readonly height: number;
+}
+
+export const DESKTOP: Viewport = { width: 1280, height: 900 };
+/** The narrowest phone the console is laid out for. */
+export const NARROW: Viewport = { width: 360, height: 780 };
+
+export interface ApiAnswer<T> {
+  readonly status: number;
+  readonly body: T;
+}
+
+export interface ConsoleStack {
+  /** The running `npm start` (its `apiUrl` serves the console at `/` and the API at `/api/v2/`). */
+  readonly stack: RunningStack;
+  readonly dataDir: string;
+  readonly browser: Browser;
+  /** Keys of the seeded users: `root` (superuser), `alice` and `carol` (not superusers), all in `acme`. */
+  readonly keys: { readonly root: string; readonly alice: string; readonly carol: string };
+  /** The API as a script uses it, to arrange what the browser then shows. */
+  api<T = any>(key: string, method: string, path: string, body?: unknown): Promise<ApiAnswer<T>>;
+  /** A POST that must answer 201; its body. */
+  created<T = any>(key: string, path: string, body: unknown): Promise<T>;
+  /**
+   * Loads a real SBOM of test/fixtures/sbom (made by cyclonedx-npm, npm sbom or cdxgen) into a product,
+   * synchronously, and answers the import.
+   */
+  loadSbom<T = any>(key: string, product: string, fixture: string): Promise<T>;
+  newPage(viewport?: Viewport): Promise<Page>;
+  /** A page signed in with `key`, showing the main navigation. */
+  signedInPage(key: string, viewport?: Viewport): Promise<Page>;
+}
+
+/**
+ * Registers the file's hooks and answers the stack's handle, filled in once `beforeAll` has run.
+ * `seed` adds to the seed file what a test file needs beyond the users (priorities, templates, …).
+ */
+export function useConsoleStack(seed: Readonly<Record<string, unknown[]>> = {}): ConsoleStack {
+  const started: ChildProcess[] = [];
+  const contexts: BrowserContext[] = [];
+  const pageErrors: string[] = [];
+  const keys = { root: generateApiKey(), alice: generateApiKey(), carol: generateApiKey() };
+  let launching: Promise<Browser> | undefined;
+  let browser: Browser | undefined;
+  let stack: RunningStack | undefined;
+  let dataDir: string | undefined;
+
+  const api = async <T>(key: string, method: string, path: string, body?: unknown): Promise<ApiAnswer<T>> => {
+    const response = await fetch(`${stack!.apiUrl}${path}`, {
+      method,
+      headers: { Authorization: `Token ${key}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON (an SBOM download is, a console file is not): the text as it came
+    }
+    return { status: response.status, body: parsed as T };
+  };
+
+  const handle: ConsoleStack = {
+    get stack() {
+      return stack!;
+    },
+    get dataDir() {
+      return dataDir!;
+    },
+    get browser() {
+      return browser!;
+    },
+    keys,
+    api,
+    async created<T>(key: string, path: string, body: unknown): Promise<T> {
+      const answer = await api<T>(key, 'POST', path, body);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+      return answer.body;
+    },
+    async loadSbom<T>(key: string, product: string, fixture: string): Promise<T> {
+      const document = readFileSync(join(SBOM_FIXTURES, fixture));
+      const type = fixture.endsWith('.spdx.json') ? 'application/spdx+json' : 'application/vnd.cyclonedx+json';
+      const response = await fetch(`${stack!.apiUrl}/api/v2/products/${product}/load_sboms/`, {
+        method: 'POST',
+        headers: { Authorization: `Token ${key}`, 'Content-Type': type },
+        body: document,
+      });
+      const body = (await response.json()) as T;
+      expect(response.status, JSON.stringify(body)).toBe(200);
+      return body;
+    },
+    async newPage(viewport = DESKTOP): Promise<Page> {
+      const context = await browser!.newContext({ viewport });
+      contexts.push(context);
+      const page = await context.newPage();
+      page.on('pageerror', (error) => pageErrors.push(String(error)));
+      return page;
+    },
+    async signedInPage(key: string, viewport = DESKTOP): Promise<Page> {
+      const page = await handle.newPage(viewport);
+      await page.goto(`${stack!.apiUrl}/`);
+      await page.getByLabel('API key').fill(key);
+      await page.getByLabel('API key').press('Enter');
+      await page.getByRole('navigation', { name: 'Main' }).waitFor();
+      return page;
+    },
+  };
+
+  beforeAll(async () => {
+    launching = launchChromium();
+    launching.catch(() => undefined); // awaited below; afterAll closes it whatever happens
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    dataDir = mkdtempSync(join(tmpdir(), 'cms-browser-'));
+    stack = await npmStart({ ...process.env, PORT: String(await freePort()), DATA_DIR: dataDir }, started);
+    const seedFile = join(dataDir, 'seed.json');
+    writeFileSync(
+      seedFile,
+      JSON.stringify({
+        dataspaces: [{ name: 'acme' }],
+        users: [
+          { username: 'root', email: 'root@example.com', dataspace: 'acme', is_superuser: true, api_key: keys.root },
+          { username: 'alice', email: 'alice@example.com', dataspace: 'acme', is_superuser: false, api_key: keys.alice },
+          { username: 'carol', email: 'carol@example.com', dataspace: 'acme', is_superuser: false, api_key: keys.carol },
+        ],
+        ...seed,
+      }),
+    );
+    const loaded = await npmRunAdmin(dataDir, 'load', seedFile);
+    expect(loaded.status, loaded.stderr).toBe(0);
+    browser = await launching;
+  }, 300_000);
+
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((context) => context.close()));
+    expect(pageErrors.splice(0)).toEqual([]);
+  });
+
+  afterAll(async () => {
+    try {
+      await (await launching?.catch(() => undefined))?.close();
+    } finally {
+      for (const child of started) {
+        if (child.exitCode !== null) continue;
+        const closed = new Promise<void>((done) => child.once('close', () => done()));
+        signalGroup(child, 'SIGTERM');
+        // A stack that does not stop within 20 s is killed, so nothing outlives the test run.
+        const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 20_000);
+        await closed;
+        clearTimeout(timer);
+      }
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  return handle;
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** A full-page screenshot in test-output/screenshots/ (and docs/console/ with CONSOLE_SCREENSHOTS=docs). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const path = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  if (process.env.CONSOLE_SCREENSHOTS === 'docs') {
+    mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
+    copyFileSync(path, join(DOCS_SCREENSHOTS, `${name}.png`));
+  }
+}
+
+/**
+ * The accessibility check of a page as it is now (WCAG 2.0/2.1/2.2 A and AA rules of axe-core): its
+ * serious and critical findings, each with the elements it found them on, so a failing test says where.
+ */
+export async function accessibilityFindings(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.impact} ${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`);
+}
+
+/** Inputs, selects and text areas without a non-empty accessible label (label element, aria-label or aria-labelledby). */
+export function unlabelledControls(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('input, select, textarea')]
+      .filter((element) => {
+        const control = element as HTMLInputElement;
+        const byLabel = [...(control.labels ?? [])].some((label) => label.textContent?.trim());
+        const byAria = control.getAttribute('aria-label')?.trim();
+        const byReference = (control.getAttribute('aria-labelledby') ?? '')
+          .split(/\s+/)
+          .some((id) => id && document.getElementById(id)?.textContent?.trim());
+        return !byLabel && !byAria && !byReference;
+      })
+      .map((element) => element.outerHTML),
+  );
+}
+
+/** The widest element outside a table's scrolling frame, for "never scrolls sideways" checks. */
+export function widestOutsideTables(page: Page, width: number): Promise<{ width: number; elements: string[] }> {
+  return page.evaluate((limit) => {
+    const wide = [...document.querySelectorAll('body *')].filter((element) => element.getBoundingClientRect().right > limit && !element.closest('.table-wrap'));
+    return { width: document.documentElement.scrollWidth, elements: wide.slice(0, 5).map((element) => element.outerHTML.slice(0, 200)) };
+  }, width);
+}

@@ -1,0 +1,8 @@
+/** PLACEHOLDER of the skeleton commit: the Portfolio page is being built (issue 19). */
+import { PageHeading } from '../components.tsx';
+import type { Session } from '../session.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-unused-vars
+export function Portfolio(_props: { session: Session; query: URLSearchParams }) {
+  return <PageHeading>Portfolio</PageHeading>;
+}
