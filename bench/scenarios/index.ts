@@ -22,6 +22,7 @@ import { sbomMergeScale } from './sbom-merge-scale.ts';
 import { listCounts } from './list-counts.ts';
 import { requestCreates } from './request-creates.ts';
 import { apiCapacity } from './api-capacity.ts';
+import { consoleBundle } from './console-bundle.ts';
 
 export const SCENARIOS: readonly Scenario[] = [
   apiOverhead,
@@ -42,5 +43,6 @@ export const SCENARIOS: readonly Scenario[] = [
   sbomExport,
   sbomMergeScale,
   apiCapacity,
+  consoleBundle,
   freshClone,
 ];
