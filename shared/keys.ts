@@ -60,6 +60,8 @@
  *   Product package PK=PRODUCT#<uuid>     SK=PACKAGE#<package uuid>      a product's packages (unique per product)
  *                GSI1PK=DS#<ds>#PRODUCTPACKAGES  GSI1SK=<created>␁<uuid>  list a dataspace's
  *                GSI10PK=PACKAGE#<package uuid>#PRODUCTS  GSI10SK=<product uuid>   the products holding a package
+ *                                                              (re-evaluation fan-out; GET product_packages/?package=:
+ *                                                              its product packages then read by key)
  *   Analysis     PK=PRODUCT#<uuid>        SK=ANALYSIS#<package uuid>#<vulnerability id>  (unique per product package
  *                                                              and vulnerability; read with the product's packages)
  *                GSI1PK=DS#<ds>#ANALYSES  GSI1SK=<created>␁<uuid>  list a dataspace's

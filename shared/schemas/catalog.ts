@@ -380,7 +380,10 @@ export const ProductPackageSchema = z
   })
   .meta({ id: 'ProductPackage' });
 
-export const ProductPackageListQuery = pageQuery({ product: z.string().optional().describe('Product uuid') });
+export const ProductPackageListQuery = pageQuery({
+  product: z.string().optional().describe('Product uuid'),
+  package: z.string().optional().describe('Package uuid, API URL or purl: the products that use it (those the caller can see)'),
+});
 
 const analysisFields = {
   state: choice(ANALYSIS_STATES).nullable(),

@@ -135,7 +135,17 @@ export class ProductPackageService {
     const only = query.product || undefined;
     const products = await this.visibleProducts(caller, only);
     let page;
-    if (!products || only !== undefined) {
+    if (query.package) {
+      // Which products use a package: the reverse index names its holders, the items are read by key.
+      const pkg = await this.packageIn(caller.dataspace, query.package);
+      if (!pkg) throw new ValidationError({ package: [`No package "${query.package}" in this dataspace.`] });
+      const visible = products && new Set(products);
+      const holders = (await this.deps.productPackages.productsHolding(pkg.uuid)).filter((uuid) => !visible || visible.has(uuid));
+      const all = (await this.deps.productPackages.ofPackageIn(pkg.uuid, holders))
+        .filter((pp) => pp.dataspace === caller.dataspace)
+        .sort((a, b) => (a.createdDate + a.uuid < b.createdDate + b.uuid ? -1 : 1));
+      page = await paginate(query, url, async (offset, limit) => ({ count: all.length, items: all.slice(offset, offset + limit) }), (pp) => pp);
+    } else if (!products || only !== undefined) {
       // The dataspace's, or the one product's the caller may see: counted by the list counters, paged on the index.
       const product = products?.[0];
       page = await paginate(query, url, (offset, limit) => this.deps.productPackages.listDataspace(caller.dataspace, offset, limit, product), (pp) => pp);

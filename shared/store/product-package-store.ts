@@ -12,6 +12,7 @@ import type { Product } from '../domain/product.ts';
 import { StaleProductError, bumpRevision } from './product-store.ts';
 import { counterChanges, counterSeedItems, counterTotals, counterUpdates, filterCounter, isListCounted, listCounterSpace, productPackageCounters, readCounters } from './counters.ts';
 import {
+  batchGet,
   cancelledBecause,
   imageItem,
   partitionQueryInput,
@@ -87,6 +88,15 @@ export class ProductPackageStore {
   async productsHolding(packageUuid: string): Promise<string[]> {
     const items = await queryAll(this.doc, partitionQueryInput(this.tableName, keys.productsHoldingPackage(packageUuid)));
     return items.map((item) => String(item.GSI10SK));
+  }
+
+  /**
+   * The product packages of one package in the given products (from productsHolding): read by key, one
+   * BatchGetItem per 100, strongly consistent; an index entry whose item has gone since is dropped.
+   */
+  async ofPackageIn(packageUuid: string, productUuids: readonly string[]): Promise<ProductPackage[]> {
+    const items = await batchGet(this.doc, this.tableName, productUuids.map((productUuid) => keys.productPackage(productUuid, packageUuid)), true);
+    return items.map(toProductPackage);
   }
 
   /**

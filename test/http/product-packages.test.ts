@@ -182,3 +182,52 @@ describe('vulnerability analyses', () => {
     expect(Object.keys(response.json)).toEqual(['vulnerability_id']);
   });
 });
+
+describe('product packages of one package (?package=)', () => {
+  it('name the products that use it, only those the caller may view, counted exactly', async () => {
+    const lodash = packages['pkg:npm/lodash@4.17.20']!;
+    const shared = await aProduct('Uses lodash');
+    const hidden = (await call('root', 'POST', '/api/v2/products/', { name: 'Root uses lodash' })).json as { uuid: string; api_url: string };
+    const other = await aProduct('Uses left-pad only');
+    for (const product of [shared, hidden]) {
+      expect((await call('root', 'POST', '/api/v2/product_packages/', { product: product.uuid, package: lodash.uuid })).status).toBe(201);
+    }
+    expect((await call('root', 'POST', '/api/v2/product_packages/', { product: other.uuid, package: 'pkg:npm/left-pad@1.3.0' })).status).toBe(201);
+
+    const asRoot = await call('root', 'GET', `/api/v2/product_packages/?package=${lodash.uuid}`);
+    expect(asRoot.status, asRoot.text).toBe(200);
+    const rootProducts = asRoot.json.results.map((pp: { product: string }) => pp.product);
+    expect(rootProducts).toEqual(expect.arrayContaining([shared.api_url, hidden.api_url]));
+    expect(rootProducts).not.toContain(other.api_url);
+    expect(asRoot.json.count).toBe(asRoot.json.results.length);
+    expect(asRoot.json.results.every((pp: { package: string }) => pp.package === lodash.api_url)).toBe(true);
+
+    // The viewer sees the product shared with them, not root's own.
+    const asViewer = await call('viewer', 'GET', `/api/v2/product_packages/?package=${encodeURIComponent('pkg:npm/lodash@4.17.20')}`);
+    expect(asViewer.status, asViewer.text).toBe(200);
+    const viewerProducts = asViewer.json.results.map((pp: { product: string }) => pp.product);
+    expect(viewerProducts).toContain(shared.api_url);
+    expect(viewerProducts).not.toContain(hidden.api_url);
+    expect(asViewer.json.count).toBe(viewerProducts.length);
+    expect((await call('stranger', 'GET', `/api/v2/product_packages/?package=${lodash.uuid}`)).json).toEqual({ count: 0, next: null, previous: null, results: [] });
+
+    // With ?product=, the one product package; pages keep the filter.
+    const one = await call('root', 'GET', `/api/v2/product_packages/?package=${lodash.api_url}&product=${hidden.uuid}`);
+    expect(one.json.count).toBe(1);
+    expect(one.json.results[0].product).toBe(hidden.api_url);
+    const paged = await call('root', 'GET', `/api/v2/product_packages/?package=${lodash.uuid}&page_size=1`);
+    expect(paged.json.results).toHaveLength(1);
+    expect(paged.json.next).toContain(`package=${lodash.uuid}`);
+  });
+
+  it('answer a 400 for a package not in the dataspace, another dataspace\'s as if it did not exist', async () => {
+    const lodash = packages['pkg:npm/lodash@4.17.20']!;
+    const fromBeta = await call('mallory', 'GET', `/api/v2/product_packages/?package=${lodash.uuid}`);
+    expect(fromBeta.status).toBe(400);
+    expect(fromBeta.json).toEqual({ package: [`No package "${lodash.uuid}" in this dataspace.`] });
+    const nowhere = await call('root', 'GET', '/api/v2/product_packages/?package=pkg:npm/nowhere@1');
+    expect(nowhere.status).toBe(400);
+    expect(nowhere.json).toEqual({ package: ['No package "pkg:npm/nowhere@1" in this dataspace.'] });
+    expect((await call('root', 'GET', '/api/v2/product_packages/?package=not-a-thing')).status).toBe(400);
+  });
+});
