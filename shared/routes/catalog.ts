@@ -19,6 +19,7 @@ import {
   UsagePolicyBodies,
   UsagePolicySchema,
   VulnerabilityBodies,
+  VulnerabilityListQuery,
   VulnerabilitySchema,
 } from '../schemas/catalog.ts';
 import type { FunctionName } from '../functions.ts';
@@ -163,7 +164,7 @@ export const CATALOG_ROUTES = [
     responses: { 200: { description: 'The reference license', schema: ReferenceLicenseSchema }, 401: unauthorized, 404: notFound('reference license') },
   },
   ...crud({ collection: 'packages', one: 'package', label: 'package', fn: 'catalog', schema: PackageSchema, bodies: PackageBodies, query: PackageListQuery, writers: SUPERUSERS }),
-  ...crud({ collection: 'vulnerabilities', one: 'vulnerability', label: 'vulnerability', fn: 'catalog', schema: VulnerabilitySchema, bodies: VulnerabilityBodies, query: pageQuery({}), writers: SUPERUSERS }),
+  ...crud({ collection: 'vulnerabilities', one: 'vulnerability', label: 'vulnerability', fn: 'catalog', schema: VulnerabilitySchema, bodies: VulnerabilityBodies, query: VulnerabilityListQuery, writers: SUPERUSERS }),
   ...crud({
     collection: 'product_packages',
     one: 'product_package',

@@ -330,6 +330,10 @@ export const VulnerabilitySchema = z
   })
   .meta({ id: 'Vulnerability' });
 
+export const VulnerabilityListQuery = pageQuery({
+  vulnerability_id: z.string().optional().describe('Exact vulnerability id (one reservation lookup)'),
+});
+
 const PRODUCT_PACKAGE_READ_ONLY = ['uuid', 'api_url', 'created_date', 'license_expression_spdx'];
 const flag = z.boolean({ error: 'Must be a valid boolean.' });
 const productPackageFields = {

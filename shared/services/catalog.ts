@@ -460,6 +460,12 @@ export class CatalogService {
   }
 
   async listVulnerabilities(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
+    if (query.vulnerability_id) {
+      // An id is unique: one reservation lookup (how a package's affected_by_vulnerabilities are followed).
+      const matches = [...(await this.store.vulnerabilities.getByUnique(caller.dataspace, [query.vulnerability_id], true)).values()];
+      const found = await paginate(query, url, async (offset, limit) => ({ count: matches.length, items: matches.slice(offset, offset + limit) }), (v) => v);
+      return { ...found, results: await this.vulnerabilityViews(found.results, baseUrl) };
+    }
     const page = await paginate(query, url, (offset, limit) => this.store.vulnerabilities.list(caller.dataspace, offset, limit, { counted: ['all'] }), (v) => v);
     return { ...page, results: await this.vulnerabilityViews(page.results, baseUrl) };
   }
