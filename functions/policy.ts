@@ -14,6 +14,7 @@ export const makeHandler = ({ api, policy, waivers }: Pick<Dependencies, 'api' |
   product_policy_status: async (r) => ({ statusCode: 200, body: await policy.status(r.caller, r.pathParameters.uuid) }),
   evaluate_product_policy_rules: async (r) => policy.evaluateProduct(r.caller, r.pathParameters.uuid, r.query.wait === 'true', r.baseUrl),
   evaluate_products_policy_rules: async (r) => ({ statusCode: 202, body: await policy.evaluateProducts(r.caller, () => r.body) }),
+  list_policy_waivers: async (r) => ({ statusCode: 200, body: await waivers.listDataspace(r.caller, r.query, r.url, r.baseUrl) }),
   list_product_policy_waivers: async (r) => ({ statusCode: 200, body: await waivers.list(r.caller, r.pathParameters.uuid, r.query, r.url, r.baseUrl) }),
   create_product_policy_waiver: async (r) => ({ statusCode: 201, body: await waivers.create(r.caller, r.pathParameters.uuid, () => r.body, r.baseUrl) }),
   retrieve_product_policy_waiver: async (r) => ({

@@ -240,6 +240,15 @@ export const FUNCTIONS = {
     sendsTo: [],
     publishesEvents: false,
   },
+  users: {
+    entry: 'functions/users.ts',
+    description: "The caller, the dataspace's users and its request priorities",
+    memoryMb: 512,
+    timeoutSeconds: 10,
+    table: 'read',
+    sendsTo: [],
+    publishesEvents: false,
+  },
   'waiver-expiry': {
     entry: 'functions/waiver-expiry.ts',
     description: 'Every minute: marks the policy waivers whose expiry has passed as expired (the stream re-evaluates their products)',

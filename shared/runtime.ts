@@ -6,6 +6,7 @@
  * part). The local stack composes the same factories, with its stand-ins provided for the clients and
  * the bus (bin/local/composition.ts).
  */
+import { UserService } from './services/users.ts';
 import { randomUUID } from 'node:crypto';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { tracedClient } from './observability/tracer.ts';
@@ -294,6 +295,10 @@ export function auditService(c: Composition): AuditService {
   return c.once(auditService, () => new AuditService({ store: auditStore(c) }));
 }
 
+export function userService(c: Composition): UserService {
+  return c.once(userService, () => new UserService({ identity: identityStore(c), requests: requestStore(c) }));
+}
+
 export function eventPublisher(c: Composition): EventPublisher {
   return c.once(eventPublisher, () => new EventBridgePublisher(c.config.EVENT_BUS_NAME, eventBridgeClient(c)));
 }
@@ -326,6 +331,7 @@ export interface Dependencies {
   readonly webhooks: WebhookService;
   readonly apiKeys: ApiKeyService;
   readonly audit: AuditService;
+  readonly users: UserService;
   readonly publisher: EventPublisher;
 }
 
@@ -350,6 +356,7 @@ export function dependencyFactories(c: Composition): { readonly [K in keyof Depe
     webhooks: () => webhookService(c),
     apiKeys: () => apiKeyService(c),
     audit: () => auditService(c),
+    users: () => userService(c),
     publisher: () => eventPublisher(c),
   };
 }

@@ -34,3 +34,19 @@ export function sameUser(a: User, b: User): boolean {
     a.groups.every((group, i) => group === b.groups[i])
   );
 }
+
+/**
+ * The users a user list shows: the active ones, with this exact username when `username` is given,
+ * and each search term (already split and folded: shared/domain/search.ts) in the username or the
+ * email; in username order.
+ */
+export function listedUsers(
+  users: readonly User[],
+  filter: { readonly username?: string | undefined; readonly matches?: (user: User) => boolean },
+): User[] {
+  return users
+    .filter((user) => user.isActive)
+    .filter((user) => !filter.username || user.username === filter.username)
+    .filter((user) => filter.matches?.(user) ?? true)
+    .sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
+}

@@ -9,11 +9,13 @@ import {
   PolicyStatusSchema,
   PolicyViolationSchema,
   PolicyWaiverCreateSchema,
+  PolicyWaiverDataspaceQuery,
+  PolicyWaiverListItemSchema,
   PolicyWaiverListQuery,
   PolicyWaiverSchema,
   ViolationPackageSchema,
 } from '../schemas/policy.ts';
-import { forbidden, invalid, notFound, unauthorized, type Route } from './route.ts';
+import { forbidden, invalid, invalidPage, notFound, unauthorized, type Route } from './route.ts';
 
 const rules = { description: 'Every rule type with its effective configuration', schema: z.array(PolicyRuleSchema) };
 const configErrors = { description: 'Errors by key path, e.g. vulnerability_stale.parameters.max_days', schema: FieldErrorsSchema };
@@ -98,6 +100,22 @@ export const POLICY_ROUTES = [
       401: unauthorized,
       403: forbidden,
       404: notFound('product'),
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v2/policy_waivers/',
+    function: 'policy',
+    operationId: 'list_policy_waivers',
+    summary: 'The waivers of every product the caller may view, soonest expiry first, with the product name; filters product, is_expired',
+    auth: 'api-key',
+    listName: 'policy_waivers',
+    query: PolicyWaiverDataspaceQuery,
+    responses: {
+      200: { description: 'A page of waivers', schema: paginated(PolicyWaiverListItemSchema, 'PolicyWaiverListPage') },
+      400: { description: 'Invalid filter (a product the caller cannot see): errors by parameter', schema: FieldErrorsSchema },
+      401: unauthorized,
+      404: invalidPage,
     },
   },
   {

@@ -149,3 +149,14 @@ export const PolicyWaiverListQuery = pageQuery({
     .optional()
     .describe('true: only expired waivers; false: only those that still apply'),
 });
+
+/** A waiver in the dataspace-wide list: with its product's uuid, name and version. */
+export const PolicyWaiverListItemSchema = PolicyWaiverSchema.extend({
+  product_uuid: z.uuid(),
+  product_name: z.string(),
+  product_version: z.string(),
+}).meta({ id: 'PolicyWaiverListItem' });
+
+export const PolicyWaiverDataspaceQuery = PolicyWaiverListQuery.extend({
+  product: z.string().optional().describe('A product (uuid or API URL): its waivers only'),
+});

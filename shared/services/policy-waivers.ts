@@ -5,7 +5,7 @@
  */
 import type { Caller } from '../domain/caller.ts';
 import { NotFoundError, ValidationError, type FieldErrors } from '../domain/errors.ts';
-import { isUuid } from '../domain/identifiers.ts';
+import { isUuid, uuidOf } from '../domain/identifiers.ts';
 import { RULES, type RuleType } from '../domain/policy-rules.ts';
 import { expiryProblem, isExpired, type PolicyWaiver } from '../domain/policy-waivers.ts';
 import { isoWithOffset } from '../domain/time.ts';
@@ -96,6 +96,44 @@ export class PolicyWaiverService {
       .filter((waiver) => expired === undefined || isExpired(waiver, now) === expired)
       .sort((a, b) => (a.createdDate + a.uuid < b.createdDate + b.uuid ? -1 : 1));
     return paginate(query, url, async (offset, limit) => ({ count: waivers.length, items: waivers.slice(offset, offset + limit) }), (waiver) => waiverView(waiver, baseUrl, now));
+  }
+
+  /**
+   * The waivers of every product the caller may view (or of the one `?product=` names), soonest expiry
+   * first, each with its product's name: one Query of each product's WAIVER# prefix, never a scan.
+   */
+  async listDataspace(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
+    const now = this.deps.now();
+    let productUuids: string[];
+    if (query.product) {
+      const product = await this.deps.products.authorize(caller, uuidOf(query.product, 'products') ?? query.product, 'view').catch((error: unknown) => {
+        if (error instanceof NotFoundError) throw new ValidationError({ product: ['Select a valid choice. That choice is not one of the available choices.'] });
+        throw error;
+      });
+      productUuids = [product.uuid];
+    } else {
+      productUuids = await this.deps.products.viewableProductUuids(caller);
+    }
+    const expired = query.is_expired === undefined ? undefined : query.is_expired === 'true';
+    const waivers = (await Promise.all(productUuids.map((uuid) => this.deps.waivers.ofProduct(uuid))))
+      .flat()
+      .filter((waiver) => expired === undefined || isExpired(waiver, now) === expired)
+      .sort((a, b) => (a.expiresDate + a.uuid < b.expiresDate + b.uuid ? -1 : 1));
+    return paginate(
+      query,
+      url,
+      async (offset, limit) => {
+        const items = waivers.slice(offset, offset + limit);
+        const products = new Map((await this.deps.products.productsOf(items.map((waiver) => waiver.productUuid))).map((p) => [p.uuid, p]));
+        return { count: waivers.length, items: items.map((waiver) => ({ waiver, product: products.get(waiver.productUuid) })) };
+      },
+      ({ waiver, product }) => ({
+        ...waiverView(waiver, baseUrl, now),
+        product_uuid: waiver.productUuid,
+        product_name: product?.name ?? '',
+        product_version: product?.version ?? '',
+      }),
+    );
   }
 
   async retrieve(caller: Caller, productUuid: string, uuid: string, baseUrl: string) {

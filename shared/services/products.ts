@@ -130,6 +130,28 @@ export class ProductService {
     return this.deps.products.viewableUuids(caller.dataspace, principalsOf(caller));
   }
 
+  /**
+   * Every product of the dataspace the caller may view: a superuser's, the dataspace's list (its uuids,
+   * a page of keys at a time); anyone else's, their viewer index entries.
+   */
+  async viewableProductUuids(caller: Caller): Promise<string[]> {
+    if (!caller.isSuperuser) return this.visibleProductUuids(caller);
+    const uuids: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.deps.products.uuidsOfDataspacePage(caller.dataspace, cursor, 1_000);
+      uuids.push(...page.uuids);
+      cursor = page.next;
+    } while (cursor !== undefined);
+    return uuids;
+  }
+
+  /** The products of these uuids that still exist (one GetItem each), for their names. */
+  async productsOf(uuids: readonly string[]): Promise<Product[]> {
+    const found = await Promise.all([...new Set(uuids)].map((uuid) => this.deps.products.get(uuid)));
+    return found.filter((product): product is Product => product !== undefined);
+  }
+
   async create(caller: Caller, input: { name: string; version: string }, baseUrl: string): Promise<ProductView> {
     const now = isoWithOffset(this.deps.now());
     const product: Product = {

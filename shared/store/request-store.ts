@@ -126,6 +126,12 @@ export class RequestStore {
     return result.Item ? { dataspace, label } : undefined;
   }
 
+  /** The dataspace's priorities, by label (one Query of the dataspace partition's PRIORITY# prefix). */
+  async listPriorities(dataspace: string): Promise<Priority[]> {
+    const items = await queryAll(this.doc, partitionQueryInput(this.tableName, keys.prioritiesOfDataspace(dataspace)));
+    return items.map((item) => ({ dataspace, label: String(item.label) }));
+  }
+
   async createPriority(priority: Priority): Promise<boolean> {
     try {
       await this.doc.send(

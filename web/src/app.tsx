@@ -115,9 +115,14 @@ function Frame({ session, onSignOut }: { session: Session; onSignOut: () => void
             ))}
           </ul>
         </nav>
-        <button type="button" class="secondary" onClick={onSignOut}>
-          Sign out
-        </button>
+        <div class="signed-in">
+          <span>
+            Signed in as {session.username} ({session.dataspace})
+          </span>
+          <button type="button" class="secondary" onClick={onSignOut}>
+            Sign out
+          </button>
+        </div>
       </header>
       {/* A new page (not a new tab or query of the same page) starts afresh. */}
       <main id="main" tabIndex={-1} key={route.segments.slice(0, 2).join('/')}>

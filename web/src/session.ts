@@ -8,8 +8,20 @@ const STORAGE_KEY = 'compliance-console.api-key';
 
 export interface Session {
   readonly api: ApiClient;
-  /** Superusers manage policy rules, webhooks and run the bulk action; found by asking the API. */
+  /** Superusers manage policy rules, webhooks and run the bulk action; GET /api/v2/users/me/ says who is. */
   readonly isSuperuser: boolean;
+  /** Who is signed in, and in which dataspace (the header shows both). */
+  readonly username: string;
+  readonly dataspace: string;
+  readonly groups: readonly string[];
+}
+
+/** GET /api/v2/users/me/. */
+interface CurrentUser {
+  readonly username: string;
+  readonly dataspace: string;
+  readonly is_superuser: boolean;
+  readonly groups: readonly string[];
 }
 
 /** Fired when the API stops accepting a signed-in key (replaced, or its user deactivated). */
@@ -27,25 +39,20 @@ function clientFor(key: string, signedIn: boolean): ApiClient {
 }
 
 /**
- * Checks a key against the API and learns whether its user is a superuser, in one call (a refused key
- * is the 401 of that call), and keeps the key for the tab.
+ * Checks a key against the API and learns who its user is (GET /api/v2/users/me/: a refused key is the
+ * 401 of that call), and keeps the key for the tab.
  */
 export async function signIn(key: string): Promise<Session> {
-  const isSuperuser = await probeSuperuser(clientFor(key.trim(), false));
-  const session = { api: clientFor(key.trim(), true), isSuperuser };
+  const me = await clientFor(key.trim(), false).get<CurrentUser>('/api/v2/users/me/');
+  const session: Session = {
+    api: clientFor(key.trim(), true),
+    isSuperuser: me.is_superuser,
+    username: me.username,
+    dataspace: me.dataspace,
+    groups: me.groups,
+  };
   sessionStorage.setItem(STORAGE_KEY, key.trim());
   return session;
-}
-
-/** Superusers may read the policy rules; anyone else with a valid key gets 403. */
-async function probeSuperuser(api: ApiClient): Promise<boolean> {
-  try {
-    await api.get('/api/v2/policy_rules/');
-    return true;
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 403) return false;
-    throw error;
-  }
 }
 
 /**

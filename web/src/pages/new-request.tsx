@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { ErrorSummary, FieldError, Loading, PageHeading, fieldMessages, groupErrorProps, invalidProps, useAction, useLoad } from '../components.tsx';
 import type { ErrorReport, Page } from '../lib/api-client.ts';
 import { emptyAnswers, serializeAnswers, type Answers, type RequestTemplate } from '../lib/template-form.ts';
+import { choiceOptions, loadRequestChoices } from '../lib/request-choices.ts';
 import { href, navigate } from '../router.ts';
 import type { Session } from '../session.ts';
 import type { Product, ServiceRequest } from './types.ts';
@@ -12,6 +13,7 @@ const FIELDS = ['title', 'request_template', 'priority', 'assignee', 'product_co
 export function NewRequest({ session }: { session: Session }) {
   const templates = useLoad(() => session.api.get<Page<RequestTemplate>>('/api/v2/request_templates/', { page_size: 100 }), 'templates');
   const products = useLoad(() => session.api.get<Page<Product>>('/api/v2/products/', { page_size: 100 }), 'products');
+  const choices = useLoad(() => loadRequestChoices(session.api), 'choices');
   const [templateUuid, setTemplateUuid] = useState('');
   const [fields, setFields] = useState({ title: '', priority: '', assignee: '', product_context: '', notes: '' });
   const [isPrivate, setIsPrivate] = useState(false);
@@ -34,6 +36,24 @@ export function NewRequest({ session }: { session: Session }) {
           {required && <span aria-hidden="true"> *</span>}
         </label>
         <input id={id} required={required} value={fields[name]} onInput={(event) => setFields({ ...fields, [name]: event.currentTarget.value })} {...invalidProps(id, messages(name))} />
+        <FieldError id={id} messages={messages(name)} />
+      </div>
+    );
+  };
+
+  const choice = (name: 'priority' | 'assignee', label: string, known: readonly string[], none: string) => {
+    const id = `request-${name}`;
+    return (
+      <div class="field">
+        <label for={id}>{label}</label>
+        <select id={id} value={fields[name]} onChange={(event) => setFields({ ...fields, [name]: event.currentTarget.value })} {...invalidProps(id, messages(name))}>
+          <option value="">{none}</option>
+          {choiceOptions(known, fields[name]).map((value) => (
+            <option key={value} value={value}>
+              {value}
+            </option>
+          ))}
+        </select>
         <FieldError id={id} messages={messages(name)} />
       </div>
     );
@@ -96,8 +116,9 @@ export function NewRequest({ session }: { session: Session }) {
           {template?.description && <p class="hint">{template.description}</p>}
         </div>
         {text('title', 'Title', true)}
-        {text('priority', 'Priority')}
-        {text('assignee', 'Assignee (username)')}
+        {choice('priority', 'Priority', choices.data?.priorities ?? [], 'No priority')}
+        {choice('assignee', 'Assignee', choices.data?.users ?? [], 'Unassigned')}
+        {choices.error && <ErrorSummary error={choices.error} title="The priorities and users could not be loaded." />}
         <div class="field">
           <label for="request-product_context">Product</label>
           <select id="request-product_context" value={fields.product_context} onChange={(event) => setFields({ ...fields, product_context: event.currentTarget.value })} {...invalidProps('request-product_context', messages('product_context'))}>

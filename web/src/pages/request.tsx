@@ -6,7 +6,8 @@ import { apiPath, uuidOf } from '../lib/api-client.ts';
 import type { RequestTemplate } from '../lib/template-form.ts';
 import { href } from '../router.ts';
 import type { Session } from '../session.ts';
-import type { ServiceRequest } from './types.ts';
+import type { Product, ServiceRequest } from './types.ts';
+import { choiceOptions, loadRequestChoices } from '../lib/request-choices.ts';
 
 export function RequestPage({ session, uuid }: { session: Session; uuid: string }) {
   const path = `/api/v2/requests/${encodeURIComponent(uuid)}/`;
@@ -60,7 +61,7 @@ export function RequestPage({ session, uuid }: { session: Session; uuid: string 
         <dt>Priority</dt>
         <dd>{data.priority ?? '—'}</dd>
         <dt>Product</dt>
-        <dd>{data.product_context ? <a href={href(['products', uuidOf(data.product_context)])}>{uuidOf(data.product_context)}</a> : '—'}</dd>
+        <dd>{data.product_context ? <ProductName session={session} link={data.product_context} /> : '—'}</dd>
         <dt>Private</dt>
         <dd>{data.is_private ? 'Yes' : 'No'}</dd>
         <dt>Created</dt>
@@ -74,6 +75,7 @@ export function RequestPage({ session, uuid }: { session: Session; uuid: string 
           </>
         )}
       </dl>
+      <Assignment session={session} request={data} path={path} onSaved={request.reload} />
       {Object.keys(data.serialized_data).length > 0 && <Answers session={session} request={data} />}
       <Comments session={session} request={data} onAdded={request.reload} />
     </>
@@ -155,6 +157,75 @@ function Comments({ session, request, onAdded }: { session: Session; request: Se
         </div>
         <button type="submit" disabled={add.running}>
           {add.running ? 'Adding…' : 'Add comment'}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+/** A product the request names, by its name and version (never its uuid); a link to its page. */
+export function ProductName({ session, link }: { session: Session; link: string }) {
+  const uuid = uuidOf(link);
+  const product = useLoad(() => session.api.get<Product>(apiPath(link)), link);
+  const name = product.data ? `${product.data.name}${product.data.version ? ` ${product.data.version}` : ''}` : product.error ? 'A product you cannot see' : 'Loading…';
+  return <a href={href(['products', uuid])}>{name}</a>;
+}
+
+/** Priority and assignee, chosen from the dataspace's priorities and users (PATCH; requester, assignee and superusers). */
+function Assignment({ session, request, path, onSaved }: { session: Session; request: ServiceRequest; path: string; onSaved: () => void }) {
+  const choices = useLoad(() => loadRequestChoices(session.api), 'choices');
+  const [priority, setPriority] = useState<string | undefined>();
+  const [assignee, setAssignee] = useState<string | undefined>();
+  const [saved, setSaved] = useState(false);
+  const currentPriority = priority ?? request.priority ?? '';
+  const currentAssignee = assignee ?? request.assignee ?? '';
+  const save = useAction(async () => {
+    await session.api.patch(path, { priority: currentPriority || null, assignee: currentAssignee || null });
+    setPriority(undefined);
+    setAssignee(undefined);
+    setSaved(true);
+    onSaved();
+  });
+  const changed = currentPriority !== (request.priority ?? '') || currentAssignee !== (request.assignee ?? '');
+  return (
+    <section aria-labelledby="assignment">
+      <h2 id="assignment">Priority and assignee</h2>
+      <form
+        class="stacked"
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setSaved(false);
+          await save.run();
+        }}
+      >
+        <ErrorSummary error={save.error ?? choices.error} fields={['priority', 'assignee']} />
+        {saved && <Notice kind="success">Priority and assignee saved.</Notice>}
+        <div class="field">
+          <label for="request-edit-priority">Priority</label>
+          <select id="request-edit-priority" value={currentPriority} onChange={(event) => setPriority(event.currentTarget.value)} {...invalidProps('request-edit-priority', fieldMessages(save.error, 'priority'))}>
+            <option value="">No priority</option>
+            {choiceOptions(choices.data?.priorities ?? [], currentPriority).map((value) => (
+              <option key={value} value={value}>
+                {value}
+              </option>
+            ))}
+          </select>
+          <FieldError id="request-edit-priority" messages={fieldMessages(save.error, 'priority')} />
+        </div>
+        <div class="field">
+          <label for="request-edit-assignee">Assignee</label>
+          <select id="request-edit-assignee" value={currentAssignee} onChange={(event) => setAssignee(event.currentTarget.value)} {...invalidProps('request-edit-assignee', fieldMessages(save.error, 'assignee'))}>
+            <option value="">Unassigned</option>
+            {choiceOptions(choices.data?.users ?? [], currentAssignee).map((value) => (
+              <option key={value} value={value}>
+                {value}
+              </option>
+            ))}
+          </select>
+          <FieldError id="request-edit-assignee" messages={fieldMessages(save.error, 'assignee')} />
+        </div>
+        <button type="submit" class="secondary" disabled={save.running || !changed}>
+          {save.running ? 'Saving…' : 'Save priority and assignee'}
         </button>
       </form>
     </section>

@@ -6,6 +6,7 @@ import type { RequestTemplate } from '../lib/template-form.ts';
 import { href, navigate } from '../router.ts';
 import type { Session } from '../session.ts';
 import type { ServiceRequest } from './types.ts';
+import { choiceOptions, loadRequestChoices, type RequestChoices } from '../lib/request-choices.ts';
 
 const ORDERING_FIELDS = [
   ['last_modified_date', 'Last modified'],
@@ -26,6 +27,7 @@ export function RequestList({ session, query }: { session: Session; query: URLSe
   const page = Number(query.get('page') ?? 1);
   const list = useLoad(() => session.api.get<Page<ServiceRequest>>('/api/v2/requests/', { ...filters, page, page_size: 20 }), query.toString());
   const templates = useLoad(() => session.api.get<Page<RequestTemplate>>('/api/v2/request_templates/', { page_size: 100 }), 'templates');
+  const choices = useLoad(() => loadRequestChoices(session.api), 'choices');
   return (
     <>
       <PageHeading>Requests</PageHeading>
@@ -34,7 +36,7 @@ export function RequestList({ session, query }: { session: Session; query: URLSe
           New request
         </a>
       </p>
-      <FilterForm key={query.toString()} initial={filters} templates={templates.data?.results ?? []} errors={list.error} />
+      <FilterForm key={`${query.toString()}|${choices.data ? 'choices' : ''}`} initial={filters} templates={templates.data?.results ?? []} choices={choices.data} errors={list.error} />
       {list.error && <ErrorSummary error={list.error} fields={[...FILTERS]} />}
       {list.loading && !list.data && <Loading what="requests" />}
       {list.data && (
@@ -82,7 +84,17 @@ export function RequestList({ session, query }: { session: Session; query: URLSe
   );
 }
 
-function FilterForm({ initial, templates, errors }: { initial: Filters; templates: readonly RequestTemplate[]; errors: Parameters<typeof fieldMessages>[0] }) {
+function FilterForm({
+  initial,
+  templates,
+  choices,
+  errors,
+}: {
+  initial: Filters;
+  templates: readonly RequestTemplate[];
+  choices: RequestChoices | undefined;
+  errors: Parameters<typeof fieldMessages>[0];
+}) {
   const [values, setValues] = useState<Filters>(initial);
   const set = (name: keyof Filters, value: string) => setValues({ ...values, [name]: value });
   const text = (name: (typeof FILTERS)[number], label: string, type: 'text' | 'date' = 'text') => {
@@ -93,6 +105,24 @@ function FilterForm({ initial, templates, errors }: { initial: Filters; template
       <div class="field">
         <label for={id}>{label}</label>
         {type === 'date' ? <input type="date" {...props} /> : <input type="text" {...props} />}
+        <FieldError id={id} messages={messages} />
+      </div>
+    );
+  };
+  const choice = (name: 'priority' | 'assignee' | 'requester', label: string, known: readonly string[]) => {
+    const id = `filter-${name}`;
+    const messages = fieldMessages(errors, name);
+    return (
+      <div class="field">
+        <label for={id}>{label}</label>
+        <select id={id} value={values[name] ?? ''} onChange={(event) => set(name, event.currentTarget.value)} {...invalidProps(id, messages)}>
+          <option value="">Any</option>
+          {choiceOptions(known, values[name]).map((value) => (
+            <option key={value} value={value}>
+              {value}
+            </option>
+          ))}
+        </select>
         <FieldError id={id} messages={messages} />
       </div>
     );
@@ -129,9 +159,9 @@ function FilterForm({ initial, templates, errors }: { initial: Filters; template
         </select>
         <FieldError id="filter-request_template" messages={fieldMessages(errors, 'request_template')} />
       </div>
-      {text('priority', 'Priority')}
-      {text('assignee', 'Assignee')}
-      {text('requester', 'Requester')}
+      {choice('priority', 'Priority', choices?.priorities ?? [])}
+      {choice('assignee', 'Assignee', choices?.users ?? [])}
+      {choice('requester', 'Requester', choices?.users ?? [])}
       {text('last_modified_date', 'Modified on or after', 'date')}
       <div class="field">
         <label for="ordering">Order by</label>
