@@ -13,6 +13,7 @@ import {
   PackageBodies,
   PackageListQuery,
   PackageSchema,
+  ProductInventoryPackageSchema,
   ProductPackageBodies,
   ProductPackageListQuery,
   ProductPackageSchema,
@@ -193,6 +194,6 @@ export const CATALOG_ROUTES = [
     summary: "A product's packages, by purl (needs view_product)",
     auth: 'api-key',
     query: pageQuery({}),
-    responses: { 200: { description: 'A page of packages', schema: paginated(PackageSchema, 'ProductPackagesPage') }, 401: unauthorized, 404: notFound('product') },
+    responses: { 200: { description: 'A page of packages', schema: paginated(ProductInventoryPackageSchema, 'ProductPackagesPage') }, 401: unauthorized, 404: notFound('product') },
   },
 ] as const satisfies readonly Route[];

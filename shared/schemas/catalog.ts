@@ -282,6 +282,13 @@ export const PackageSchema = z
   })
   .meta({ id: 'Package' });
 
+/** A package as a product holds it (GET /api/v2/products/{uuid}/packages/): the package and what the product concluded. */
+export const ProductInventoryPackageSchema = PackageSchema.extend({
+  concluded_license_expression: z
+    .string()
+    .describe("The license concluded for this product (its product package's license_expression); '' means the package's own license_expression applies"),
+}).meta({ id: 'ProductInventoryPackage' });
+
 export const PackageListQuery = pageQuery({
   purl: z.string().optional(),
   name: z.string().optional(),

@@ -238,7 +238,8 @@ export class ProductPackageService {
     const packages = (await this.deps.catalog.packages.getMany(held.map((pp) => pp.packageUuid))).sort((a, b) => (a.purl < b.purl ? -1 : 1));
     const page = await paginate(query, url, async (offset, limit) => ({ count: packages.length, items: packages.slice(offset, offset + limit) }), (pkg) => pkg);
     const spdx = await this.indexes.spdxRenderer(product.dataspace, page.results);
-    return { ...page, results: page.results.map((pkg) => packageView(pkg, baseUrl, spdx)) };
+    const concluded = new Map(held.map((pp) => [pp.packageUuid, pp.licenseExpression]));
+    return { ...page, results: page.results.map((pkg) => ({ ...packageView(pkg, baseUrl, spdx), concluded_license_expression: concluded.get(pkg.uuid) ?? '' })) };
   }
 
   private packageIn(dataspace: string, reference: string) {

@@ -61,6 +61,19 @@ describe('product packages', () => {
     expect((await call('viewer', 'GET', `/api/v2/products/${product.uuid}/packages/`)).json.count).toBe(1);
   });
 
+  it("are listed with the license the product concluded for each ('' where it concluded none)", async () => {
+    const product = await aProduct('Concluder');
+    const concluded = await call('alice', 'POST', '/api/v2/product_packages/', { product: product.uuid, package: 'pkg:npm/left-pad@1.3.0', license_expression: 'MIT' });
+    expect(concluded.status, concluded.text).toBe(201);
+    await call('alice', 'POST', '/api/v2/product_packages/', { product: product.uuid, package: 'pkg:npm/lodash@4.17.20' });
+    const held = await call('viewer', 'GET', `/api/v2/products/${product.uuid}/packages/`);
+    expect(held.status).toBe(200);
+    expect(held.json.results.map((p: { purl: string; concluded_license_expression: string; affected_by_vulnerabilities: string[] }) => [p.purl, p.concluded_license_expression, p.affected_by_vulnerabilities])).toEqual([
+      ['pkg:npm/left-pad@1.3.0', 'mit', []],
+      ['pkg:npm/lodash@4.17.20', '', ['VCID-lodash']],
+    ]);
+  });
+
   it('refuse the same package twice, unknown or invisible products and packages, and viewers', async () => {
     const product = await aProduct('Strict');
     const body = { product: product.uuid, package: packages['pkg:npm/left-pad@1.3.0']!.uuid };
