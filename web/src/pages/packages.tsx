@@ -35,7 +35,7 @@ function PackageList({ session, query }: { session: Session; query: URLSearchPar
       {list.loading && !list.data && <Loading what="packages" />}
       {list.data && (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="group" aria-label="Packages (scrolls sideways)">
             <table>
               <caption class="visually-hidden">Packages</caption>
               <thead>
@@ -294,7 +294,7 @@ function UsedInProducts({ session, pkg, page }: { session: Session; pkg: Package
       {(held.loading || products.loading) && !products.data && <Loading what="the products" />}
       {held.data && products.data && (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="group" aria-label="Products that use the package (scrolls sideways)">
             <table>
               <caption class="visually-hidden">Products that use {displayPurl(pkg.purl)}</caption>
               <thead>
