@@ -113,8 +113,8 @@ function PackageFilters({ initial }: { initial: Filters }) {
       {text('search', 'Search packages')}
       {text('name', 'Name (exact)')}
       {text('version', 'Version (exact)')}
-      {text('type', 'Type (npm, pypi…)')}
-      {text('purl', 'Package URL (exact)')}
+      {text('type', 'Type')}
+      {text('purl', 'Package URL')}
       <div class="field">
         <label for="package-has_unknown_license">Unknown license</label>
         <select id="package-has_unknown_license" value={values.has_unknown_license ?? ''} onChange={set('has_unknown_license')}>
@@ -229,18 +229,23 @@ function PackagePage({ session, uuid, query }: { session: Session; uuid: string;
               <dd>{p.unknown_licenses.join(', ')}</dd>
             </>
           )}
+          {expressionKeys(p.license_expression).some((key) => key !== 'unknown-license-reference') && (
+            <>
+              <dt>License keys</dt>
+              <dd>
+                <ul class="inline-list">
+                  {expressionKeys(p.license_expression)
+                    .filter((key) => key !== 'unknown-license-reference')
+                    .map((key) => (
+                      <li key={key}>
+                        <a href={href(['licenses'], { key })}>{key}</a>
+                      </li>
+                    ))}
+                </ul>
+              </dd>
+            </>
+          )}
         </dl>
-        {p.license_expression && (
-          <ul class="inline-list" aria-label="Licenses of the expression">
-            {expressionKeys(p.license_expression)
-              .filter((key) => key !== 'unknown-license-reference')
-              .map((key) => (
-                <li key={key}>
-                  <a href={href(['licenses'], { key })}>{key}</a>
-                </li>
-              ))}
-          </ul>
-        )}
       </section>
 
       <section aria-labelledby="package-vulnerabilities">
