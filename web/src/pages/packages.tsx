@@ -61,7 +61,7 @@ function PackageList({ session, query }: { session: Session; query: URLSearchPar
                     <td>
                       <PolicyBadge label={pkg.usage_policy} policies={policies} />
                     </td>
-                    <td>{pkg.risk_score === null ? <span class="muted">—</span> : <RiskBadge score={pkg.risk_score} />}</td>
+                    <td>{pkg.risk_score === null && pkg.affected_by_vulnerabilities.length === 0 ? <span class="muted">—</span> : <RiskBadge score={pkg.risk_score} />}</td>
                     <td>{pkg.affected_by_vulnerabilities.length || <span class="muted">0</span>}</td>
                   </tr>
                 ))}
