@@ -34,7 +34,7 @@ export function LicensesPage({ session, query }: { session: Session; segments: r
       {list.loading && !list.data && <Loading what="licenses" />}
       {list.data && (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="group" aria-label="Licenses of the dataspace (scrolls sideways)">
             <table>
               <caption class="visually-hidden">Licenses of the dataspace</caption>
               <thead>
@@ -189,7 +189,7 @@ function ReferenceLibrary({ session, query, onAdopted }: { session: Session; que
       {search && references.loading && !references.data && <Loading what="reference licenses" />}
       {found && (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="group" aria-label="Reference licenses found (scrolls sideways)">
             <table>
               <caption class="visually-hidden">Reference licenses matching “{search}”</caption>
               <thead>

@@ -35,7 +35,7 @@ function PackageList({ session, query }: { session: Session; query: URLSearchPar
       {list.loading && !list.data && <Loading what="packages" />}
       {list.data && (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="group" aria-label="Packages (scrolls sideways)">
             <table>
               <caption class="visually-hidden">Packages</caption>
               <thead>
@@ -61,7 +61,7 @@ function PackageList({ session, query }: { session: Session; query: URLSearchPar
                     <td>
                       <PolicyBadge label={pkg.usage_policy} policies={policies} />
                     </td>
-                    <td>{pkg.risk_score === null ? <span class="muted">—</span> : <RiskBadge score={pkg.risk_score} />}</td>
+                    <td>{pkg.risk_score === null && pkg.affected_by_vulnerabilities.length === 0 ? <span class="muted">—</span> : <RiskBadge score={pkg.risk_score} />}</td>
                     <td>{pkg.affected_by_vulnerabilities.length || <span class="muted">0</span>}</td>
                   </tr>
                 ))}
@@ -113,8 +113,8 @@ function PackageFilters({ initial }: { initial: Filters }) {
       {text('search', 'Search packages')}
       {text('name', 'Name (exact)')}
       {text('version', 'Version (exact)')}
-      {text('type', 'Type (npm, pypi…)')}
-      {text('purl', 'Package URL (exact)')}
+      {text('type', 'Type')}
+      {text('purl', 'Package URL')}
       <div class="field">
         <label for="package-has_unknown_license">Unknown license</label>
         <select id="package-has_unknown_license" value={values.has_unknown_license ?? ''} onChange={set('has_unknown_license')}>
@@ -229,18 +229,23 @@ function PackagePage({ session, uuid, query }: { session: Session; uuid: string;
               <dd>{p.unknown_licenses.join(', ')}</dd>
             </>
           )}
+          {expressionKeys(p.license_expression).some((key) => key !== 'unknown-license-reference') && (
+            <>
+              <dt>License keys</dt>
+              <dd>
+                <ul class="inline-list">
+                  {expressionKeys(p.license_expression)
+                    .filter((key) => key !== 'unknown-license-reference')
+                    .map((key) => (
+                      <li key={key}>
+                        <a href={href(['licenses'], { key })}>{key}</a>
+                      </li>
+                    ))}
+                </ul>
+              </dd>
+            </>
+          )}
         </dl>
-        {p.license_expression && (
-          <ul class="inline-list" aria-label="Licenses of the expression">
-            {expressionKeys(p.license_expression)
-              .filter((key) => key !== 'unknown-license-reference')
-              .map((key) => (
-                <li key={key}>
-                  <a href={href(['licenses'], { key })}>{key}</a>
-                </li>
-              ))}
-          </ul>
-        )}
       </section>
 
       <section aria-labelledby="package-vulnerabilities">
@@ -294,7 +299,7 @@ function UsedInProducts({ session, pkg, page }: { session: Session; pkg: Package
       {(held.loading || products.loading) && !products.data && <Loading what="the products" />}
       {held.data && products.data && (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="group" aria-label="Products that use the package (scrolls sideways)">
             <table>
               <caption class="visually-hidden">Products that use {displayPurl(pkg.purl)}</caption>
               <thead>

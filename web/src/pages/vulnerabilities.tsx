@@ -37,7 +37,7 @@ function VulnerabilityList({ session, query }: { session: Session; query: URLSea
       {list.loading && !list.data && <Loading what="vulnerabilities" />}
       {list.data && (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="group" aria-label="Vulnerabilities (scrolls sideways)">
             <table>
               <caption class="visually-hidden">Vulnerabilities</caption>
               <thead>
@@ -156,7 +156,7 @@ function VulnerabilityPage({ session, uuid }: { session: Session; uuid: string }
         {v.affected_packages.length === 0 ? (
           <p>It affects no package of the catalog.</p>
         ) : (
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="group" aria-label="Affected packages (scrolls sideways)">
             <table>
               <caption class="visually-hidden">Packages affected by {v.vulnerability_id}</caption>
               <thead>
@@ -204,7 +204,7 @@ function VulnerabilityPage({ session, uuid }: { session: Session; uuid: string }
 function AffectedProducts({ held, products, purlOf }: { held: readonly ProductPackage[]; products: ReadonlyMap<string, Product>; purlOf: ReadonlyMap<string, string> }) {
   if (held.length === 0) return <p>No product you can see holds an affected package.</p>;
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0} role="group" aria-label="Affected products (scrolls sideways)">
       <table>
         <caption class="visually-hidden">Products holding an affected package</caption>
         <thead>
@@ -251,7 +251,7 @@ function Analyses({
 }) {
   if (analyses.length === 0) return <p>No analysis recorded yet in the products you can see.</p>;
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0} role="group" aria-label="Analyses (scrolls sideways)">
       <table>
         <caption class="visually-hidden">Analyses of this vulnerability</caption>
         <thead>
