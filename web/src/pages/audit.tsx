@@ -5,7 +5,6 @@
  */
 import { useState } from 'preact/hooks';
 import { ErrorSummary, FieldError, Loading, PageHeading, fieldMessages, formatDate, invalidProps, useLoad } from '../components.tsx';
-import { AUDIT_ACTIONS, AUDITED_OBJECT_TYPES } from '../../../shared/domain/audit.ts';
 import { loadRequestChoices, choiceOptions } from '../lib/request-choices.ts';
 import { href, navigate } from '../router.ts';
 import type { Session } from '../session.ts';
@@ -27,6 +26,16 @@ interface AuditPage {
   readonly previous: string | null;
   readonly results: readonly AuditRecord[];
 }
+
+/**
+ * The API's object types and actions (shared/domain/audit.ts AUDITED_OBJECT_TYPES, AUDIT_ACTIONS; that
+ * module reads Node's Buffer, so the console keeps its own copy: an unknown one is the API's 400 at the field).
+ */
+const AUDITED_OBJECT_TYPES = [
+  'product', 'product_permission', 'product_package', 'request', 'request_comment', 'usage_policy', 'license', 'package',
+  'vulnerability', 'vulnerability_analysis', 'policy_rules', 'policy_waiver', 'webhook', 'api_key',
+] as const;
+const AUDIT_ACTIONS = ['create', 'update', 'delete'] as const;
 
 const FILTERS = ['object_type', 'object', 'user', 'action', 'since', 'until'] as const;
 type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
