@@ -82,7 +82,7 @@ export function AuditPage({ session, query }: { session: Session; query: URLSear
       {list.loading && !list.data && <Loading what="the audit trail" />}
       {list.data && (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" role="region" aria-label="Audit events, scrollable" tabIndex={0}>
             <table aria-label="Audit events">
               <thead>
                 <tr>

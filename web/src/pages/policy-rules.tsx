@@ -123,7 +123,7 @@ function Waivers({ session }: { session: Session }) {
             {waivers.data.count === 1 ? '1 waiver' : `${waivers.data.count} waivers`}
             {waivers.data.count > waivers.data.results.length && `, the ${waivers.data.results.length} expiring soonest shown`}
           </p>
-          <div class="table-wrap">
+          <div class="table-wrap" role="region" aria-label="Waivers, scrollable" tabIndex={0}>
             <table aria-labelledby="waivers-heading">
               <thead>
                 <tr>

@@ -23,7 +23,7 @@ export function WebhookList({ session, query }: { session: Session; query: URLSe
       {list.loading && !list.data && <Loading what="webhooks" />}
       {list.data && (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" role="region" aria-label="Subscriptions, scrollable" tabIndex={0}>
             <table>
               <thead>
                 <tr>
@@ -250,7 +250,7 @@ export function WebhookPage({ session, uuid, query }: { session: Session; uuid: 
       {deliveries.error && <ErrorSummary error={deliveries.error} />}
       {deliveries.data && (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" role="region" aria-label="Delivery log, scrollable" tabIndex={0}>
             <table>
               <thead>
                 <tr>
