@@ -4,8 +4,9 @@
  * API's field errors (by key path) shown next to their fields.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { ErrorSummary, FieldError, Loading, Notice, PageHeading, SeverityBadge, invalidProps, useAction, useLoad } from '../components.tsx';
-import type { ErrorReport } from '../lib/api-client.ts';
+import { ErrorSummary, FieldError, Loading, Notice, PageHeading, SeverityBadge, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
+import type { ErrorReport, Page } from '../lib/api-client.ts';
+import { href } from '../router.ts';
 import { RULES, RULE_TYPES, checkForm, configFromForm, formFromRules, inputId, type PolicyForm, type PolicyRule, type RuleInputs, type RuleType } from '../lib/policy-form.ts';
 import type { Session } from '../session.ts';
 
@@ -32,7 +33,7 @@ export function PolicyRules({ session }: { session: Session }) {
     if (save.error) setErrors(save.error.report);
   }, [save.error]);
 
-  if (rules.error) return <><PageHeading>Policy rules</PageHeading><ErrorSummary error={rules.error} /></>;
+  if (rules.error) return <><PageHeading>Policy</PageHeading><ErrorSummary error={rules.error} /></>;
   if (!form) return <Loading what="the policy rules" />;
   const update = (type: RuleType, inputs: Partial<RuleInputs>) => {
     setSaved(false);
@@ -42,12 +43,15 @@ export function PolicyRules({ session }: { session: Session }) {
 
   return (
     <>
-      <PageHeading>Policy rules</PageHeading>
+      <PageHeading>Policy</PageHeading>
+      <h2 id="rules-heading">Policy rules</h2>
       <p>
         Rules are evaluated per product. A violation is recorded when more packages than the threshold are in violation (0: any). Saving re-evaluates
         every product of the dataspace.
       </p>
       <form
+        class="with-sticky-actions"
+        aria-labelledby="rules-heading"
         noValidate
         onSubmit={async (event) => {
           event.preventDefault();
@@ -76,7 +80,88 @@ export function PolicyRules({ session }: { session: Session }) {
           </button>
         </div>
       </form>
+      <Waivers session={session} />
     </>
+  );
+}
+
+/** A waiver as GET /api/v2/policy_waivers/ answers it. */
+interface ListedWaiver {
+  readonly uuid: string;
+  readonly product_uuid: string;
+  readonly product_name: string;
+  readonly product_version: string;
+  readonly rule_label: string;
+  readonly package: string | null;
+  readonly reason: string;
+  readonly expires_at: string;
+  readonly is_expired: boolean;
+  readonly created_by: string;
+}
+
+/** A purl as people read it: its percent-encoded parts (%40 in a scope, %2B in a version) decoded. */
+export function readablePurl(purl: string): string {
+  try {
+    return decodeURIComponent(purl);
+  } catch {
+    return purl;
+  }
+}
+
+/** The dataspace's waivers (of the products the caller may view), soonest expiry first. */
+function Waivers({ session }: { session: Session }) {
+  const waivers = useLoad(() => session.api.get<Page<ListedWaiver>>('/api/v2/policy_waivers/', { page_size: 100 }), 'waivers');
+  return (
+    <section aria-labelledby="waivers-heading">
+      <h2 id="waivers-heading">Waivers</h2>
+      <p>A waiver holds back one rule for one package of a product (or the whole rule for the product) until it expires. They are made on a product's Compliance tab.</p>
+      <ErrorSummary error={waivers.error} />
+      {!waivers.data && !waivers.error && <Loading what="the waivers" />}
+      {waivers.data && (
+        <>
+          <p class="count">
+            {waivers.data.count === 1 ? '1 waiver' : `${waivers.data.count} waivers`}
+            {waivers.data.count > waivers.data.results.length && `, the ${waivers.data.results.length} expiring soonest shown`}
+          </p>
+          <div class="table-wrap" role="region" aria-label="Waivers, scrollable" tabIndex={0}>
+            <table aria-labelledby="waivers-heading">
+              <thead>
+                <tr>
+                  <th scope="col">Product</th>
+                  <th scope="col">Rule</th>
+                  <th scope="col">Package</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Reason</th>
+                </tr>
+              </thead>
+              <tbody>
+                {waivers.data.results.map((waiver) => (
+                  <tr key={waiver.uuid} data-expired={waiver.is_expired ? 'true' : undefined}>
+                    <td>
+                      <a href={href(['products', waiver.product_uuid, 'compliance'])}>
+                        {waiver.product_name}
+                        {waiver.product_version && ` ${waiver.product_version}`}
+                      </a>
+                    </td>
+                    <td>{waiver.rule_label}</td>
+                    <td class="purl">{waiver.package === null ? 'All packages' : readablePurl(waiver.package)}</td>
+                    <td>
+                      {formatDate(waiver.expires_at)} {waiver.is_expired && <span class="badge badge-expired">Expired</span>}
+                    </td>
+                    <td class="reason">{waiver.reason}</td>
+                  </tr>
+                ))}
+                {waivers.data.results.length === 0 && (
+                  <tr>
+                    <td colSpan={5}>No waivers.</td>
+                  </tr>
+                )}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </section>
   );
 }
 

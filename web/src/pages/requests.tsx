@@ -41,7 +41,7 @@ export function RequestList({ session, query }: { session: Session; query: URLSe
       {list.loading && !list.data && <Loading what="requests" />}
       {list.data && (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" role="region" aria-label="Requests, scrollable" tabIndex={0}>
             <table>
               <thead>
                 <tr>

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { ErrorSummary, LoadFailed, FieldError, Loading, Notice, PageHeading, Pager, fieldMessages, groupErrorProps, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
 import type { Page } from '../lib/api-client.ts';
-import { href } from '../router.ts';
+import { href, navigate } from '../router.ts';
 import type { Session } from '../session.ts';
 import { WEBHOOK_EVENT_TYPES as EVENT_TYPES, type Delivery, type PingResult, type Webhook } from './types.ts';
 
@@ -13,6 +13,7 @@ export function WebhookList({ session, query }: { session: Session; query: URLSe
   return (
     <>
       <PageHeading>Webhooks</PageHeading>
+      {query.get('deleted') === '1' && !created && <Notice kind="success">Subscription deleted.</Notice>}
       {created?.secret && (
         <Notice kind="success">
           Subscription created. Its signing secret is shown this once: <code class="secret">{created.secret}</code>
@@ -22,7 +23,7 @@ export function WebhookList({ session, query }: { session: Session; query: URLSe
       {list.loading && !list.data && <Loading what="webhooks" />}
       {list.data && (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" role="region" aria-label="Subscriptions, scrollable" tabIndex={0}>
             <table>
               <thead>
                 <tr>
@@ -39,7 +40,7 @@ export function WebhookList({ session, query }: { session: Session; query: URLSe
                       <a href={href(['webhooks', webhook.uuid])}>{webhook.target_url}</a>
                     </td>
                     <td>{webhook.events.join(', ')}</td>
-                    <td>{webhook.is_active ? 'Active' : 'Off'}</td>
+                    <td>{webhook.is_active ? 'Enabled' : 'Disabled'}</td>
                     <td>{webhook.description || '—'}</td>
                   </tr>
                 ))}
@@ -142,18 +143,31 @@ export function WebhookPage({ session, uuid, query }: { session: Session; uuid: 
   });
   const toggle = useAction(async (isActive: boolean) => {
     await session.api.patch(path, { is_active: isActive });
-    setMessage(isActive ? 'Subscription switched on.' : 'Subscription switched off.');
+    setMessage(isActive ? 'Subscription enabled.' : 'Subscription disabled: no events are delivered to it.');
     webhook.reload();
+  });
+  const [secret, setSecret] = useState<string | undefined>();
+  const rotate = useAction(async () => {
+    const rotated = await session.api.post<Webhook>(`${path}rotate_secret/`);
+    setSecret(rotated.secret ?? undefined);
+    setMessage('Secret rotated: the old secret no longer signs deliveries.');
+  });
+  const [confirming, setConfirming] = useState(false);
+  const remove = useAction(async () => {
+    await session.api.delete(path);
+    navigate(['webhooks'], { deleted: '1' });
   });
   const redeliver = useAction(async (delivery: Delivery) => {
     await session.api.post(`${path}deliveries/${encodeURIComponent(delivery.id)}/redeliver/`);
     setMessage(`Delivery of ${delivery.event_type} queued again.`);
     deliveries.reload();
   });
-  const [last, setLast] = useState<'ping' | 'toggle' | 'redeliver' | undefined>();
-  const lastError = last === undefined ? undefined : { ping, toggle, redeliver }[last].error;
-  const begin = (name: 'ping' | 'toggle' | 'redeliver') => {
+  type ActionName = 'ping' | 'toggle' | 'redeliver' | 'rotate' | 'remove';
+  const [last, setLast] = useState<ActionName | undefined>();
+  const lastError = last === undefined ? undefined : { ping, toggle, redeliver, rotate, remove }[last].error;
+  const begin = (name: ActionName) => {
     setMessage(undefined);
+    setSecret(undefined);
     setLast(name);
   };
   if (webhook.error && !webhook.data) return <LoadFailed title="Webhook" error={webhook.error} back={{ href: href(['webhooks']), label: 'Back to the webhooks' }} />;
@@ -174,7 +188,7 @@ export function WebhookPage({ session, uuid, query }: { session: Session; uuid: 
         <dt>Events</dt>
         <dd>{data.events.join(', ')}</dd>
         <dt>State</dt>
-        <dd>{data.is_active ? 'Active' : 'Off'}</dd>
+        <dd>{data.is_active ? 'Enabled' : 'Disabled'}</dd>
         <dt>Created</dt>
         <dd>{formatDate(data.created_date)}</dd>
       </dl>
@@ -189,15 +203,54 @@ export function WebhookPage({ session, uuid, query }: { session: Session; uuid: 
             begin('toggle');
             void toggle.run(!data.is_active);
           }}>
-          {data.is_active ? 'Switch off' : 'Switch on'}
+          {data.is_active ? 'Disable' : 'Enable'}
+        </button>
+        <button type="button" class="secondary" disabled={rotate.running} onClick={() => {
+            begin('rotate');
+            void rotate.run();
+          }}>
+          Rotate secret
+        </button>
+        <button type="button" class="secondary danger" aria-expanded={confirming} onClick={() => {
+            begin('remove');
+            setConfirming(true);
+          }}>
+          Delete
         </button>
       </div>
-      {lastError ? <ErrorSummary error={lastError} /> : message && <Notice kind="info">{message}</Notice>}
+      {confirming && (
+        <div id="delete-webhook" class="notice notice-error" role="group" aria-labelledby="delete-webhook-question">
+          <p id="delete-webhook-question">Delete this subscription? Its delivery log goes with it, and no event is delivered to it any more.</p>
+          <div class="actions">
+            <button type="button" class="danger-solid" disabled={remove.running} onClick={() => void remove.run()}>
+              {remove.running ? 'Deleting…' : 'Yes, delete'}
+            </button>
+            <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
+      {lastError ? (
+        <ErrorSummary error={lastError} />
+      ) : (
+        message && (
+          <Notice kind={secret ? 'success' : 'info'}>
+            {message}
+            {secret && (
+              <>
+                {' '}
+                The new signing secret is shown this once: <code class="secret">{secret}</code>
+              </>
+            )}
+          </Notice>
+        )
+      )}
       <h2>Delivery log</h2>
       {deliveries.error && <ErrorSummary error={deliveries.error} />}
       {deliveries.data && (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" role="region" aria-label="Delivery log, scrollable" tabIndex={0}>
             <table>
               <thead>
                 <tr>
