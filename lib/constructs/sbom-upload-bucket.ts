@@ -11,7 +11,7 @@ import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { PRIVATE_BUCKET } from './private-bucket.ts';
-import { UPLOAD_PREFIX } from '../../shared/aws/sbom-uploads.ts';
+import { UPLOAD_CORS, UPLOAD_PREFIX } from '../../shared/aws/sbom-uploads.ts';
 import { UPLOAD_BUCKET } from '../../shared/resources.ts';
 
 export interface SbomUploadBucketProps {
@@ -21,6 +21,11 @@ export interface SbomUploadBucketProps {
 
 export class SbomUploadBucket extends Construct {
   readonly bucket: s3.Bucket;
+  /**
+   * The origin of the presigned upload URLs (the SDK presigns virtual-hosted, regional URLs:
+   * https://<bucket>.s3.<region>.amazonaws.com/uploads/…), which the console's CSP allows connecting to.
+   */
+  readonly uploadOrigin: string;
 
   constructor(scope: Construct, id: string, props: SbomUploadBucketProps) {
     super(scope, id);
@@ -38,6 +43,7 @@ export class SbomUploadBucket extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
       autoDeleteObjects: true,
     });
+    this.uploadOrigin = `https://${this.bucket.bucketRegionalDomainName}`;
     this.bucket.addEventNotification(s3.EventType.OBJECT_CREATED, new s3n.SqsDestination(props.events), { prefix: UPLOAD_PREFIX });
     // CDK sets the notification through a handler of its own (a custom resource), whose role it always
     // gives the AWS-managed AWSLambdaBasicExecutionRole, even a role passed in (as its auto-delete provider).
@@ -52,6 +58,21 @@ export class SbomUploadBucket extends Construct {
       id: 'AwsSolutions-S1',
       reason:
         'The upload bucket holds each SBOM for the minutes until its import reads and deletes it (a day at most, by its lifecycle); every import is recorded in the table with its creator, and the bucket configuration changes are in CloudTrail.',
+    });
+  }
+
+  /**
+   * The bucket's CORS rule: a browser page of `origin` (the web console) may PUT an upload to its presigned
+   * URL, with the Content-Type the URL was signed with; nothing else, from nowhere else. The local stack
+   * has the same rule in front of its S3 emulator (bin/local/upload-cors.ts).
+   */
+  allowUploadsFrom(origin: string): void {
+    this.bucket.addCorsRule({
+      allowedOrigins: [origin],
+      allowedMethods: UPLOAD_CORS.methods.map((method) => s3.HttpMethods[method]),
+      allowedHeaders: [...UPLOAD_CORS.headers],
+      exposedHeaders: ['ETag'],
+      maxAge: UPLOAD_CORS.maxAgeSeconds,
     });
   }
 }
