@@ -146,11 +146,17 @@ describe('the distribution', () => {
     const policyId = logicalId(synth.stack, synth.stack.webConsole!.securityHeaders);
     const headers = synth.template.toJSON().Resources[policyId].Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
     const uploadsId = logicalId(synth.stack, synth.stack.uploads.bucket);
-    // connect-src: the page's origin and exactly the upload bucket's (where the presigned upload URLs point).
+    const bucketName = synth.template.toJSON().Resources[uploadsId].Properties.BucketName;
+    expect(bucketName).toEqual({ 'Fn::Join': ['', [expect.stringMatching(/^compliancetest-[0-9a-f]{6}-sbom-$/), { Ref: 'AWS::AccountId' }, '-', { Ref: 'AWS::Region' }]] });
+    // connect-src: the page's origin and exactly the upload bucket's, where the SDK's presigned upload URLs
+    // point (virtual-hosted, regional): https://<bucket>.s3.<region>.amazonaws.com.
     const [before, after] = CSP.split("connect-src 'self'");
+    const stem = bucketName['Fn::Join'][1][0];
     expect(headers).toEqual({
       ContentSecurityPolicy: {
-        ContentSecurityPolicy: { 'Fn::Join': ['', [`${before}connect-src 'self' https://`, { 'Fn::GetAtt': [uploadsId, 'RegionalDomainName'] }, after]] },
+        ContentSecurityPolicy: {
+          'Fn::Join': ['', [`${before}connect-src 'self' https://${stem}`, { Ref: 'AWS::AccountId' }, '-', { Ref: 'AWS::Region' }, '.s3.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }, after]],
+        },
         Override: true,
       },
       StrictTransportSecurity: { AccessControlMaxAgeSec: 31_536_000, IncludeSubdomains: true, Override: true },
