@@ -51,7 +51,7 @@ export function Inventory({ session, product, page, generation }: { session: Ses
       {packages.loading && !packages.data && <Loading what="packages" />}
       {packages.data && (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="Inventory table (scrolls sideways)">
             <table aria-labelledby="inventory-heading" class="inventory">
               <thead>
                 <tr>
@@ -197,7 +197,7 @@ export function Waivers({ session, product, generation }: { session: Session; pr
         (waivers.data.results.length === 0 ? (
           <p>No waivers: every violation counts.</p>
         ) : (
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="Waiver list (scrolls sideways)">
             <table aria-labelledby="waivers-heading">
               <thead>
                 <tr>

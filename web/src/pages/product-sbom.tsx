@@ -266,7 +266,7 @@ export function ImportSummaryView({ file, answer }: { file: string; answer: Sbom
           {summary.skipped.length > 0 && (
             <>
               <h4>Skipped components</h4>
-              <div class="table-wrap">
+              <div class="table-wrap" tabIndex={0} role="region" aria-label="Skipped components (scrolls sideways)">
                 <table>
                   <thead>
                     <tr>
