@@ -20,7 +20,7 @@ export const DIRECT_UPLOAD_SETTING = 'direct_upload_max_bytes';
 
 export function directUploadLimit(query: URLSearchParams): number {
   const raw = query.get(DIRECT_UPLOAD_SETTING);
-  const value = raw === null ? NaN : Number(raw);
+  const value = raw === null || !/^\d+$/.test(raw) ? NaN : Number(raw);
   return Number.isInteger(value) && value >= 0 ? value : DIRECT_UPLOAD_MAX_BYTES;
 }
 
