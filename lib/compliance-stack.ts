@@ -191,7 +191,10 @@ export class ComplianceStack extends Stack {
     ];
     this.alarms.auditExportFailures();
 
-    this.webConsole = props.webConsole === false ? undefined : new WebConsole(this, 'WebConsole', { api: this.httpApi.api });
+    this.webConsole =
+      props.webConsole === false ? undefined : new WebConsole(this, 'WebConsole', { api: this.httpApi.api, uploadOrigin: this.uploads.uploadOrigin });
+    // The console PUTs large SBOMs to the upload bucket's presigned URLs from its own origin.
+    if (this.webConsole) this.uploads.allowUploadsFrom(this.webConsole.origin);
 
     // Every absolute URL the service writes (api_url, next and previous in answers; the URLs in events) is
     // built on one configured public origin, never on a header a client sends: the console's, whose /api/*

@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { extname, join, resolve, sep } from 'node:path';
-import { CONSOLE_SECURITY_HEADERS } from '../../shared/web-console.ts';
+import { consoleSecurityHeaders } from '../../shared/web-console.ts';
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -33,34 +33,36 @@ export async function buildConsole(outDir: string): Promise<void> {
 
 /**
  * Answers a GET or HEAD outside /api/ from `root` as CloudFront does from the bucket: `/` is
- * index.html, a missing file is 404, and nothing outside `root` is ever read.
+ * index.html, a missing file is 404, and nothing outside `root` is ever read. `uploadOrigin`: the
+ * origin of the SBOM upload URLs, which the Content-Security-Policy lets the console connect to.
  */
-export async function serveConsoleFile(root: string, method: string, pathname: string, res: ServerResponse): Promise<void> {
+export async function serveConsoleFile(root: string, method: string, pathname: string, res: ServerResponse, uploadOrigin?: string): Promise<void> {
+  const reply = (status: number, text: string, headers: Record<string, string> = {}) => replyWith(res, consoleSecurityHeaders(uploadOrigin), status, text, headers);
   if (method !== 'GET' && method !== 'HEAD') {
-    reply(res, 405, 'Method Not Allowed', { Allow: 'GET, HEAD' });
+    reply(405, 'Method Not Allowed', { Allow: 'GET, HEAD' });
     return;
   }
   let decoded: string;
   try {
     decoded = decodeURIComponent(pathname);
   } catch {
-    reply(res, 400, 'Bad Request');
+    reply(400, 'Bad Request');
     return;
   }
   const base = resolve(root);
   const file = resolve(base, `.${decoded === '/' ? '/index.html' : decoded}`);
   if (!file.startsWith(base + sep) || decoded.includes('\0')) {
-    reply(res, 404, 'Not Found');
+    reply(404, 'Not Found');
     return;
   }
   const info = await stat(file).catch(() => undefined);
   if (!info?.isFile()) {
-    reply(res, 404, 'Not Found');
+    reply(404, 'Not Found');
     return;
   }
   const isHtml = extname(file) === '.html';
   res.writeHead(200, {
-    ...CONSOLE_SECURITY_HEADERS,
+    ...consoleSecurityHeaders(uploadOrigin),
     'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
     'Content-Length': String(info.size),
     'Cache-Control': isHtml ? CACHE_CONTROL.html : CACHE_CONTROL.assets,
@@ -76,7 +78,7 @@ export async function serveConsoleFile(root: string, method: string, pathname: s
   });
 }
 
-function reply(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { ...CONSOLE_SECURITY_HEADERS, ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)) });
+function replyWith(res: ServerResponse, security: Readonly<Record<string, string>>, status: number, text: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...security, ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)) });
   res.end(text);
 }

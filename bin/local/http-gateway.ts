@@ -40,6 +40,8 @@ export async function startHttpGateway(options: {
   invoke: Invoke;
   init?: Init;
   consoleDir?: string;
+  /** The origin of the SBOM upload URLs (the S3 emulator's CORS front), allowed by the console's CSP. */
+  uploadOrigin?: string;
   onError?: (error: unknown) => void;
 }): Promise<HttpGateway> {
   const inFlight = new Set<Promise<void>>();
@@ -50,7 +52,7 @@ export async function startHttpGateway(options: {
       return;
     }
     const handling = (options.consoleDir !== undefined && !url.pathname.startsWith('/api/')
-      ? serveConsoleFile(options.consoleDir, (req.method ?? 'GET').toUpperCase(), url.pathname, res)
+      ? serveConsoleFile(options.consoleDir, (req.method ?? 'GET').toUpperCase(), url.pathname, res, options.uploadOrigin)
       : handle(req, res, url, options.invoke, options.init)
     )
       .catch((error: unknown) => {

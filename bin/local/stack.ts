@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startFauxqs } from 'fauxqs';
+import { startUploadCorsFront } from './upload-cors.ts';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { ensureTable } from './table-setup.ts';
 import { migrateData } from '../../shared/store/migrations.ts';
@@ -161,6 +162,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
     // The audit trail's export bucket (the stream router writes a JSON-lines object per batch to it).
     await s3.send(new CreateBucketCommand({ Bucket: AUDIT_BUCKET.localName }));
+    // The upload bucket's CORS rule (fauxqs has none): a front that the service's S3 calls and the
+    // presigned upload URLs go through, allowing the console's origin (known once the gateway listens).
+    let consoleOrigin: string | undefined;
+    const uploadFront = await startUploadCorsFront({ target: sqsEndpoint, allowedOrigin: () => consoleOrigin });
+    stoppers.push(() => uploadFront.stop());
+    const serviceS3 = createS3Client({ region: options.region, endpoint: uploadFront.endpoint });
+    stoppers.push(async () => serviceS3.destroy());
     const uploads = startUploadNotifier({
       spy: sqsServer.spy,
       s3,
@@ -198,10 +206,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       invoke: async (name, event) =>
         (await loadHandler(name))(event, lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000, { region: options.region })),
       init: loadHandler,
-      ...(consoleDir ? { consoleDir } : {}),
+      ...(consoleDir ? { consoleDir, uploadOrigin: uploadFront.endpoint } : {}),
       onError: (error) => options.log(`[gateway] ${String(error)}`),
     });
     stoppers.push(() => gateway.stop());
+    consoleOrigin = new URL(publicBaseUrl ?? gateway.url).origin;
     // The configuration the functions are made from: the settings, and where the stack's resources are.
     // Answers and events build their links on the public origin: the gateway's own, now that it listens,
     // unless one was given. Never the Host a client sends. (Set in the same turn as the gateway began to
@@ -210,7 +219,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...settings,
       DYNAMODB_ENDPOINT: dynamo.endpoint,
       SQS_ENDPOINT: sqsEndpoint,
-      S3_ENDPOINT: sqsEndpoint,
+      S3_ENDPOINT: uploadFront.endpoint,
       SBOM_UPLOADS_BUCKET: UPLOAD_BUCKET.localName,
       AUDIT_EXPORT_BUCKET: AUDIT_BUCKET.localName,
       EVENT_BUS_NAME: EVENT_BUS.localName,
@@ -218,7 +227,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       WEBHOOK_DELIVERIES_QUEUE_URL: queues.webhookDeliveries.url,
       PUBLIC_BASE_URL: publicBaseUrl ?? gateway.url,
     };
-    functions = localFunctions(localDependencies(config, { dynamo: doc, sqs, s3, bus }));
+    functions = localFunctions(localDependencies(config, { dynamo: doc, sqs, s3: serviceS3, bus }));
 
     // The pollers stop together: each may be waiting out a receive, and one after the other adds up.
     const pollers: { stop(): Promise<void> }[] = [];

@@ -16,7 +16,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { PRIVATE_BUCKET } from './private-bucket.ts';
-import { CONSOLE_CONTENT_SECURITY_POLICY } from '../../shared/web-console.ts';
+import { consoleContentSecurityPolicy } from '../../shared/web-console.ts';
 import { PROJECT_ROOT } from './service-function.ts';
 
 /** The console's sources and Vite config; `npm run build:web` builds the same app to web/dist. */
@@ -34,6 +34,8 @@ export interface WebConsoleCustomDomain {
 export interface WebConsoleProps {
   /** The HTTP API that `/api/*` goes to. */
   readonly api: apigw.IHttpApi;
+  /** The origin of the SBOM upload bucket's presigned URLs, which the console's CSP lets it PUT to. @default none: connect-src 'self' only */
+  readonly uploadOrigin?: string;
   /** Keep earlier versions of the console files in the bucket. @default false: the files are rebuilt from git */
   readonly versioned?: boolean;
   /**
@@ -73,7 +75,7 @@ export class WebConsole extends Construct {
     this.securityHeaders = new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
       comment: 'Security headers of the compliance web console and API',
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: CONSOLE_CONTENT_SECURITY_POLICY, override: true },
+        contentSecurityPolicy: { contentSecurityPolicy: consoleContentSecurityPolicy(props.uploadOrigin), override: true },
         strictTransportSecurity: { accessControlMaxAge: Duration.days(365), includeSubdomains: true, override: true },
         contentTypeOptions: { override: true },
         frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },

@@ -11,6 +11,16 @@ export { createS3Client } from './s3.ts';
 
 export const UPLOAD_PREFIX = 'uploads/';
 
+/**
+ * The upload bucket's CORS rule, on AWS (lib/constructs/sbom-upload-bucket.ts) and locally
+ * (bin/local/upload-cors.ts): the web console's origin may PUT to a presigned URL with its Content-Type.
+ */
+export const UPLOAD_CORS = {
+  methods: ['PUT'],
+  headers: ['content-type'],
+  maxAgeSeconds: 3000,
+} as const;
+
 /** The object key of an import's upload. */
 export const uploadKey = (importUuid: string) => `${UPLOAD_PREFIX}${importUuid}`;
 

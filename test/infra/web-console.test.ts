@@ -145,8 +145,20 @@ describe('the distribution', () => {
   it('adds the security headers, with the strict CSP of a same-origin Vite app, to the console and the API', () => {
     const policyId = logicalId(synth.stack, synth.stack.webConsole!.securityHeaders);
     const headers = synth.template.toJSON().Resources[policyId].Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
+    const uploadsId = logicalId(synth.stack, synth.stack.uploads.bucket);
+    const bucketName = synth.template.toJSON().Resources[uploadsId].Properties.BucketName;
+    expect(bucketName).toEqual({ 'Fn::Join': ['', [expect.stringMatching(/^compliancetest-[0-9a-f]{6}-sbom-$/), { Ref: 'AWS::AccountId' }, '-', { Ref: 'AWS::Region' }]] });
+    // connect-src: the page's origin and exactly the upload bucket's, where the SDK's presigned upload URLs
+    // point (virtual-hosted, regional): https://<bucket>.s3.<region>.amazonaws.com.
+    const [before, after] = CSP.split("connect-src 'self'");
+    const stem = bucketName['Fn::Join'][1][0];
     expect(headers).toEqual({
-      ContentSecurityPolicy: { ContentSecurityPolicy: CSP, Override: true },
+      ContentSecurityPolicy: {
+        ContentSecurityPolicy: {
+          'Fn::Join': ['', [`${before}connect-src 'self' https://${stem}`, { Ref: 'AWS::AccountId' }, '-', { Ref: 'AWS::Region' }, '.s3.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }, after]],
+        },
+        Override: true,
+      },
       StrictTransportSecurity: { AccessControlMaxAgeSec: 31_536_000, IncludeSubdomains: true, Override: true },
       ContentTypeOptions: { Override: true },
       FrameOptions: { FrameOption: 'DENY', Override: true },
@@ -154,6 +166,22 @@ describe('the distribution', () => {
     });
     expect(config.DefaultCacheBehavior.ResponseHeadersPolicyId).toEqual({ Ref: policyId });
     expect(apiBehavior().ResponseHeadersPolicyId).toEqual({ Ref: policyId });
+  });
+
+  it("lets the console PUT large SBOMs to the upload bucket: its CORS rule allows PUT with Content-Type from the console's origin only", () => {
+    const uploadsId = logicalId(synth.stack, synth.stack.uploads.bucket);
+    const bucket = synth.template.toJSON().Resources[uploadsId];
+    expect(bucket.Properties.CorsConfiguration).toEqual({
+      CorsRules: [
+        {
+          AllowedOrigins: [{ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }]] }],
+          AllowedMethods: ['PUT'],
+          AllowedHeaders: ['content-type'],
+          ExposedHeaders: ['ETag'],
+          MaxAge: 3000,
+        },
+      ],
+    });
   });
 
   it('uses the default certificate (viewer TLS then fixed by CloudFront, CFR4 acknowledged) unless given a domain', () => {

@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHttpGateway, type HttpGateway } from '../../bin/local/http-gateway.ts';
-import { CONSOLE_CONTENT_SECURITY_POLICY } from '../../shared/web-console.ts';
+import { consoleContentSecurityPolicy } from '../../shared/web-console.ts';
 
 let root: string;
 let gateway: HttpGateway;
@@ -25,6 +25,7 @@ beforeAll(async () => {
     host: '127.0.0.1',
     port: 0,
     consoleDir,
+    uploadOrigin: 'http://127.0.0.1:4599',
     invoke: async (name, event) => {
       invoked.push(`${name} ${event.rawPath}`);
       return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{"api":true}' };
@@ -55,10 +56,12 @@ describe('the console files on the local gateway', () => {
   it('serves / as index.html, revalidated, with the security headers CloudFront adds', async () => {
     const page = await get('/');
     expect(page).toMatchObject({ status: 200, body: '<!doctype html><title>console</title>' });
+    // The page's own origin, and the upload URLs' origin for large SBOMs: nothing else.
+    expect(page.headers['content-security-policy']).toContain("connect-src 'self' http://127.0.0.1:4599;");
     expect(page.headers).toMatchObject({
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-cache',
-      'content-security-policy': CONSOLE_CONTENT_SECURITY_POLICY,
+      'content-security-policy': consoleContentSecurityPolicy('http://127.0.0.1:4599'),
       'x-content-type-options': 'nosniff',
       'x-frame-options': 'DENY',
       'referrer-policy': 'no-referrer',

@@ -159,4 +159,38 @@ export class ApiClient {
   delete<T>(path: string, body?: unknown): Promise<T> {
     return this.call<T>('DELETE', path, body);
   }
+
+  /** POSTs a document as it is (an SBOM), with its own media type; the JSON answer, or an ApiError. */
+  async postDocument<T>(path: string, document: string, contentType: string): Promise<T> {
+    const response = await this.raw('POST', path, { 'Content-Type': contentType }, document);
+    const text = await response.text();
+    const parsed = parseJson(text);
+    if (response.status >= 400) throw new ApiError(response.status, parsed ?? {});
+    return parsed as T;
+  }
+
+  /** GETs a document (an SBOM export) as text, with its Content-Type and Content-Disposition; an ApiError on 4xx/5xx. */
+  async getDocument(path: string): Promise<{ text: string; contentType: string | null; disposition: string | null }> {
+    const response = await this.raw('GET', path, { Accept: '*/*' });
+    const text = await response.text();
+    if (response.status >= 400) throw new ApiError(response.status, parseJson(text) ?? {});
+    return { text, contentType: response.headers.get('content-type'), disposition: response.headers.get('content-disposition') };
+  }
+
+  private async raw(method: string, path: string, headers: Record<string, string>, body?: string) {
+    try {
+      return await this.fetcher(`${this.base}${path}`, { method, headers: { Authorization: `Token ${this.key}`, ...headers }, ...(body !== undefined ? { body } : {}) });
+    } catch {
+      throw new ApiError(0, { detail: 'The service cannot be reached. Check your connection and try again.' });
+    }
+  }
+}
+
+function parseJson(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,10 +1,13 @@
 /** One product: details, packages, permissions (superusers and its creator), and the compliance tab. */
 import { useState } from 'preact/hooks';
-import { ErrorSummary, LoadFailed, FieldError, Loading, Notice, PageHeading, Pager, SeverityBadge, fieldMessages, groupErrorProps, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
+import { ErrorSummary, LoadFailed, FieldError, Loading, Notice, PageHeading, SeverityBadge, fieldMessages, groupErrorProps, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
 import { apiPath, type Page } from '../lib/api-client.ts';
 import { href } from '../router.ts';
 import type { Session } from '../session.ts';
-import type { Package, Permissions, PolicyStatus, Product, Violation, ViolationPackage } from './types.ts';
+import type { Permissions, PolicyStatus, Product, Violation, ViolationPackage } from './types.ts';
+import { Inventory, Waivers } from './product-inventory.tsx';
+import { SbomPanel } from './product-sbom.tsx';
+import { displayPurl } from '../lib/sbom-upload.ts';
 
 const TABS = [
   { id: 'details', label: 'Details' },
@@ -15,6 +18,8 @@ const TABS = [
 
 export function ProductPage({ session, uuid, tab, query }: { session: Session; uuid: string; tab: string; query: URLSearchParams }) {
   const product = useLoad(() => session.api.get<Product>(`/api/v2/products/${encodeURIComponent(uuid)}/`), uuid);
+  // Bumped by every SBOM import, so the inventory and the waivers are read again.
+  const [imports, setImports] = useState(0);
   if (product.error && !product.data) return <LoadFailed title="Product" error={product.error} back={{ href: href(['products']), label: 'Back to the products' }} />;
   if (!product.data) return <Loading what="the product" />;
   const current = TABS.find((candidate) => candidate.id === tab) ?? TABS[0];
@@ -27,6 +32,7 @@ export function ProductPage({ session, uuid, tab, query }: { session: Session; u
         {product.data.name} <span class="muted">{product.data.version}</span>
       </PageHeading>
       <ErrorSummary error={product.error} />
+      <SbomPanel session={session} product={product.data} query={query} onImported={() => setImports((n) => n + 1)} />
       <nav class="tabs" aria-label="Product sections">
         <ul>
           {TABS.map((candidate) => (
@@ -41,7 +47,7 @@ export function ProductPage({ session, uuid, tab, query }: { session: Session; u
       <section aria-labelledby="tab-heading">
         <h2 id="tab-heading">{current.label}</h2>
         {current.id === 'details' && <Details product={product.data} />}
-        {current.id === 'packages' && <Packages session={session} product={product.data} page={Number(query.get('page') ?? 1)} />}
+        {current.id === 'packages' && <Packages session={session} product={product.data} page={Number(query.get('page') ?? 1)} generation={imports} />}
         {current.id === 'permissions' && <PermissionsTab session={session} product={product.data} />}
         {current.id === 'compliance' && <Compliance session={session} product={product.data} />}
       </section>
@@ -72,55 +78,20 @@ function Details({ product }: { product: Product }) {
   );
 }
 
-function Packages({ session, product, page }: { session: Session; product: Product; page: number }) {
-  const packages = useLoad(() => session.api.get<Page<Package>>(`/api/v2/products/${product.uuid}/packages/`, { page, page_size: 20 }), String(page));
+function Packages({ session, product, page, generation }: { session: Session; product: Product; page: number; generation: number }) {
   const [purl, setPurl] = useState('');
   const [added, setAdded] = useState<string | undefined>();
+  const [adds, setAdds] = useState(0);
   const add = useAction(async () => {
     await session.api.post('/api/v2/product_packages/', { product: product.uuid, package: purl.trim() });
-    setAdded(`${purl.trim()} added. The product will be re-evaluated.`);
+    setAdded(`${displayPurl(purl.trim())} added. The product will be re-evaluated.`);
     setPurl('');
-    packages.reload();
+    setAdds((n) => n + 1);
   });
   const packageErrors = fieldMessages(add.error, 'package');
   return (
     <>
-      {packages.error && <ErrorSummary error={packages.error} />}
-      {packages.loading && !packages.data && <Loading what="packages" />}
-      {packages.data && (
-        <>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Package URL</th>
-                  <th scope="col">License expression</th>
-                  <th scope="col">Usage policy</th>
-                  <th scope="col">Risk score</th>
-                </tr>
-              </thead>
-              <tbody>
-                {packages.data.results.map((pkg) => (
-                  <tr key={pkg.uuid}>
-                    <td>
-                      <code>{pkg.purl}</code>
-                    </td>
-                    <td>{pkg.license_expression || <span class="muted">none</span>}</td>
-                    <td>{pkg.usage_policy ?? '—'}</td>
-                    <td>{pkg.risk_score ?? '—'}</td>
-                  </tr>
-                ))}
-                {packages.data.results.length === 0 && (
-                  <tr>
-                    <td colSpan={4}>This product has no packages yet.</td>
-                  </tr>
-                )}
-              </tbody>
-            </table>
-          </div>
-          <Pager page={packages.data} current={page} segments={['products', product.uuid, 'packages']} query={{}} label="packages" />
-        </>
-      )}
+      <Inventory session={session} product={product} page={page} generation={generation + adds} />
       <form
         class="inline-form"
         onSubmit={async (event) => {
@@ -141,6 +112,7 @@ function Packages({ session, product, page }: { session: Session; product: Produ
           Add package
         </button>
       </form>
+      <Waivers session={session} product={product} generation={generation} />
     </>
   );
 }
@@ -375,7 +347,7 @@ function ViolationPackages({ session, product, ruleType }: { session: Session; p
       <ul class="plain">
         {packages.data.results.map((pkg) => (
           <li key={pkg.uuid}>
-            <code>{pkg.purl}</code>
+            <span class="purl">{displayPurl(pkg.purl)}</span>
             {pkg.reasons.length > 0 && <span class="muted"> ({pkg.reasons.join(', ')})</span>}
           </li>
         ))}

@@ -1,0 +1,143 @@
+/**
+ * SBOMs in and out of a product, without the DOM where it can be: which way a file goes (straight to
+ * load_sboms, or to the presigned upload URL), the media type a file is sent as, the upload's PUT with
+ * its progress (XMLHttpRequest: fetch reports no upload progress), reading purls and license
+ * expressions for display, and the file name of a download.
+ */
+
+/**
+ * Files up to this size go straight to POST load_sboms (whose own limit is 4 MB and 1,000 components);
+ * larger ones to POST sbom_uploads and the presigned URL, with progress bars for the upload and the import.
+ */
+export const DIRECT_UPLOAD_MAX_BYTES = 1_000_000;
+
+/**
+ * The product page's route may lower (or raise) that threshold for this page view:
+ * `#/products/<uuid>/packages?direct_upload_max_bytes=100000` sends any file above 100 KB through the
+ * upload URL (how the browser test shows the large path with a real fixture, none of which is over 1 MB).
+ */
+export const DIRECT_UPLOAD_SETTING = 'direct_upload_max_bytes';
+
+export function directUploadLimit(query: URLSearchParams): number {
+  const raw = query.get(DIRECT_UPLOAD_SETTING);
+  const value = raw === null || !/^\d+$/.test(raw) ? NaN : Number(raw);
+  return Number.isInteger(value) && value >= 0 ? value : DIRECT_UPLOAD_MAX_BYTES;
+}
+
+export type UploadRoute = 'direct' | 'upload-url';
+
+export function uploadRoute(size: number, limit: number): UploadRoute {
+  return size <= limit ? 'direct' : 'upload-url';
+}
+
+/** The media type a file is sent as: SPDX by its name, XML as XML (the API answers 415 naming what it takes), else JSON. */
+export function sbomMediaType(fileName: string): string {
+  const name = fileName.toLowerCase();
+  if (name.endsWith('.xml')) return 'application/vnd.cyclonedx+xml';
+  if (name.endsWith('.spdx.json') || name.endsWith('.spdx')) return 'application/spdx+json';
+  if (name.endsWith('.cdx.json') || name.endsWith('.bom.json')) return 'application/vnd.cyclonedx+json';
+  return 'application/json';
+}
+
+/** The media type of the upload URL's PUT, which must be one of the JSON types sbom_uploads accepts. */
+export function uploadMediaType(fileName: string): string {
+  const type = sbomMediaType(fileName);
+  return type.endsWith('+xml') ? 'application/json' : type;
+}
+
+function decodePart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part; // a stray % stays as written
+  }
+}
+
+/** A purl as people read it: each component percent-decoded (`pkg:npm/%40types/node@20` → `pkg:npm/@types/node@20`). */
+export function displayPurl(purl: string): string {
+  return purl
+    .split(/([/@?#&=])/)
+    .map((part, index) => (index % 2 === 1 ? part : decodePart(part)))
+    .join('');
+}
+
+/** The license keys of a canonical expression (`mit OR (apache-2.0 AND bsd-new)`), each once, in order. */
+export function licenseKeys(expression: string): string[] {
+  const keys: string[] = [];
+  for (const token of expression.split(/[\s()]+/)) {
+    const key = token.trim();
+    if (!key || /^(and|or|with)$/i.test(key) || keys.includes(key)) continue;
+    keys.push(key);
+  }
+  return keys;
+}
+
+export interface EffectiveLicense {
+  readonly expression: string;
+  /** `concluded`: the product's own conclusion; `declared`: the package's license; `none`: neither. */
+  readonly source: 'concluded' | 'declared' | 'none';
+}
+
+export function effectiveLicense(pkg: { readonly license_expression: string; readonly concluded_license_expression: string }): EffectiveLicense {
+  if (pkg.concluded_license_expression) return { expression: pkg.concluded_license_expression, source: 'concluded' };
+  if (pkg.license_expression) return { expression: pkg.license_expression, source: 'declared' };
+  return { expression: '', source: 'none' };
+}
+
+/** The colour class of a usage policy, from its compliance alert (the API has no colour field): always shown with its label too. */
+export function policyTone(alert: string | undefined): 'error' | 'warning' | 'ok' | 'none' {
+  if (alert === undefined) return 'none';
+  return alert === 'error' ? 'error' : alert === 'warning' ? 'warning' : 'ok';
+}
+
+/** The file name of a download: the API's Content-Disposition name, else the product's name and version. */
+export function downloadFileName(disposition: string | null, product: { readonly name: string; readonly version: string }, format: 'cyclonedx' | 'spdx'): string {
+  const named = disposition ? /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition)?.[1] : undefined;
+  if (named) return decodePart(named.trim());
+  const stem = [product.name, product.version].filter(Boolean).join('-').replace(/[^A-Za-z0-9._-]+/g, '_') || 'product';
+  return `${stem}.${format === 'spdx' ? 'spdx.json' : 'cdx.json'}`;
+}
+
+/** What the import's progress bar shows for a status (queued, running, completed, failed). */
+export function importProgress(status: string): { value: number; text: string } {
+  switch (status) {
+    case 'queued':
+      return { value: 1, text: 'Import queued' };
+    case 'running':
+      return { value: 2, text: 'Importing' };
+    case 'completed':
+      return { value: 3, text: 'Import completed' };
+    case 'failed':
+      return { value: 3, text: 'Import failed' };
+    default:
+      return { value: 0, text: `Import ${status}` };
+  }
+}
+export const IMPORT_STEPS = 3;
+
+/**
+ * PUTs a file to a presigned URL with the headers it was signed with, reporting progress (bytes sent,
+ * bytes in all). Resolves on 2xx; rejects with a message otherwise. No credentials go with it: the
+ * URL is its own authorization.
+ */
+export function putWithProgress(
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  body: Blob,
+  onProgress: (sent: number, total: number) => void,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('PUT', url);
+    for (const [name, value] of Object.entries(headers)) xhr.setRequestHeader(name, value);
+    xhr.upload.onprogress = (event) => onProgress(event.loaded, event.lengthComputable ? event.total : body.size);
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) {
+        onProgress(body.size, body.size);
+        resolve();
+      } else reject(new Error(`The upload was refused (${xhr.status}).`));
+    };
+    xhr.onerror = () => reject(new Error('The upload could not reach the storage. Check your connection and try again.'));
+    xhr.send(body);
+  });
+}
