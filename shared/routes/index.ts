@@ -16,6 +16,7 @@ import { SBOM_EXPORT_ROUTES } from './sbom-export.ts';
 import { SBOM_IMPORT_ROUTES } from './sbom-imports.ts';
 import { API_KEY_ROUTES } from './api-keys.ts';
 import { AUDIT_ROUTES } from './audit.ts';
+import { PORTFOLIO_ROUTES } from './portfolio.ts';
 
 export type { HttpMethod, PathParameterName, Route, RouteResponse } from './route.ts';
 
@@ -31,6 +32,7 @@ const TABLE = [
   ...SBOM_EXPORT_ROUTES,
   ...API_KEY_ROUTES,
   ...AUDIT_ROUTES,
+  ...PORTFOLIO_ROUTES,
 ] as const satisfies readonly Route[];
 
 export const ROUTES: readonly Route[] = TABLE;
