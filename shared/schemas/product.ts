@@ -13,7 +13,7 @@ const name = uniqueName(70).refine((value) => value.length > 0, 'This field may 
 const version = uniqueName(50);
 
 /** Fields of the product representation that a client may send back and that are ignored. */
-const READ_ONLY = ['uuid', 'api_url', 'created_by', 'dataspace', 'created_date', 'last_modified_date'] as const;
+const READ_ONLY = ['uuid', 'api_url', 'created_by', 'dataspace', 'created_date', 'last_modified_date', 'gate'] as const;
 
 const writable = <T extends z.ZodRawShape>(shape: T) => writableObject(shape, READ_ONLY);
 
