@@ -1,8 +1,8 @@
-/** The policy API: /api/v2/policy_rules/ and a product's violations, status, evaluations and waivers. */
+/** The policy API: /api/v2/policy_rules/, a product's violations, status, evaluations and waivers, and the portfolio. */
 import { apiFunction } from '../shared/http/api-handler.ts';
-import { apiDependencies, lambdaHandler, policyService, policyWaiverService, type Dependencies } from '../shared/runtime.ts';
+import { apiDependencies, lambdaHandler, policyService, policyWaiverService, portfolioService, type Dependencies } from '../shared/runtime.ts';
 
-export const makeHandler = ({ api, policy, waivers }: Pick<Dependencies, 'api' | 'policy' | 'waivers'>) => apiFunction(api, {
+export const makeHandler = ({ api, policy, waivers, portfolio }: Pick<Dependencies, 'api' | 'policy' | 'waivers' | 'portfolio'>) => apiFunction(api, {
   list_policy_rules: async ({ caller }) => ({ statusCode: 200, body: await policy.rules(caller) }),
   update_policy_rules: async (r) => ({ statusCode: 200, body: await policy.saveRules(r.caller, () => r.body, false) }),
   partial_update_policy_rules: async (r) => ({ statusCode: 200, body: await policy.saveRules(r.caller, () => r.body, true) }),
@@ -22,6 +22,7 @@ export const makeHandler = ({ api, policy, waivers }: Pick<Dependencies, 'api' |
     body: await waivers.retrieve(r.caller, r.pathParameters.uuid, r.pathParameters.waiver_uuid, r.baseUrl),
   }),
   destroy_product_policy_waiver: async (r) => (await waivers.revoke(r.caller, r.pathParameters.uuid, r.pathParameters.waiver_uuid), { statusCode: 204 }),
+  policy_portfolio: async (r) => ({ statusCode: 200, body: await portfolio.portfolio(r.caller, r.query) }),
 });
 
-export const handler = lambdaHandler((c) => makeHandler({ api: apiDependencies(c), policy: policyService(c), waivers: policyWaiverService(c) }));
+export const handler = lambdaHandler((c) => makeHandler({ api: apiDependencies(c), policy: policyService(c), waivers: policyWaiverService(c), portfolio: portfolioService(c) }));

@@ -5,7 +5,8 @@
  * change that affects a whole dataspace queues its first fan-out page instead (once per batch,
  * dataspace and id): the evaluator walks the pages. Each change of an audited object makes an audit
  * record (shared/services/audit.ts): the batch's are written together once its records are handled,
- * then exported. The
+ * then exported. A violation item's change that makes it active or not counts in its dataspace's daily
+ * violation counts (shared/store/violation-day-store.ts: once per record, whatever the redeliveries). The
  * first record that fails stops the batch: it and the records after it are reported (partial batch
  * failure), and Lambda retries from it; both writes are idempotent.
  *
@@ -16,7 +17,10 @@ import { randomUUID } from 'node:crypto';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { changeTargets } from '../shared/domain/change-records.ts';
 import { changeRecordOf } from '../shared/store/change-targets.ts';
-import { changeTargetResolver, evaluationQueue, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
+import { changeTargetResolver, evaluationQueue, lambdaHandler, violationDayStore, type Dependencies } from '../shared/runtime.ts';
+import { ViolationDayStore } from '../shared/store/violation-day-store.ts';
+import { violationDayChange } from '../shared/domain/portfolio.ts';
+import type { StreamImage } from '../shared/store/dynamo.ts';
 import { auditTrailWriter, type AuditDependencies } from '../shared/audit-runtime.ts';
 import type { PlacedAuditRecord } from '../shared/services/audit.ts';
 import { isoWithOffset } from '../shared/domain/time.ts';
@@ -26,14 +30,17 @@ import { instrumented, withCorrelation } from '../shared/observability/invocatio
 import { streamCorrelationId } from '../shared/observability/correlation.ts';
 import { countMetric } from '../shared/observability/metrics.ts';
 
-type RouterDependencies = Pick<Dependencies, 'changeTargetResolver' | 'evaluationQueue'> & AuditDependencies;
+type RouterDependencies = Pick<Dependencies, 'changeTargetResolver' | 'evaluationQueue'> & AuditDependencies & {
+  /** The daily violation counts; without it (tests of routing and auditing alone) violations are not counted. */
+  readonly violationDays?: Pick<ViolationDayStore, 'count'>;
+};
 
 export const makeHandler =
   (deps: RouterDependencies) =>
     instrumented((event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> => route(deps, event, context));
 
 export const handler = lambdaHandler((c) =>
-  makeHandler({ changeTargetResolver: changeTargetResolver(c), evaluationQueue: evaluationQueue(c), auditTrail: auditTrailWriter(c) }),
+  makeHandler({ changeTargetResolver: changeTargetResolver(c), evaluationQueue: evaluationQueue(c), auditTrail: auditTrailWriter(c), violationDays: violationDayStore(c) }),
 );
 
 async function route(deps: RouterDependencies, event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
@@ -52,6 +59,7 @@ async function route(deps: RouterDependencies, event: DynamoDBStreamEvent, conte
       try {
         const audit = await deps.auditTrail.recordOf(record);
         if (audit) audited.push(audit);
+        await countViolationDay(deps, record);
         const targets = changeTargets(changeRecordOf(record));
         const products = await resolver.products(targets);
         const fresh = products.filter((product) => !queued.has(`${product.uuid}|${correlationId}`));
@@ -91,4 +99,17 @@ async function route(deps: RouterDependencies, event: DynamoDBStreamEvent, conte
     logger.error('Could not export audit records', { count: audited.length, first: audited[0]?.record.uuid, error: error as Error });
   }
   return response;
+}
+
+/** A violation that became active or stopped being: counted once per stream record (its event id). */
+async function countViolationDay(deps: RouterDependencies, record: DynamoDBRecord): Promise<void> {
+  const before = ViolationDayStore.fromImage(record.dynamodb?.OldImage as StreamImage | undefined);
+  const after = ViolationDayStore.fromImage(record.dynamodb?.NewImage as StreamImage | undefined);
+  if ((!before && !after) || !deps.violationDays) return;
+  const at = record.dynamodb?.ApproximateCreationDateTime;
+  const removedAt = new Date(at !== undefined ? at * 1000 : Date.now()).toISOString();
+  const change = violationDayChange(before, after, removedAt);
+  if (!change || !record.eventID) return;
+  const counted = await deps.violationDays.count(record.eventID, change, new Date());
+  if (!counted) logger.info('Violation change already counted', { eventID: record.eventID });
 }

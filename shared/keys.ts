@@ -17,6 +17,9 @@
  *                                                              holds a user to MAX_API_KEYS_PER_USER
  *   Product      PK=PRODUCT#<uuid>        SK=PRODUCT            get a product (with the caller's grants: one BatchGetItem)
  *                GSI1PK=DS#<ds>#PRODUCTS  GSI1SK=<sort key>     list a dataspace's products by name, version (superusers)
+ *                GSI10PK=DS#<ds>#GATE#<fail|warn|pass|none>  GSI10SK=<sort key>   the products of a gate, in list order
+ *                                                              (?gate=; `gate` is the last evaluation's policy status, written
+ *                                                              in its commit; none: never evaluated; keys only, then read by key)
  *   Product name PK=DS#<ds>#PRODUCTNAME#<name>␁<version>  SK=UNIQUE   name + version unique in a dataspace
  *   Product count PK=DS#<ds>              SK=COUNT#PRODUCTS     the dataspace's product count (page 1 without counting)
  *   Grant        PK=PRODUCT#<uuid>        SK=GRANT#USER#<name> | GRANT#GROUP#<name>
@@ -75,6 +78,13 @@
  *                                                              (the drill-down's pages); after every other item of the
  *                                                              partition but the waivers ('P' > '#'), so partition reads can
  *                                                              stop before them
+ *   Violation day PK=DS#<ds>#VIOLATIONDAYS  SK=DAY#<yyyy-mm-dd> | TOTAL   per UTC day the violations detected, resolved and
+ *                                                              the net change of the active ones; TOTAL: active now, and per rule
+ *                                                              (active#<rule type>) the products in active violation. Kept by the
+ *                                                              stream router from the violation items' records (ADD: any order);
+ *                                                              the portfolio reads the days of its window and TOTAL in one Query
+ *   Stream marker PK=STREAMREC#<event id>  SK=<consumer>        a stream record a consumer has counted (written in the same
+ *                                                              transaction as its counts: a record delivered twice counts once; TTL 2 days)
  *   Policy waiver PK=PRODUCT#<uuid>       SK=WAIVER#<uuid>      a product's waivers (listed with it, read by its evaluation:
  *                                                              one Query of the prefix); get / revoke one by product and uuid
  *                GSI10PK=WAIVEREXPIRY     GSI10SK=<expires_at, UTC>␁<product uuid>␁<uuid>
@@ -187,6 +197,9 @@ export const keys = {
     SK: 'UNIQUE',
   }),
   productCount: (dataspace: string): Key => ({ PK: `DS#${dataspace}`, SK: 'COUNT#PRODUCTS' }),
+  /** The product's entry in its gate's list (`none` until its first evaluation), in list order. */
+  productInGate: (dataspace: string, gate: string, sortKey: string) => ({ GSI10PK: `DS#${dataspace}#GATE#${gate}`, GSI10SK: sortKey }),
+  productsOfGate: (dataspace: string, gate: string) => ({ index: 'GSI10' as const, indexPK: `DS#${dataspace}#GATE#${gate}` }),
 
   grant: (productUuid: string, principal: { type: 'user' | 'group'; name: string }): Key => ({
     PK: `PRODUCT#${productUuid}`,
@@ -292,6 +305,11 @@ export const keys = {
     PK: `PRODUCT#${productUuid}`,
     skPrefix: `VIOLATIONPKG#${ruleType}#${listId}#`,
   }),
+  violationDay: (dataspace: string, date: string): Key => ({ PK: `DS#${dataspace}#VIOLATIONDAYS`, SK: `DAY#${date}` }),
+  violationTotals: (dataspace: string): Key => ({ PK: `DS#${dataspace}#VIOLATIONDAYS`, SK: 'TOTAL' }),
+  /** The days from `from` on and, sorting after them, TOTAL: one Query. */
+  violationDaysFrom: (dataspace: string, from: string) => ({ PK: `DS#${dataspace}#VIOLATIONDAYS`, from: `DAY#${from}`, to: 'TOTAL' }),
+  streamMarker: (eventId: string, consumer: string): Key => ({ PK: `STREAMREC#${eventId}`, SK: consumer }),
   /** The sort keys of a product's partition below this one are everything but its violation package lists. */
   violationPackagesStart: 'VIOLATIONPKG#',
   waiver: (productUuid: string, uuid: string): Key => ({ PK: `PRODUCT#${productUuid}`, SK: `WAIVER#${uuid}` }),
@@ -385,7 +403,9 @@ export type EntityType =
   | 'DataspaceRateLimit'
   | 'AuthFailures'
   | 'AuditRecord'
-  | 'DeletionMarker';
+  | 'DeletionMarker'
+  | 'ViolationDay'
+  | 'StreamMarker';
 
 /**
  * The keys of the items the audit trail records (shared/domain/audit.ts AUDITED_TYPES): a delete of one

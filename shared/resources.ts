@@ -181,7 +181,8 @@ export const EVENT_SOURCES: readonly EventSourceDefinition[] = [
     bisectBatchOnError: true,
     // The entities whose changes can change an evaluation (shared/domain/change-records.ts), and the
     // audited ones (shared/domain/audit.ts): the router queues evaluations and writes the audit trail.
-    filterPatterns: withoutLimiterItems(entityFilter([...new Set<string>([...EVALUATED_ENTITIES, ...AUDITED_ENTITIES])])),
+    // Also the violations, whose changes it counts per day for the policy portfolio (shared/store/violation-day-store.ts).
+    filterPatterns: withoutLimiterItems(entityFilter([...new Set<string>([...EVALUATED_ENTITIES, ...AUDITED_ENTITIES, 'Violation'])])),
   },
   {
     kind: 'table-stream',

@@ -45,6 +45,8 @@ import { WebhookService } from './services/webhooks.ts';
 import { SqsDeliveryQueue } from './aws/delivery-queue.ts';
 import { ApiKeyStore } from './store/api-key-store.ts';
 import { ApiKeyService } from './services/api-keys.ts';
+import { ViolationDayStore } from './store/violation-day-store.ts';
+import { PortfolioService } from './services/portfolio.ts';
 
 /** A factory of one part: it makes the part from a composition's configuration and other parts. */
 export type Factory<T> = (composition: Composition) => T;
@@ -238,6 +240,14 @@ export function evaluationFanOut(c: Composition): EvaluationFanOut {
   );
 }
 
+export function violationDayStore(c: Composition): ViolationDayStore {
+  return c.once(violationDayStore, () => new ViolationDayStore(dynamoClient(c), c.config.TABLE_NAME));
+}
+
+export function portfolioService(c: Composition): PortfolioService {
+  return c.once(portfolioService, () => new PortfolioService({ products: productStore(c), violationDays: violationDayStore(c), now }));
+}
+
 export function policyService(c: Composition): PolicyService {
   return c.once(
     policyService,
@@ -325,6 +335,8 @@ export interface Dependencies {
   readonly evaluationQueue: EvaluationQueue;
   readonly evaluationFanOut: EvaluationFanOut;
   readonly policy: PolicyService;
+  readonly portfolio: PortfolioService;
+  readonly violationDays: ViolationDayStore;
   readonly waivers: PolicyWaiverService;
   readonly waiverStore: PolicyWaiverStore;
   readonly deliveryQueue: SqsDeliveryQueue;
@@ -350,6 +362,8 @@ export function dependencyFactories(c: Composition): { readonly [K in keyof Depe
     evaluationQueue: () => evaluationQueue(c),
     evaluationFanOut: () => evaluationFanOut(c),
     policy: () => policyService(c),
+    portfolio: () => portfolioService(c),
+    violationDays: () => violationDayStore(c),
     waivers: () => policyWaiverService(c),
     waiverStore: () => policyWaiverStore(c),
     deliveryQueue: () => deliveryQueue(c),

@@ -2,6 +2,7 @@
  * Products and their object permissions: who may see, change or delete a product, and who may manage
  * its permissions. Pure rules over plain data; the store reads the grants, these functions decide.
  */
+import type { Gate } from './portfolio.ts';
 import type { Caller } from './caller.ts';
 
 export const PRODUCT_PERMISSIONS = ['view_product', 'change_product', 'delete_product'] as const;
@@ -22,6 +23,8 @@ export interface Product {
   readonly lastModifiedDate: string;
   /** Bumped by every write to the product or its grants: the optimistic-concurrency token. */
   readonly rev: number;
+  /** Its last evaluation's policy status (written with it); absent until the first. */
+  readonly gate?: Gate | undefined;
 }
 
 export type Principal = { readonly type: 'user' | 'group'; readonly name: string };

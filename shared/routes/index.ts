@@ -17,6 +17,7 @@ import { SBOM_IMPORT_ROUTES } from './sbom-imports.ts';
 import { API_KEY_ROUTES } from './api-keys.ts';
 import { AUDIT_ROUTES } from './audit.ts';
 import { USER_ROUTES } from './users.ts';
+import { PORTFOLIO_ROUTES } from './portfolio.ts';
 
 export type { HttpMethod, PathParameterName, Route, RouteResponse } from './route.ts';
 
@@ -33,6 +34,7 @@ const TABLE = [
   ...API_KEY_ROUTES,
   ...AUDIT_ROUTES,
   ...USER_ROUTES,
+  ...PORTFOLIO_ROUTES,
 ] as const satisfies readonly Route[];
 
 export const ROUTES: readonly Route[] = TABLE;

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { PRODUCT_PERMISSIONS, isProductPermission } from '../domain/product.ts';
 import { pageQuery, searchQuery, shown, uniqueName, writableObject } from './common.ts';
 import { SEARCH_FIELDS } from '../domain/search.ts';
+import { GATES, GATE_FILTERS } from '../domain/portfolio.ts';
 
 /**
  * Name and version are unique together in a dataspace: NFC, nothing invisible, no control characters
@@ -12,7 +13,7 @@ const name = uniqueName(70).refine((value) => value.length > 0, 'This field may 
 const version = uniqueName(50);
 
 /** Fields of the product representation that a client may send back and that are ignored. */
-const READ_ONLY = ['uuid', 'api_url', 'created_by', 'dataspace', 'created_date', 'last_modified_date'] as const;
+const READ_ONLY = ['uuid', 'api_url', 'created_by', 'dataspace', 'created_date', 'last_modified_date', 'gate'] as const;
 
 const writable = <T extends z.ZodRawShape>(shape: T) => writableObject(shape, READ_ONLY);
 
@@ -30,6 +31,7 @@ export const ProductSchema = z
     dataspace: z.string(),
     created_date: z.iso.datetime({ offset: true }),
     last_modified_date: z.iso.datetime({ offset: true }),
+    gate: z.enum(GATES).nullable().describe("The policy status of the product's last evaluation (GET .../policy_status/), written with it; null until it is first evaluated"),
   })
   .meta({ id: 'Product' });
 
@@ -37,6 +39,13 @@ export const ProductListQuery = pageQuery({
   name: z.string().optional().describe('Exact name'),
   version: z.string().optional().describe('Exact version'),
   search: searchQuery(SEARCH_FIELDS.products),
+  gate: z
+    .string()
+    .optional()
+    .refine((value) => value === undefined || value === '' || (GATE_FILTERS as readonly string[]).includes(value), {
+      error: (issue) => `Select a valid choice. ${shown(issue.input)} is not one of the available choices.`,
+    })
+    .describe('Exact: fail, warn, pass, or none (never evaluated)'),
 });
 
 // A type guard: the body's type holds ProductPermission, not any string.

@@ -20,6 +20,7 @@ import { violationDetected, violationResolved, type ProductOfEvent } from '../ev
 import { correlated, type Envelope } from '../events/envelope.ts';
 import { isoWithOffset } from '../domain/time.ts';
 import { productUrl } from './products.ts';
+import { gateOf } from '../domain/portfolio.ts';
 
 export interface EvaluationDeps {
   readonly policy: PolicyStore;
@@ -163,9 +164,14 @@ export class EvaluationService {
       events.push(correlated(violationResolved(this.deps.newUuid(), evaluatedAt, product, data.product.dataspace, resolved), correlationId));
     }
     const byRule = new Map(results.map((result) => [result.type, result.offenders]));
+    const byType = new Map(data.violations.map((violation) => [violation.ruleType, violation]));
+    for (const violation of writes) byType.set(violation.ruleType, violation);
+    // The product's gate as policy_status will answer it from these violations (waivers already
+    // applied by the rules), committed with them so the two never disagree.
+    const gate = gateOf([...byType.values()].filter((violation) => violation.resolvedDate === null));
     for (const type of written) await this.deps.policy.writeViolationPackages(data.product, type, listId, byRule.get(type)!);
     try {
-      await this.deps.policy.commitEvaluation(data.product, data.state, evaluatedAt, coveredUntil, writes, events, started, lists, waived);
+      await this.deps.policy.commitEvaluation(data.product, data.state, evaluatedAt, coveredUntil, writes, events, started, lists, waived, gate);
     } catch (error) {
       // Lists no violation names (the commit lost a race, or failed): remove them, as far as possible.
       await this.removeLists(data.product.uuid, written.map((type) => [type, listId]));
@@ -176,8 +182,6 @@ export class EvaluationService {
       data.product.uuid,
       [...data.packageLists].filter(([type, list]) => lists.get(type)?.id !== list.id).map(([type, list]) => [type, list.id]),
     );
-    const byType = new Map(data.violations.map((violation) => [violation.ruleType, violation]));
-    for (const violation of writes) byType.set(violation.ruleType, violation);
     return { outcome: 'evaluated', violations: [...byType.values()], events, evaluatedAt, packages: data.productPackages.length, waived, waivers: data.waivers };
   }
 

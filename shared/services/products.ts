@@ -20,6 +20,7 @@ import { canonicalName } from '../domain/text.ts';
 import { searchTerms } from '../domain/search.ts';
 import { isoWithOffset } from '../domain/time.ts';
 import { paginate } from './paginate.ts';
+import type { Gate, GateFilter } from '../domain/portfolio.ts';
 import { isProductRace, type ProductStore } from '../store/product-store.ts';
 import type { IdentityStore } from '../store/identity-store.ts';
 import { isTransactionConflict, retryOnConflict } from '../store/dynamo.ts';
@@ -34,6 +35,8 @@ export interface ProductView {
   readonly dataspace: string;
   readonly created_date: string;
   readonly last_modified_date: string;
+  /** The last evaluation's policy status; null until the first. */
+  readonly gate: Gate | null;
 }
 
 export interface ProductServiceDeps {
@@ -57,6 +60,7 @@ export function productView(product: Product, baseUrl: string): ProductView {
     dataspace: product.dataspace,
     created_date: product.createdDate,
     last_modified_date: product.lastModifiedDate,
+    gate: product.gate ?? null,
   };
 }
 
@@ -108,6 +112,8 @@ export class ProductService {
       name: query.name ? canonicalName(query.name) : undefined,
       version: query.version ? canonicalName(query.version) : undefined,
       search: searchTerms(query),
+      // Checked at the edge (shared/schemas/product.ts); empty is no filter.
+      gate: query.gate ? (query.gate as GateFilter) : undefined,
     };
     // Longer than a name or version can be: nothing matches (and nothing that long reaches a key).
     const impossible = (filters.name?.length ?? 0) > 70 || (filters.version?.length ?? 0) > 50;

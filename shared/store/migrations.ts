@@ -9,6 +9,7 @@ import { IdentityStore } from './identity-store.ts';
 import { foldLegacyRequestCounters } from './request-counters.ts';
 import { indexCatalogLookups } from './catalog-lookups.ts';
 import { ApiKeyStore } from './api-key-store.ts';
+import { ProductStore } from './product-store.ts';
 
 export interface MigrationReport {
   /** Request counter items of the layout before grouping, folded into their groups. */
@@ -17,6 +18,8 @@ export interface MigrationReport {
   readonly catalogLookupsWritten: number;
   /** API keys written before keys were named, named `default` (scope write) with their uuid, reference and name items. */
   readonly apiKeysNamed: number;
+  /** Products written before gates, given their entry in the `none` gate's list (?gate=none). */
+  readonly productGatesIndexed: number;
 }
 
 export interface MigrationOptions {
@@ -31,6 +34,8 @@ export async function migrateData(doc: DynamoDBDocumentClient, tableName: string
   let requestCountersFolded = 0;
   let catalogLookupsWritten = 0;
   let apiKeysNamed = 0;
+  let productGatesIndexed = 0;
+  const products = new ProductStore(doc, tableName);
   const identity = new IdentityStore(doc, tableName);
   const apiKeys = new ApiKeyStore(doc, tableName);
   for (const dataspace of await identity.listDataspaces()) {
@@ -38,6 +43,7 @@ export async function migrateData(doc: DynamoDBDocumentClient, tableName: string
     requestCountersFolded += await foldLegacyRequestCounters(doc, tableName, dataspace.name, usernames);
     catalogLookupsWritten += await indexCatalogLookups(doc, tableName, dataspace.name);
     apiKeysNamed += await apiKeys.nameLegacyKeys(dataspace.name, now, newUuid);
+    productGatesIndexed += await products.indexLegacyGates(dataspace.name);
   }
-  return { requestCountersFolded, catalogLookupsWritten, apiKeysNamed };
+  return { requestCountersFolded, catalogLookupsWritten, apiKeysNamed, productGatesIndexed };
 }

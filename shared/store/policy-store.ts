@@ -3,6 +3,8 @@
  * evaluation state (in the product's partition, read with it in one Query), and the outbox events an
  * evaluation writes in the same transaction as its violations.
  */
+import { GATES, type Gate } from '../domain/portfolio.ts';
+import { counterUpdates, listCounterSpace } from './counters.ts';
 import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys.ts';
 import type { Analysis, ProductPackage } from '../domain/catalog.ts';
@@ -11,9 +13,9 @@ import type { Offender, PolicyConfig, RuleType, Violation, WaivedRule } from '..
 import type { PolicyWaiver } from '../domain/policy-waivers.ts';
 import type { Envelope } from '../events/envelope.ts';
 import type { DataspaceConfig } from '../domain/change-records.ts';
-import { cancelledBecause, imageItem, isConditionFailure, partitionQueryInput, queryAll, transact, type Item, type LabelledItem, type StreamImage } from './dynamo.ts';
+import { cancelledBecause, imageItem, isConditionFailure, partitionQueryInput, queryAll, transact, type Item, type LabelledItem, type StreamImage, type TransactItem } from './dynamo.ts';
 import { TABLE } from '../table.ts';
-import { toProduct } from './product-store.ts';
+import { gateCounter, toProduct } from './product-store.ts';
 import { toAnalysis, toProductPackage } from './product-package-store.ts';
 import { toWaiver } from './policy-waiver-store.ts';
 
@@ -66,7 +68,7 @@ export interface ViolationPackageList {
 const CHUNK_BYTES = 32_000;
 
 /** The product as an evaluation needs it: for its keys, and for the events it writes. */
-export type EvaluatedProduct = Pick<Product, 'uuid' | 'dataspace' | 'name' | 'version'>;
+export type EvaluatedProduct = Pick<Product, 'uuid' | 'dataspace' | 'name' | 'version' | 'gate'>;
 
 /** The small items an evaluation reads first, strongly consistent: the product and its evaluation state. */
 export interface EvaluationHead {
@@ -181,8 +183,8 @@ export class PolicyStore {
             [this.tableName]: {
               Keys: pending,
               ConsistentRead: true,
-              ProjectionExpression: 'SK, #uuid, dataspace, #name, #version, evaluatedAt, coveredUntil',
-              ExpressionAttributeNames: { '#uuid': 'uuid', '#name': 'name', '#version': 'version' },
+              ProjectionExpression: 'SK, #uuid, dataspace, #name, #version, evaluatedAt, coveredUntil, #gate',
+              ExpressionAttributeNames: { '#uuid': 'uuid', '#name': 'name', '#version': 'version', '#gate': 'gate' },
             },
           },
         }),
@@ -193,7 +195,13 @@ export class PolicyStore {
     const product = items.find((item) => item.SK === 'PRODUCT');
     if (!product) return undefined;
     return {
-      product: { uuid: String(product.uuid), dataspace: String(product.dataspace), name: String(product.name), version: String(product.version ?? '') },
+      product: {
+        uuid: String(product.uuid),
+        dataspace: String(product.dataspace),
+        name: String(product.name),
+        version: String(product.version ?? ''),
+        ...(GATES.includes(product.gate as Gate) ? { gate: product.gate as Gate } : {}),
+      },
       state: toState(items.find((item) => item.SK === 'POLICYSTATE')),
     };
   }
@@ -338,7 +346,7 @@ export class PolicyStore {
    * so an evaluation that committed never loses its events and one that did not never sends any.
    */
   async commitEvaluation(
-    product: Pick<Product, 'uuid' | 'dataspace'>,
+    product: Pick<Product, 'uuid' | 'dataspace' | 'gate'>,
     before: EvaluationState,
     evaluatedAt: string,
     coveredUntil: string,
@@ -347,6 +355,7 @@ export class PolicyStore {
     now: Date,
     packageLists: ReadonlyMap<RuleType, ViolationPackageList> = new Map(),
     waived: readonly WaivedRule[] = [],
+    gate?: Gate,
   ): Promise<void> {
     const items: LabelledItem[] = [
       {
@@ -360,8 +369,17 @@ export class PolicyStore {
           },
         },
       },
-      // The product must still exist (a deletion removes its whole partition).
-      { label: 'product', item: { ConditionCheck: { TableName: this.tableName, Key: keys.product(product.uuid), ConditionExpression: 'attribute_exists(PK)' } } },
+      // The product must still exist (a deletion removes its whole partition), with the gate read.
+      gate === undefined
+        ? { label: 'product', item: { ConditionCheck: { TableName: this.tableName, Key: keys.product(product.uuid), ConditionExpression: 'attribute_exists(PK)' } } }
+        : { label: 'product', item: gateWrite(this.tableName, product, gate) },
+      // The gates' counters move with it (shared/store/product-store.ts productCounters).
+      ...(gate !== undefined && gate !== product.gate
+        ? counterUpdates(this.tableName, listCounterSpace(product.dataspace, 'PRODUCTS'), new Map([
+          [gateCounter(gate), { total: 1 }],
+          ...(product.gate ? [[gateCounter(product.gate), { total: -1 }] as const] : []),
+        ]))
+        : []),
       ...violations.map(
         (violation): LabelledItem => ({
           label: 'violation',
@@ -409,10 +427,37 @@ export class PolicyStore {
       await transact(this.doc, items);
     } catch (error) {
       if (cancelledBecause(error, 'state')) throw new StaleEvaluationError();
-      if (cancelledBecause(error, 'product')) throw new ProductGoneError();
+      // Gone, or its gate changed since the head was read (another evaluation): the retry reads it again.
+      if (cancelledBecause(error, 'product')) throw gate === undefined ? new ProductGoneError() : new StaleEvaluationError();
       throw error;
     }
   }
+}
+
+/**
+ * The product's gate, as the evaluation being committed leaves it: the product item's `gate` and its
+ * entry in the gate's list (the sort key copied from its list entry, so a rename's is kept), on the
+ * condition that the product exists with the gate read.
+ */
+function gateWrite(tableName: string, product: Pick<Product, 'uuid' | 'dataspace' | 'gate'>, gate: Gate): TransactItem {
+  // Unchanged: checked, not written (no stream record, no index write).
+  if (gate === product.gate) {
+    return { ConditionCheck: { TableName: tableName, Key: keys.product(product.uuid), ConditionExpression: 'attribute_exists(PK) AND #gate = :gate', ExpressionAttributeNames: { '#gate': 'gate' }, ExpressionAttributeValues: { ':gate': gate } } };
+  }
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.product(product.uuid),
+      UpdateExpression: 'SET #gate = :gate, GSI10PK = :gatePk, GSI10SK = GSI1SK',
+      ConditionExpression: product.gate ? 'attribute_exists(PK) AND #gate = :before' : 'attribute_exists(PK) AND attribute_not_exists(#gate)',
+      ExpressionAttributeNames: { '#gate': 'gate' },
+      ExpressionAttributeValues: {
+        ':gate': gate,
+        ':gatePk': keys.productInGate(product.dataspace, gate, '').GSI10PK,
+        ...(product.gate ? { ':before': product.gate } : {}),
+      },
+    },
+  };
 }
 
 /** A dataspace's rule configuration (none stored yet: every rule as its defaults have it). */

@@ -4,17 +4,19 @@
  * and deletions of one product are serialised without locks, and the indexes that list products
  * (by dataspace, and by viewer) never point at a product that is gone or under an old name.
  */
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { counterChanges, counterSeedItems, counterTotals, counterUpdates, isListCounted, listCounterSpace, productPackageCounters, readCounters } from './counters.ts';
 import { keys } from '../keys.ts';
 import { ConflictError } from '../domain/errors.ts';
 import { compareCodePoints } from '../domain/text.ts';
 import { SEARCH_FIELDS, objectMatches } from '../domain/search.ts';
 import type { Grant, Principal, Product, ProductPermission } from '../domain/product.ts';
+import { GATES, productsByGate, type Gate, type GateFilter } from '../domain/portfolio.ts';
 import {
   batchGet,
   cancelledBecause,
   imageItem,
+  isConditionFailure,
   isTransactionConflict,
   partitionQueryInput,
   queryAll,
@@ -36,6 +38,8 @@ export interface ProductFilters {
   readonly version?: string | undefined;
   /** `?search=`'s folded terms (shared/domain/search.ts), each contained in the name or the version. */
   readonly search?: readonly string[] | undefined;
+  /** `?gate=`: the last evaluation's status, or `none` for products never evaluated. */
+  readonly gate?: GateFilter | undefined;
 }
 
 /** The product changed since it was read: the caller reads it again and retries. */
@@ -153,9 +157,7 @@ export class ProductStore {
             Put: {
               TableName: this.tableName,
               Item: productItem({ ...after, rev: current.rev }, sortKey),
-              ConditionExpression: '#rev = :rev',
-              ExpressionAttributeNames: { '#rev': 'rev' },
-              ExpressionAttributeValues: { ':rev': current.rev },
+              ...unchangedSince({ ...current, gate: before.gate }),
             },
           },
         },
@@ -237,9 +239,7 @@ export class ProductStore {
             Delete: {
               TableName: this.tableName,
               Key: keys.product(product.uuid),
-              ConditionExpression: '#rev = :rev',
-              ExpressionAttributeNames: { '#rev': 'rev' },
-              ExpressionAttributeValues: { ':rev': current.rev },
+              ...unchangedSince(current),
             },
           },
         },
@@ -257,6 +257,7 @@ export class ProductStore {
 
   /** One page of the dataspace's products in list order, with the count: what a superuser sees. */
   async listDataspace(dataspace: string, filters: ProductFilters, offset: number, limit: number): Promise<{ count: number; products: Product[] }> {
+    if (filters.gate !== undefined) return this.listGate(dataspace, filters.gate, filters, offset, limit);
     const base = keys.productsOfDataspace(dataspace);
     const input = {
       ...partitionQueryInput(this.tableName, {
@@ -310,6 +311,12 @@ export class ProductStore {
     const sortKeys = new Set<string>();
     for (const item of entries.flat()) sortKeys.add(String(item.GSI1SK));
     let visible = [...sortKeys].map(parseSortKey);
+    if (filters.gate !== undefined) {
+      // The gate is the product item's: read for the products the principals see, no others.
+      const gates = await batchGet(this.doc, this.tableName, visible.map((entry) => keys.product(entry.uuid)));
+      const held = new Set(gates.filter((item) => (item.gate ?? 'none') === filters.gate).map((item) => String(item.PK).slice('PRODUCT#'.length)));
+      visible = visible.filter((entry) => held.has(entry.uuid));
+    }
     if (filters.version !== undefined) visible = visible.filter((entry) => entry.version === filters.version);
     // The viewer index's sort keys hold name and version, the products' search fields: search needs no other read.
     const terms = filters.search ?? [];
@@ -322,6 +329,47 @@ export class ProductStore {
     // A product deleted between the two reads is left out of the page.
     const products = pageEntries.flatMap((entry) => byUuid.get(entry.uuid) ?? []);
     return { count: visible.length, products };
+  }
+
+  /**
+   * One page of a gate's products (superusers): the gate's index entries, keys only, then the page's
+   * products by key. The gate alone is counted by its counter (`none`: the dataspace's count less the
+   * three gates'); with name, version or search, the gate's entries are read and matched on their sort
+   * keys, which hold name and version.
+   */
+  private async listGate(dataspace: string, gate: GateFilter, filters: ProductFilters, offset: number, limit: number): Promise<{ count: number; products: Product[] }> {
+    const input = partitionQueryInput(this.tableName, {
+      ...keys.productsOfGate(dataspace, gate),
+      ...(filters.name !== undefined ? { skPrefix: keys.productSortPrefix(filters.name, filters.version) } : {}),
+    });
+    const terms = filters.search ?? [];
+    let count: number;
+    let page: string[];
+    if (filters.name === undefined && filters.version === undefined && terms.length === 0) {
+      count = (await this.gateCounts(dataspace))[gate];
+      page = offset < count ? (await queryOffset(this.doc, { ...input, ProjectionExpression: 'GSI10SK' }, offset, Math.min(limit, count - offset))).map((item) => String(item.GSI10SK)) : [];
+    } else {
+      let entries = (await queryAll(this.doc, { ...input, ProjectionExpression: 'GSI10SK' })).map((item) => parseSortKey(String(item.GSI10SK)));
+      if (filters.version !== undefined) entries = entries.filter((entry) => entry.version === filters.version);
+      if (terms.length > 0) entries = entries.filter((entry) => objectMatches(entry, SEARCH_FIELDS.products, terms));
+      count = entries.length;
+      page = entries.slice(offset, offset + limit).map((entry) => entry.sortKey);
+    }
+    const uuids = page.map((sortKey) => parseSortKey(sortKey).uuid);
+    const items = await batchGet(this.doc, this.tableName, uuids.map((uuid) => keys.product(uuid)));
+    const byUuid = new Map(items.map((item) => [String(item.uuid), toProduct(item)]));
+    return { count, products: uuids.flatMap((uuid) => byUuid.get(uuid) ?? []) };
+  }
+
+  /** The dataspace's products by gate, from the gate counters and its product count. */
+  async gateCounts(dataspace: string): Promise<Record<GateFilter, number>> {
+    const counters = GATES.map(gateCounter);
+    const [total, counted] = await Promise.all([
+      this.productCount(dataspace),
+      readCounters(this.doc, this.tableName, listCounterSpace(dataspace, 'PRODUCTS'), counters, ['total']),
+    ]);
+    const of = (gate: Gate) => counted.get(gateCounter(gate))?.total ?? 0;
+    return productsByGate(total, { fail: of('fail'), warn: of('warn'), pass: of('pass') });
   }
 
   /**
@@ -341,6 +389,34 @@ export class ProductStore {
       uuids: (page.Items ?? []).map((item) => parseSortKey(String(item.GSI1SK)).uuid),
       next: page.LastEvaluatedKey ? Buffer.from(JSON.stringify(page.LastEvaluatedKey), 'utf8').toString('base64url') : undefined,
     };
+  }
+
+  /**
+   * Gives the products written before gates their entry in the `none` gate's list (migration): each
+   * product item without one, in one conditional update each (a product evaluated or deleted meanwhile
+   * is left as it is). Answers how many it gave one.
+   */
+  async indexLegacyGates(dataspace: string): Promise<number> {
+    const items = await queryAll(this.doc, { ...partitionQueryInput(this.tableName, keys.productsOfDataspace(dataspace)), ProjectionExpression: 'PK, SK, GSI10PK' });
+    let written = 0;
+    for (const item of items) {
+      if (item.GSI10PK !== undefined) continue;
+      try {
+        await this.doc.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { PK: item.PK, SK: item.SK },
+            UpdateExpression: 'SET GSI10PK = :pk, GSI10SK = GSI1SK',
+            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(GSI10PK)',
+            ExpressionAttributeValues: { ':pk': keys.productInGate(dataspace, 'none', '').GSI10PK },
+          }),
+        );
+        written++;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
+    return written;
   }
 
   /** The uuids of every product the principals may view: their viewer index entries, keys only. */
@@ -424,10 +500,23 @@ export function productVersionCountItems(dataspace: string, products: readonly P
 }
 
 const versionCounter = (version: string) => `version=${version}`;
+/** A gate's counter in the products' list counters (a product never evaluated counts in none). */
+export const gateCounter = (gate: Gate) => `gate=${gate}`;
 
-/** The counters a product adds to, besides the dataspace's count: its version's. */
+/** The counters a product adds to, besides the dataspace's count: its version's, and its gate's once evaluated. */
 function productCounters(product: Product): Map<string, { total: number }> {
-  return new Map([[versionCounter(product.version), { total: 1 }]]);
+  return new Map([[versionCounter(product.version), { total: 1 }], ...(product.gate ? [[gateCounter(product.gate), { total: 1 }] as const] : [])]);
+}
+
+/**
+ * The condition of a write of the product item as read: its revision, and its gate, which an
+ * evaluation writes without bumping the revision (a rename must not put back a gate replaced since,
+ * nor a deletion take the wrong gate's count down).
+ */
+function unchangedSince(product: Product) {
+  return product.gate
+    ? { ConditionExpression: '#rev = :rev AND #gate = :gate', ExpressionAttributeNames: { '#rev': 'rev', '#gate': 'gate' }, ExpressionAttributeValues: { ':rev': product.rev, ':gate': product.gate } }
+    : { ConditionExpression: '#rev = :rev AND attribute_not_exists(#gate)', ExpressionAttributeNames: { '#rev': 'rev', '#gate': 'gate' }, ExpressionAttributeValues: { ':rev': product.rev } };
 }
 
 /**
@@ -459,6 +548,8 @@ function productItem(product: Product, sortKey: string): Item {
   return {
     ...keys.product(product.uuid),
     ...keys.productInDataspace(product.dataspace, sortKey),
+    ...keys.productInGate(product.dataspace, product.gate ?? 'none', sortKey),
+    ...(product.gate ? { gate: product.gate } : {}),
     entity: 'Product',
     uuid: product.uuid,
     dataspace: product.dataspace,
@@ -496,6 +587,7 @@ export function toProduct(item: Item): Product {
     createdDate: String(item.createdDate),
     lastModifiedDate: String(item.lastModifiedDate),
     rev: Number(item.rev ?? 0),
+    ...(GATES.includes(item.gate as Gate) ? { gate: item.gate as Gate } : {}),
   };
 }
 

@@ -49,6 +49,7 @@ describe('POST /api/v2/products/', () => {
       dataspace: 'acme',
       created_date: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/),
       last_modified_date: product.created_date,
+      gate: null,
     });
     expect((await as('alice').get(`/api/v2/products/${product.uuid}/`)).json).toEqual(product);
   });

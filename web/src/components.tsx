@@ -181,3 +181,17 @@ export function LoadFailed({ title, error, back }: { title: string; error: ApiEr
     </>
   );
 }
+
+/** A product's gate (its last evaluation's policy status) in words and a symbol as well as colour. */
+export const GATE_TEXT = { fail: 'Fail', warn: 'Warning', pass: 'Pass', none: 'Not evaluated' } as const;
+export type GateValue = keyof typeof GATE_TEXT;
+export function GateBadge({ gate }: { gate: GateValue | null }) {
+  const value = gate ?? 'none';
+  const symbol = { fail: '✖', warn: '▲', pass: '✔', none: '○' }[value];
+  return (
+    <span class={`badge gate-${value}`}>
+      <span aria-hidden="true">{symbol} </span>
+      {GATE_TEXT[value]}
+    </span>
+  );
+}
