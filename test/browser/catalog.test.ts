@@ -159,7 +159,7 @@ describe('the catalog pages in Chromium', { timeout: 120_000 }, () => {
     await narrow(`#/packages/${pkgUuid}`, (narrowPage) => narrowPage.getByRole('region', { name: 'Used in products' }).getByRole('link', { name: 'Parse service 1.0' }).waitFor());
   });
 
-  it('Packages: a viewer sees the products they may view among those that use a package', async () => {
+  it('Packages and vulnerabilities: a viewer sees only the products they may view; an unknown package is Not found', async () => {
     const hidden = await created(rootKey, '/api/v2/products/', { name: 'Root only', version: '' });
     await created(rootKey, '/api/v2/product_packages/', { product: hidden.uuid, package: AFFECTED_PURL });
     const pkgUuid = (await api(aliceKey, 'GET', `/api/v2/packages/?purl=${encodeURIComponent(AFFECTED_PURL)}`)).body.results[0].uuid as string;
@@ -168,6 +168,14 @@ describe('the catalog pages in Chromium', { timeout: 120_000 }, () => {
     const used = page.getByRole('region', { name: 'Used in products' });
     await used.getByRole('link', { name: 'Parse service 1.0' }).waitFor();
     expect(await used.textContent()).not.toContain('Root only');
+    const vulnerability = (await api(aliceKey, 'GET', `/api/v2/vulnerabilities/?vulnerability_id=${VULNERABILITY_ID}`)).body.results[0];
+    await page.goto(`${consoleStack.stack.apiUrl}/#/vulnerabilities/${vulnerability.uuid}`);
+    const affected = page.getByRole('region', { name: 'Affected products' });
+    await affected.getByRole('link', { name: 'Parse service 1.0' }).waitFor();
+    expect(await affected.textContent()).not.toContain('Root only');
+    await page.goto(`${consoleStack.stack.apiUrl}/#/packages/00000000-0000-4000-8000-000000000000`);
+    await page.getByRole('alert').filter({ hasText: 'Not found' }).waitFor();
+    await page.getByRole('link', { name: 'Back to the packages' }).waitFor();
     const rootPage = await signedInPage(rootKey);
     await rootPage.goto(`${consoleStack.stack.apiUrl}/#/packages/${pkgUuid}`);
     await rootPage.getByRole('region', { name: 'Used in products' }).getByRole('link', { name: 'Root only' }).waitFor();

@@ -6,7 +6,7 @@
 import type { ComponentChildren } from 'preact';
 import { useLoad } from '../components.tsx';
 import { displayPurl, policyTone, riskBand, TONE_SYMBOL, type Tone } from '../lib/catalog-display.ts';
-import type { Page } from '../lib/api-client.ts';
+import { ApiError, type Page } from '../lib/api-client.ts';
 import { href } from '../router.ts';
 import type { Session } from '../session.ts';
 import type { Product } from './types.ts';
@@ -52,13 +52,20 @@ export function Purl({ purl }: { purl: string }) {
 
 /**
  * The products of these uuids, by uuid (a product the caller cannot see is left out): read one by one,
- * as the API answers products by uuid; the pages pass at most a page of them.
+ * as the API answers products by uuid; the pages pass at most a page of them (10 or 20: within the
+ * API's burst of 20 a key on AWS).
  */
 export function useProducts(session: Session, uuids: readonly string[]) {
   const unique = [...new Set(uuids)].sort();
   return useLoad(async () => {
     const found = await Promise.all(
-      unique.map((uuid) => session.api.get<Product>(`/api/v2/products/${encodeURIComponent(uuid)}/`).catch(() => undefined)),
+      unique.map((uuid) =>
+        session.api.get<Product>(`/api/v2/products/${encodeURIComponent(uuid)}/`).catch((error: unknown) => {
+          // Only "not found" means "not yours to see"; anything else (a 429, a 503) is shown, to try again.
+          if (error instanceof ApiError && error.status === 404) return undefined;
+          throw error;
+        }),
+      ),
     );
     return new Map(found.filter((product): product is Product => product !== undefined).map((product) => [product.uuid, product]));
   }, unique.join(','));

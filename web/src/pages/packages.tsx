@@ -14,6 +14,8 @@ import type { ProductPackage, Vulnerability } from './catalog-types.ts';
 import { PolicyBadge, ProductLink, Purl, RiskBadge, usePolicies, useProducts } from './catalog-parts.tsx';
 
 const PAGE_SIZE = 20;
+/** Each product of a page of "Used in products" is one more call, for its name. */
+const USED_IN_PAGE_SIZE = 10;
 const FILTERS = ['search', 'name', 'version', 'type', 'purl', 'has_unknown_license', 'unknown_license'] as const;
 type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
 
@@ -288,7 +290,7 @@ function VulnerabilityLinks({ session, ids }: { session: Session; ids: readonly 
 /** "Used in products": the products holding the package that the caller may view, by name. */
 function UsedInProducts({ session, pkg, page }: { session: Session; pkg: Package; page: number }) {
   const held = useLoad(
-    () => session.api.get<Page<ProductPackage>>('/api/v2/product_packages/', { package: pkg.uuid, page, page_size: PAGE_SIZE }),
+    () => session.api.get<Page<ProductPackage>>('/api/v2/product_packages/', { package: pkg.uuid, page, page_size: USED_IN_PAGE_SIZE }),
     `${pkg.uuid}\n${page}`,
   );
   const products = useProducts(session, (held.data?.results ?? []).map((pp) => lastSegment(pp.product)));

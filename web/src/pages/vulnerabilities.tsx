@@ -14,8 +14,8 @@ import type { Product } from './types.ts';
 import { ProductLink, Purl, RiskBadge, useProducts } from './catalog-parts.tsx';
 
 const PAGE_SIZE = 20;
-/** A detail page follows at most this many affected packages to their products (each is one call). */
-const MAX_FOLLOWED = 20;
+/** A detail page follows at most this many affected packages, and products, each one call or two. */
+const MAX_FOLLOWED = 10;
 
 export function VulnerabilitiesPage({ session, segments, query }: { session: Session; segments: readonly string[]; query: URLSearchParams }) {
   const [, uuid] = segments;
@@ -106,6 +106,8 @@ interface Affected {
   readonly held: readonly ProductPackage[];
   /** The analyses of this vulnerability in the products that hold them. */
   readonly analyses: readonly Analysis[];
+  /** Product packages and affected packages not followed (past MAX_FOLLOWED). */
+  readonly more: number;
 }
 
 function VulnerabilityPage({ session, uuid }: { session: Session; uuid: string }) {
@@ -114,16 +116,18 @@ function VulnerabilityPage({ session, uuid }: { session: Session; uuid: string }
     const v = vulnerability.data;
     if (!v) return undefined;
     const packages = v.affected_packages.slice(0, MAX_FOLLOWED).map((affected) => lastSegment(affected.package));
-    const held = (
+    const all = (
       await Promise.all(packages.map((pkg) => session.api.get<Page<ProductPackage>>('/api/v2/product_packages/', { package: pkg, page_size: 100 })))
     ).flatMap((page) => page.results);
-    const productUuids = [...new Set(held.map((pp) => lastSegment(pp.product)))].slice(0, MAX_FOLLOWED);
+    const productUuids = [...new Set(all.map((pp) => lastSegment(pp.product)))].slice(0, MAX_FOLLOWED);
+    const followed = new Set(productUuids);
+    const held = all.filter((pp) => followed.has(lastSegment(pp.product)));
     const analyses = (
       await Promise.all(productUuids.map((product) => session.api.get<Page<Analysis>>('/api/v2/vulnerability_analyses/', { product, page_size: 100 })))
     )
       .flatMap((page) => page.results)
       .filter((analysis) => analysis.vulnerability_id === v.vulnerability_id);
-    return { held, analyses };
+    return { held, analyses, more: all.length - held.length + Math.max(0, v.affected_packages.length - packages.length) };
   }, vulnerability.data ? `${uuid}\n${vulnerability.data.vulnerability_id}` : '');
   const products = useProducts(session, (affected.data?.held ?? []).map((pp) => lastSegment(pp.product)));
 
@@ -188,6 +192,11 @@ function VulnerabilityPage({ session, uuid }: { session: Session; uuid: string }
         {(affected.loading || products.loading) && !products.data && <Loading what="the affected products" />}
         {affected.data && products.data && (
           <AffectedProducts held={affected.data.held} products={products.data} purlOf={purlOf} />
+        )}
+        {affected.data && affected.data.more > 0 && (
+          <p class="hint">
+            The first {MAX_FOLLOWED} affected packages and products are shown: open an affected package for all the products that use it.
+          </p>
         )}
       </section>
 
