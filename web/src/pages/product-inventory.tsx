@@ -32,10 +32,12 @@ interface PolicyIndex {
 }
 
 export function Inventory({ session, product, page, generation }: { session: Session; product: Product; page: number; generation: number }) {
-  const packages = useLoad(
-    () => session.api.get<Page<InventoryPackage>>(`/api/v2/products/${product.uuid}/packages/`, { page, page_size: INVENTORY_PAGE_SIZE }),
+  const loaded = useLoad(
+    async () => ({ page, answer: await session.api.get<Page<InventoryPackage>>(`/api/v2/products/${product.uuid}/packages/`, { page, page_size: INVENTORY_PAGE_SIZE }) }),
     `${page}@${generation}`,
   );
+  // Another page's rows are never shown under this page's number (while the new page loads).
+  const packages = { ...loaded, data: loaded.data?.page === page ? loaded.data.answer : undefined };
   const index = useLoad(async (): Promise<PolicyIndex> => {
     const [licenses, policies] = await Promise.all([allPages<License>(session, '/api/v2/licenses/'), allPages<UsagePolicy>(session, '/api/v2/usage_policies/')]);
     return {
