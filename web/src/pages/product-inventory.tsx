@@ -9,7 +9,8 @@ import type { Page } from '../lib/api-client.ts';
 import { RULES, RULE_TYPES, type RuleType } from '../lib/policy-form.ts';
 import { displayPurl, effectiveLicense, licenseKeys, policyTone } from '../lib/sbom-upload.ts';
 import type { Session } from '../session.ts';
-import type { InventoryPackage, License, PolicyWaiver, Product, UsagePolicy } from './types.ts';
+import type { Product } from './types.ts';
+import type { InventoryLicense as License, InventoryPackage, InventoryUsagePolicy as UsagePolicy, ProductWaiver as PolicyWaiver } from './product-types.ts';
 
 export const INVENTORY_PAGE_SIZE = 50;
 
