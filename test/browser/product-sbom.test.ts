@@ -186,9 +186,30 @@ describe('the product page with real SBOMs', () => {
     expect(done.summary.added).toBe((await api(rootKey, 'GET', `/api/v2/products/${product.uuid}/packages/`)).body.count);
     expectSummaryOf(await shownFigures(page), done);
     await expectAccessible(page, 'import summary');
+    // The inventory was read again, and pages as the API pages (50 a page).
+    const pager = page.getByRole('navigation', { name: 'packages pages' });
+    await expect(pager.textContent()).resolves.toContain(`${done.summary.added} packages, page 1`);
+    await pager.getByRole('link', { name: 'Next page →' }).click();
+    await page.getByRole('navigation', { name: 'packages pages' }).getByText(`${done.summary.added} packages, page 2`).waitFor();
+    await expect(page.getByRole('table', { name: 'Inventory' }).locator('tbody tr').count()).resolves.toBe(done.summary.added - 50);
+
+    // Skipped components with their reasons, and unknown licenses, as the import answered them.
+    await page.getByRole('radio', { name: 'Merge' }).check();
+    const loaded = page.waitForResponse((response) => response.url().includes('/load_sboms/?mode=merge'));
+    await uploadThroughPicker(page, 'edge-cases.cdx.json');
+    const edge = await (await loaded).json();
+    expect(edge.summary.skipped.length).toBeGreaterThan(0);
+    expect(edge.summary.unknown_licenses.length).toBeGreaterThan(0);
+    await page.getByRole('heading', { name: 'Import summary' }).waitFor();
+    expectSummaryOf(await shownFigures(page), edge);
+    const skippedRows = await page.getByRole('region', { name: 'Skipped components (scrolls sideways)' }).locator('tbody tr').evaluateAll((rows) =>
+      rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)),
+    );
+    expect(skippedRows.map(([, reason]) => reason)).toEqual(edge.summary.skipped.map((skip: { reason: string }) => skip.reason));
+    await expect(page.getByRole('list', { name: 'Unknown licenses' }).getByRole('listitem').allTextContents()).resolves.toEqual(edge.summary.unknown_licenses);
+    await expectAccessible(page, 'skipped and unknown');
+    await page.getByRole('heading', { name: 'Import summary' }).scrollIntoViewIfNeeded();
     await screenshot(page, 'product-import-summary');
-    // The inventory was read again: the count of the API.
-    await page.getByText(`${done.summary.added} packages`).first().waitFor();
   }, 180_000);
 
   it('keeps the compliance tab, and lays every tab out within 360 px', async () => {

@@ -9,7 +9,8 @@ import type { Page } from '../lib/api-client.ts';
 import { RULES, RULE_TYPES, type RuleType } from '../lib/policy-form.ts';
 import { displayPurl, effectiveLicense, licenseKeys, policyTone } from '../lib/sbom-upload.ts';
 import type { Session } from '../session.ts';
-import type { InventoryPackage, License, PolicyWaiver, Product, UsagePolicy } from './types.ts';
+import type { Product } from './types.ts';
+import type { InventoryLicense as License, InventoryPackage, InventoryUsagePolicy as UsagePolicy, ProductWaiver as PolicyWaiver } from './product-types.ts';
 
 export const INVENTORY_PAGE_SIZE = 50;
 
@@ -32,10 +33,12 @@ interface PolicyIndex {
 }
 
 export function Inventory({ session, product, page, generation }: { session: Session; product: Product; page: number; generation: number }) {
-  const packages = useLoad(
-    () => session.api.get<Page<InventoryPackage>>(`/api/v2/products/${product.uuid}/packages/`, { page, page_size: INVENTORY_PAGE_SIZE }),
+  const loaded = useLoad(
+    async () => ({ page, answer: await session.api.get<Page<InventoryPackage>>(`/api/v2/products/${product.uuid}/packages/`, { page, page_size: INVENTORY_PAGE_SIZE }) }),
     `${page}@${generation}`,
   );
+  // Another page's rows are never shown under this page's number (while the new page loads).
+  const packages = { ...loaded, data: loaded.data?.page === page ? loaded.data.answer : undefined };
   const index = useLoad(async (): Promise<PolicyIndex> => {
     const [licenses, policies] = await Promise.all([allPages<License>(session, '/api/v2/licenses/'), allPages<UsagePolicy>(session, '/api/v2/usage_policies/')]);
     return {

@@ -6,16 +6,12 @@
  * checks at compile time that what those schemas describe fits them.
  */
 import type * as z from 'zod';
-import type { PackageSchema, ProductInventoryPackageSchema, UsagePolicySchema, LicenseSchema } from '../../../shared/schemas/catalog.ts';
-import type { PolicyStatusSchema, PolicyViolationSchema, PolicyWaiverSchema, ViolationPackageSchema } from '../../../shared/schemas/policy.ts';
+import type { PackageSchema } from '../../../shared/schemas/catalog.ts';
+import type { PolicyStatusSchema, PolicyViolationSchema, ViolationPackageSchema } from '../../../shared/schemas/policy.ts';
 import type { PermissionListingSchema, ProductSchema } from '../../../shared/schemas/product.ts';
 
 export type Product = z.output<typeof ProductSchema>;
 export type Package = z.output<typeof PackageSchema>;
-export type InventoryPackage = z.output<typeof ProductInventoryPackageSchema>;
-export type UsagePolicy = z.output<typeof UsagePolicySchema>;
-export type License = z.output<typeof LicenseSchema>;
-export type PolicyWaiver = z.output<typeof PolicyWaiverSchema>;
 export type Violation = z.output<typeof PolicyViolationSchema>;
 export type ViolationPackage = z.output<typeof ViolationPackageSchema>;
 export type PolicyStatus = z.output<typeof PolicyStatusSchema>;
