@@ -9,8 +9,7 @@ import { keys } from '../keys.ts';
 import { TABLE } from '../table.ts';
 import { RULE_TYPES, type RuleType } from '../domain/policy-rules.ts';
 import type { StoredViolationDay, ViolationDayChange, ViolationImage } from '../domain/portfolio.ts';
-import { cancelledBecause, imageItem, type StreamImage } from './dynamo.ts';
-import { transact } from './dynamo.ts';
+import { cancelledBecause, imageItem, transact, type StreamImage } from './dynamo.ts';
 
 /** The marker's consumer name (its sort key) and how long it is kept: longer than a stream keeps a record (24 hours). */
 const CONSUMER = 'violation-days';

@@ -134,6 +134,15 @@ describe('GET /api/v2/policy_portfolio/', () => {
     expect((await ok('root', 'GET', '/api/v2/policy_portfolio/')).days).toHaveLength(30);
   });
 
+  it('counts a deleted product out of its gate', async () => {
+    const doomed = await ok('alice', 'POST', '/api/v2/products/', { name: 'Doomed' });
+    await evaluate(doomed.uuid);
+    expect((await ok('root', 'GET', '/api/v2/policy_portfolio/?days=1')).products_by_gate).toEqual({ fail: 2, warn: 1, pass: 2, none: 1 });
+    await ok('alice', 'DELETE', `/api/v2/products/${doomed.uuid}/`);
+    expect((await ok('root', 'GET', '/api/v2/policy_portfolio/?days=1')).products_by_gate).toEqual({ fail: 2, warn: 1, pass: 1, none: 1 });
+    expect((await ok('root', 'GET', '/api/v2/products/?gate=pass')).count).toBe(1);
+  });
+
   it('is for superusers, of their own dataspace', async () => {
     expect((await call('alice', 'GET', '/api/v2/policy_portfolio/')).status).toBe(403);
     const beta = await ok('mallory', 'GET', '/api/v2/policy_portfolio/?days=1');

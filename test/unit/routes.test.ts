@@ -106,7 +106,7 @@ describe('OpenAPI document', () => {
     expect(products.post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ProductCreateInput' });
     expect(products.post.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Product' });
     expect(products.get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ProductPage' });
-    expect(products.get.parameters.map((p: { name: string }) => p.name)).toEqual(['page', 'page_size', 'name', 'version', 'search', 'X-Correlation-Id']);
+    expect(products.get.parameters.map((p: { name: string }) => p.name)).toEqual(['page', 'page_size', 'name', 'version', 'search', 'gate', 'X-Correlation-Id']);
     const permissions = document.paths['/api/v2/products/{uuid}/permissions/'] as unknown as Record<string, any>;
     expect(Object.keys(permissions).sort()).toEqual(['delete', 'get', 'head', 'post']);
     expect(permissions.get.parameters[0]).toMatchObject({ name: 'uuid', in: 'path', required: true });

@@ -3,6 +3,8 @@
  * uPlot (and its stylesheet) is a chunk of its own and the console's first load stays small. The
  * canvas is named for screen readers (role img); the page shows the same days as a table on demand.
  */
+// First: it makes navigator.language one Intl accepts before uPlot reads it.
+import './intl-language.ts';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 

@@ -62,7 +62,8 @@ function PortfolioReport({ session, query }: { session: Session; query: URLSearc
             {data.top_rules.length === 0 ? (
               <p>No product is in active violation of any rule.</p>
             ) : (
-              <div class="table-wrap">
+              // Focusable, so a keyboard can scroll it when it is wider than a phone (it holds no link to focus).
+              <div class="table-wrap" tabIndex={0} role="region" aria-label="Top violated rules (scrolls sideways)">
                 <table>
                   <caption class="visually-hidden">Top violated rules: the rules with the most products in active violation</caption>
                   <thead>
@@ -119,7 +120,7 @@ function ViolationsOverTime({ days, chosen }: { days: readonly ChartDay[]; chose
       </p>
       <div id="violations-table" hidden={!tableShown}>
         {tableShown && (
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="region" aria-label={`${CHART_NAME} as a table (scrolls sideways)`}>
             <table>
               <caption class="visually-hidden">{CHART_NAME}, one row a day (UTC)</caption>
               <thead>
