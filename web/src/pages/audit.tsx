@@ -77,7 +77,7 @@ export function AuditPage({ session, query }: { session: Session; query: URLSear
     <>
       <PageHeading>Audit</PageHeading>
       <p>Every change to the dataspace's products, requests, catalog, policy, webhooks and API keys: who made it, when, and what changed. Newest first.</p>
-      <FilterForm key={`${query.toString()}|${users.data ? 'users' : ''}`} initial={filters} users={users.data?.users ?? []} errors={list.error} />
+      <FilterForm key={query.toString()} initial={filters} users={users.data?.users ?? []} errors={list.error} />
       {list.error && <ErrorSummary error={list.error} fields={[...FILTERS]} />}
       {list.loading && !list.data && <Loading what="the audit trail" />}
       {list.data && (
