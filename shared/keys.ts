@@ -30,7 +30,7 @@
  *   Template     PK=RTEMPLATE#<uuid>      SK=RTEMPLATE          get a request template
  *                GSI1PK=DS#<ds>#RTEMPLATES GSI1SK=<name>␁<uuid> list a dataspace's templates by name
  *   Template name PK=DS#<ds>#RTEMPLATENAME#<name>  SK=UNIQUE    find a template by name; names unique per dataspace
- *   Priority     PK=DS#<ds>               SK=PRIORITY#<label>   get / list a dataspace's priorities
+ *   Priority     PK=DS#<ds>               SK=PRIORITY#<label>   get / list a dataspace's priorities (GET /api/v2/request_priorities/)
  *   Request      PK=REQUEST#<uuid>        SK=REQUEST            get a request and, in the same Query, its comments
  *                GSI2..GSI9 PK=DS#<ds>#REQUESTS, SK=<ordering value>␁<uuid>
  *                                                              one sorted index per ordering of the request list;
@@ -87,6 +87,7 @@
  *                                                              transaction as its counts: a record delivered twice counts once; TTL 2 days)
  *   Policy waiver PK=PRODUCT#<uuid>       SK=WAIVER#<uuid>      a product's waivers (listed with it, read by its evaluation:
  *                                                              one Query of the prefix); get / revoke one by product and uuid
+ *                                                              (GET /api/v2/policy_waivers/: that Query for each product the caller may view)
  *                GSI10PK=WAIVEREXPIRY     GSI10SK=<expires_at, UTC>␁<product uuid>␁<uuid>
  *                                                              the waivers whose expiry has passed and that are not yet marked
  *                                                              expired (sparse: removed when marked expired or revoked), oldest

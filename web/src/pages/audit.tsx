@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import { ErrorSummary, FieldError, Loading, PageHeading, fieldMessages, formatDate, invalidProps, useLoad } from '../components.tsx';
 import { loadRequestChoices, choiceOptions } from '../lib/request-choices.ts';
 import { href, navigate } from '../router.ts';
+import { AUDIT_ACTIONS, AUDITED_OBJECT_TYPES, dayBound } from '../lib/audit-filters.ts';
 import type { Session } from '../session.ts';
 
 interface AuditRecord {
@@ -27,24 +28,8 @@ interface AuditPage {
   readonly results: readonly AuditRecord[];
 }
 
-/**
- * The API's object types and actions (shared/domain/audit.ts AUDITED_OBJECT_TYPES, AUDIT_ACTIONS; that
- * module reads Node's Buffer, so the console keeps its own copy: an unknown one is the API's 400 at the field).
- */
-const AUDITED_OBJECT_TYPES = [
-  'product', 'product_permission', 'product_package', 'request', 'request_comment', 'usage_policy', 'license', 'package',
-  'vulnerability', 'vulnerability_analysis', 'policy_rules', 'policy_waiver', 'webhook', 'api_key',
-] as const;
-const AUDIT_ACTIONS = ['create', 'update', 'delete'] as const;
-
 const FILTERS = ['object_type', 'object', 'user', 'action', 'since', 'until'] as const;
 type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
-
-/** A date input's day as the API's bounds: the start of the day (since) or its end (until), in UTC. */
-export function dayBound(day: string | undefined, end: boolean): string | undefined {
-  if (!day) return undefined;
-  return /^\d{4}-\d{2}-\d{2}$/.test(day) ? `${day}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : day;
-}
 
 /** A recorded value in a few words: text as it is, anything else as JSON, long ones cut. */
 function shownValue(value: unknown): string {
@@ -77,7 +62,7 @@ export function AuditPage({ session, query }: { session: Session; query: URLSear
     <>
       <PageHeading>Audit</PageHeading>
       <p>Every change to the dataspace's products, requests, catalog, policy, webhooks and API keys: who made it, when, and what changed. Newest first.</p>
-      <FilterForm key={`${query.toString()}|${users.data ? 'users' : ''}`} initial={filters} users={users.data?.users ?? []} errors={list.error} />
+      <FilterForm key={query.toString()} initial={filters} users={users.data?.users ?? []} errors={list.error} />
       {list.error && <ErrorSummary error={list.error} fields={[...FILTERS]} />}
       {list.loading && !list.data && <Loading what="the audit trail" />}
       {list.data && (

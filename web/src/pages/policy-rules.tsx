@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ErrorSummary, FieldError, Loading, Notice, PageHeading, SeverityBadge, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
 import type { ErrorReport, Page } from '../lib/api-client.ts';
 import { href } from '../router.ts';
+import { readablePurl } from '../lib/purl-text.ts';
 import { RULES, RULE_TYPES, checkForm, configFromForm, formFromRules, inputId, type PolicyForm, type PolicyRule, type RuleInputs, type RuleType } from '../lib/policy-form.ts';
 import type { Session } from '../session.ts';
 
@@ -97,15 +98,6 @@ interface ListedWaiver {
   readonly expires_at: string;
   readonly is_expired: boolean;
   readonly created_by: string;
-}
-
-/** A purl as people read it: its percent-encoded parts (%40 in a scope, %2B in a version) decoded. */
-export function readablePurl(purl: string): string {
-  try {
-    return decodeURIComponent(purl);
-  } catch {
-    return purl;
-  }
 }
 
 /** The dataspace's waivers (of the products the caller may view), soonest expiry first. */

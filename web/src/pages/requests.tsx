@@ -36,7 +36,7 @@ export function RequestList({ session, query }: { session: Session; query: URLSe
           New request
         </a>
       </p>
-      <FilterForm key={`${query.toString()}|${choices.data ? 'choices' : ''}`} initial={filters} templates={templates.data?.results ?? []} choices={choices.data} errors={list.error} />
+      <FilterForm key={query.toString()} initial={filters} templates={templates.data?.results ?? []} choices={choices.data} errors={list.error} />
       {list.error && <ErrorSummary error={list.error} fields={[...FILTERS]} />}
       {list.loading && !list.data && <Loading what="requests" />}
       {list.data && (
