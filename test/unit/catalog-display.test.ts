@@ -8,6 +8,9 @@ describe('catalog display', () => {
     ['pkg:npm/left-pad@1.3.0', 'pkg:npm/left-pad@1.3.0'],
     ['pkg:pypi/caf%C3%A9@1.0?arch=x86%5F64', 'pkg:pypi/café@1.0?arch=x86_64'],
     ['pkg:generic/broken%E0@1', 'pkg:generic/broken%E0@1'],
+    ['pkg:maven/org.example/a%2Fb@1.0?classifier=x%20y#sub%2Fpath', 'pkg:maven/org.example/a/b@1.0?classifier=x y#sub/path'],
+    ['pkg:generic/100%@1', 'pkg:generic/100%@1'],
+    ['pkg:generic/x@1.0%2Bbuild', 'pkg:generic/x@1.0+build'],
   ])('shows %s as %s', (purl, shown) => expect(displayPurl(purl)).toBe(shown));
 
   it.each([

@@ -7,7 +7,6 @@ import { listedUsers, type User } from '../../shared/domain/identity.ts';
 import { AUDIT_ACTIONS as API_ACTIONS, AUDITED_OBJECT_TYPES as API_OBJECT_TYPES } from '../../shared/domain/audit.ts';
 import { AUDIT_ACTIONS, AUDITED_OBJECT_TYPES, dayBound } from '../../web/src/lib/audit-filters.ts';
 import { choiceOptions } from '../../web/src/lib/request-choices.ts';
-import { readablePurl } from '../../web/src/lib/purl-text.ts';
 
 const aUser = (username: string, overrides: Partial<User> = {}): User => ({
   username,
@@ -38,14 +37,6 @@ describe('the request selects', () => {
     expect(choiceOptions(['alice'], 'departed')).toEqual(['alice', 'departed']);
     expect(choiceOptions(['alice'], null)).toEqual(['alice']);
     expect(choiceOptions(['alice'], '')).toEqual(['alice']);
-  });
-});
-
-describe('readablePurl', () => {
-  it('decodes percent-encoded parts and keeps a broken escape as it is', () => {
-    expect(readablePurl('pkg:npm/%40aws-cdk/asset-awscli-v1@2.2.292')).toBe('pkg:npm/@aws-cdk/asset-awscli-v1@2.2.292');
-    expect(readablePurl('pkg:generic/x@1.0%2Bbuild')).toBe('pkg:generic/x@1.0+build');
-    expect(readablePurl('pkg:npm/bad%E0@1')).toBe('pkg:npm/bad%E0@1');
   });
 });
 

@@ -9,12 +9,9 @@ import { ApiClient, ApiError, type Fetch } from '../../web/src/lib/api-client.ts
 import {
   DIRECT_UPLOAD_MAX_BYTES,
   directUploadLimit,
-  displayPurl,
   downloadFileName,
   effectiveLicense,
   importProgress,
-  licenseKeys,
-  policyTone,
   sbomMediaType,
   uploadMediaType,
   uploadRoute,
@@ -47,24 +44,12 @@ describe('the way an SBOM file goes', () => {
 });
 
 describe('what the inventory shows', () => {
-  it('decodes each purl component for reading, leaving its separators and stray percent signs alone', () => {
-    expect(displayPurl('pkg:npm/%40types/node@20.11.30')).toBe('pkg:npm/@types/node@20.11.30');
-    expect(displayPurl('pkg:maven/org.example/a%2Fb@1.0?classifier=x%20y#sub%2Fpath')).toBe('pkg:maven/org.example/a/b@1.0?classifier=x y#sub/path');
-    expect(displayPurl('pkg:generic/100%@1')).toBe('pkg:generic/100%@1');
-    expect(displayPurl('pkg:npm/left-pad@1.3.0')).toBe('pkg:npm/left-pad@1.3.0');
-  });
-
-  it('takes the license keys of an expression once each, and the concluded license before the declared one', () => {
-    expect(licenseKeys('mit OR (apache-2.0 AND mit) WITH classpath-exception-2.0')).toEqual(['mit', 'apache-2.0', 'classpath-exception-2.0']);
-    expect(licenseKeys('')).toEqual([]);
+  it('takes the concluded license before the declared one', () => {
     expect(effectiveLicense({ license_expression: 'mit', concluded_license_expression: 'apache-2.0' })).toEqual({ expression: 'apache-2.0', source: 'concluded' });
     expect(effectiveLicense({ license_expression: 'mit', concluded_license_expression: '' })).toEqual({ expression: 'mit', source: 'declared' });
     expect(effectiveLicense({ license_expression: '', concluded_license_expression: '' })).toEqual({ expression: '', source: 'none' });
   });
 
-  it("colours a usage policy by its compliance alert", () => {
-    expect([policyTone('error'), policyTone('warning'), policyTone(''), policyTone(undefined)]).toEqual(['error', 'warning', 'ok', 'none']);
-  });
 
   it("names a download as the API's Content-Disposition does, else after the product", () => {
     expect(downloadFileName('attachment; filename="Shop-1.0.0.cdx.json"', { name: 'Shop', version: '1.0.0' }, 'cyclonedx')).toBe('Shop-1.0.0.cdx.json');

@@ -46,7 +46,7 @@ export function policyTone(complianceAlert: '' | 'warning' | 'error' | undefined
 }
 
 /** The symbol beside a tone's word, so colour never carries the meaning alone. */
-export const TONE_SYMBOL: Readonly<Record<Tone, string>> = { error: '✖', warning: '▲', notice: '●', ok: '✓', none: '–' };
+export const TONE_SYMBOL: Readonly<Record<Tone, string>> = { error: '✖', warning: '▲', notice: '●', ok: '✔', none: '–' };
 
 /** The license keys an expression names (AND, OR, WITH and parentheses removed), in order, once each. */
 export function expressionKeys(expression: string): string[] {

@@ -53,25 +53,6 @@ function decodePart(part: string): string {
   }
 }
 
-/** A purl as people read it: each component percent-decoded (`pkg:npm/%40types/node@20` → `pkg:npm/@types/node@20`). */
-export function displayPurl(purl: string): string {
-  return purl
-    .split(/([/@?#&=])/)
-    .map((part, index) => (index % 2 === 1 ? part : decodePart(part)))
-    .join('');
-}
-
-/** The license keys of a canonical expression (`mit OR (apache-2.0 AND bsd-new)`), each once, in order. */
-export function licenseKeys(expression: string): string[] {
-  const keys: string[] = [];
-  for (const token of expression.split(/[\s()]+/)) {
-    const key = token.trim();
-    if (!key || /^(and|or|with)$/i.test(key) || keys.includes(key)) continue;
-    keys.push(key);
-  }
-  return keys;
-}
-
 export interface EffectiveLicense {
   readonly expression: string;
   /** `concluded`: the product's own conclusion; `declared`: the package's license; `none`: neither. */
@@ -82,12 +63,6 @@ export function effectiveLicense(pkg: { readonly license_expression: string; rea
   if (pkg.concluded_license_expression) return { expression: pkg.concluded_license_expression, source: 'concluded' };
   if (pkg.license_expression) return { expression: pkg.license_expression, source: 'declared' };
   return { expression: '', source: 'none' };
-}
-
-/** The colour class of a usage policy, from its compliance alert (the API has no colour field): always shown with its label too. */
-export function policyTone(alert: string | undefined): 'error' | 'warning' | 'ok' | 'none' {
-  if (alert === undefined) return 'none';
-  return alert === 'error' ? 'error' : alert === 'warning' ? 'warning' : 'ok';
 }
 
 /** The file name of a download: the API's Content-Disposition name, else the product's name and version. */

@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ErrorSummary, FieldError, Loading, Notice, PageHeading, SeverityBadge, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
 import type { ErrorReport, Page } from '../lib/api-client.ts';
 import { href } from '../router.ts';
-import { readablePurl } from '../lib/purl-text.ts';
+import { displayPurl } from '../lib/catalog-display.ts';
 import { RULES, RULE_TYPES, checkForm, configFromForm, formFromRules, inputId, type PolicyForm, type PolicyRule, type RuleInputs, type RuleType } from '../lib/policy-form.ts';
 import type { Session } from '../session.ts';
 
@@ -136,7 +136,7 @@ function Waivers({ session }: { session: Session }) {
                       </a>
                     </td>
                     <td>{waiver.rule_label}</td>
-                    <td class="purl">{waiver.package === null ? 'All packages' : readablePurl(waiver.package)}</td>
+                    <td class="purl">{waiver.package === null ? 'All packages' : displayPurl(waiver.package)}</td>
                     <td>
                       {formatDate(waiver.expires_at)} {waiver.is_expired && <span class="badge badge-expired">Expired</span>}
                     </td>

@@ -7,7 +7,8 @@ import { useState } from 'preact/hooks';
 import { ErrorSummary, FieldError, Loading, Notice, Pager, fieldMessages, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
 import type { Page } from '../lib/api-client.ts';
 import { RULES, RULE_TYPES, type RuleType } from '../lib/policy-form.ts';
-import { displayPurl, effectiveLicense, licenseKeys, policyTone } from '../lib/sbom-upload.ts';
+import { effectiveLicense } from '../lib/sbom-upload.ts';
+import { displayPurl, expressionKeys, policyTone, TONE_SYMBOL } from '../lib/catalog-display.ts';
 import type { Session } from '../session.ts';
 import type { Product } from './types.ts';
 import type { InventoryLicense as License, InventoryPackage, InventoryUsagePolicy as UsagePolicy, ProductWaiver as PolicyWaiver } from './product-types.ts';
@@ -85,7 +86,7 @@ export function Inventory({ session, product, page, generation }: { session: Ses
 
 function InventoryRow({ pkg, index }: { pkg: InventoryPackage; index: PolicyIndex | undefined }) {
   const license = effectiveLicense(pkg);
-  const keys = licenseKeys(license.expression);
+  const keys = expressionKeys(license.expression);
   return (
     <tr data-purl={pkg.purl}>
       <td class="break">
@@ -136,8 +137,6 @@ function InventoryRow({ pkg, index }: { pkg: InventoryPackage; index: PolicyInde
     </tr>
   );
 }
-
-const TONE_SYMBOL = { error: '✖', warning: '▲', ok: '✔', none: '•' } as const;
 
 function PolicyChip({ subject, label, index }: { subject: string; label: string; index: PolicyIndex | undefined }) {
   const policy = index?.policies.get(label);

@@ -9,7 +9,6 @@ import { ApiError } from '../lib/api-client.ts';
 import {
   IMPORT_STEPS,
   directUploadLimit,
-  displayPurl,
   downloadFileName,
   importProgress,
   putWithProgress,
@@ -17,6 +16,7 @@ import {
   uploadMediaType,
   uploadRoute,
 } from '../lib/sbom-upload.ts';
+import { displayPurl } from '../lib/catalog-display.ts';
 import type { Session } from '../session.ts';
 import type { Product } from './types.ts';
 

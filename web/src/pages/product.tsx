@@ -7,7 +7,7 @@ import type { Session } from '../session.ts';
 import type { Permissions, PolicyStatus, Product, Violation, ViolationPackage } from './types.ts';
 import { Inventory, Waivers } from './product-inventory.tsx';
 import { SbomPanel } from './product-sbom.tsx';
-import { displayPurl } from '../lib/sbom-upload.ts';
+import { displayPurl } from '../lib/catalog-display.ts';
 
 const TABS = [
   { id: 'details', label: 'Details' },
