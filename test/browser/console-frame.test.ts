@@ -148,7 +148,11 @@ describe('the console frame in Chromium', () => {
     await filters.getByLabel('Priority').selectOption('Low');
     await filters.getByLabel('Assignee').selectOption('root');
     await filters.getByLabel('Status').selectOption('closed');
+    // Applying puts the filters in the address, and the form is drawn again from it: wait for that form,
+    // or a choice made next lands in the form being replaced.
+    const applied = await filters.getByLabel('Priority').elementHandle();
     await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForFunction((select) => !select?.isConnected, applied);
     await page.getByRole('link', { name: 'Review the CDK assets' }).waitFor();
     expect(page.url()).toContain('priority=Low');
     expect(page.url()).toContain('assignee=root');
