@@ -111,6 +111,7 @@ describe('the console frame in Chromium', () => {
     await page.getByLabel('Product', { exact: true }).selectOption({ label: 'Frame App 1.0' });
     await page.getByLabel(/Justification/).fill('Shipped in the installer');
     await checkPage(page, 'new request');
+    await checkNarrow(aliceKey, '#/requests/new', 'Create request', 'new request');
     await page.getByRole('button', { name: 'Create request' }).click();
     await page.getByRole('heading', { level: 1, name: 'Review the CDK assets' }).waitFor();
     const uuid = page.url().split('/').pop()!;
