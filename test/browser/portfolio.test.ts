@@ -171,6 +171,9 @@ describe('the Portfolio page', () => {
 
   it('tells a user who is not a superuser that it is for superusers only', async () => {
     const page = await signedInPage(aliceKey);
+    // Like Policy, Webhooks and Audit, the link is offered to superusers only; the address still answers.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Products' }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Portfolio' }).count()).toBe(0);
     await page.goto(`${consoleStack.stack.apiUrl}/#/portfolio`);
     await page.getByText('The portfolio is for superusers only').waitFor();
     expect(await page.getByRole('img', { name: /Violations over time/ }).count()).toBe(0);
