@@ -101,7 +101,7 @@ describe('the web console in Chromium', () => {
     await gapRule.getByLabel('Threshold').fill('0');
     await page.getByRole('button', { name: 'Save policy rules' }).click();
     await page.getByText('Policy rules saved.').waitFor();
-    await screenshot(page, 'policy-rules');
+    await screenshot(page, 'policy-validation');
     const rules = (await api(rootKey, 'GET', '/api/v2/policy_rules/')).body as { rule_type: string; is_active: boolean }[];
     expect(rules.filter((rule) => rule.is_active).map((rule) => rule.rule_type).sort()).toEqual(['license_coverage_gap', 'license_policy_error']);
 
@@ -258,7 +258,6 @@ describe('the web console in Chromium', () => {
     await page.getByText('Legal approved this.').waitFor();
     const comments = (await api(aliceKey, 'GET', `/api/v2/requests/${uuid}/`)).body.comments;
     expect(comments).toMatchObject([{ username: 'alice', text: 'Legal approved this.' }]);
-    await screenshot(page, 'request');
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Requests' }).click();
     const filters = page.getByRole('form', { name: 'Filter and order the requests' });
@@ -270,7 +269,6 @@ describe('the web console in Chromium', () => {
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.getByRole('link', { name: 'Review copyleft-lib' }).waitFor();
     expect(page.url()).toContain('ordering=title');
-    await screenshot(page, 'requests');
   }, 60_000);
 
   it('manages a webhook: subscribe, ping, and see the delivery log', async () => {
@@ -302,8 +300,7 @@ describe('the web console in Chromium', () => {
       await page.getByRole('button', { name: /^Redeliver request\.added/ }).click();
       await page.getByText('Delivery of request.added queued again.').waitFor();
       await eventually(attempts, (found) => found.length === 2);
-      await screenshot(page, 'webhook');
-    } finally {
+      } finally {
       await new Promise((done) => receiver.close(done));
     }
   }, 60_000);
