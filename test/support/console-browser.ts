@@ -125,6 +125,9 @@ export function useConsoleStack(seed: Readonly<Record<string, unknown[]>> = {}):
       const context = await browser!.newContext({ viewport });
       contexts.push(context);
       const page = await context.newPage();
+      // CI runs these files beside the e2e and process tests on 2 cores: a page's first API answers have
+      // taken over Playwright's default 30 s there. A wait that fails still fails, later.
+      page.setDefaultTimeout(60_000);
       page.on('pageerror', (error) => pageErrors.push(String(error)));
       return page;
     },
