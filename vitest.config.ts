@@ -39,8 +39,11 @@ const ALONE = {
    */
   imports: ['test/http/list-counters.test.ts', 'test/http/sbom-round-trip.test.ts'],
 };
-/** The local stand-ins, started once for a project's run, and each file's DynamoDB Local leased before it runs. */
-const STAND_INS = { globalSetup: ['test/support/global-setup.ts'], setupFiles: ['test/support/lease-dynamodb.ts'] };
+/**
+ * The local stand-ins, started once for a project's run, and each file's DynamoDB Local leased before it
+ * runs; a failed test reports what it was still waiting for (failure-report.ts).
+ */
+const STAND_INS = { globalSetup: ['test/support/global-setup.ts'], setupFiles: ['test/support/lease-dynamodb.ts', 'test/support/failure-report.ts'] };
 
 export default defineConfig({
   test: {

@@ -5,7 +5,9 @@
  *
  * A test file calls `useConsoleStack()` at its top level: it registers the hooks that start the stack and
  * the browser before the file's tests and stop both (the stack's whole process group) after them, close
- * every test's pages, and fail a test whose page threw.
+ * every test's pages, and fail a test whose page threw. A failed test keeps its pages' console and
+ * network logs, screenshots, Playwright traces and the stack's output in test-output/failures/
+ * (failure-artefacts.ts); its failure names the folder and the requests that were still waiting.
  *
  * Screenshots go to test-output/screenshots/; with `CONSOLE_SCREENSHOTS=docs` they also go to
  * docs/console/ (how the README's pictures are refreshed: `CONSOLE_SCREENSHOTS=docs npm run test:browser`).
@@ -22,6 +24,8 @@ import { freePort } from '../../bin/local/ports.ts';
 import { generateApiKey } from '../../shared/auth/api-key.ts';
 import { npmRunAdmin, npmStart, repositoryRoot, type RunningStack } from './npm-start.ts';
 import { launchChromium } from './chromium.ts';
+import { PageRecorder, artefactsError, failureFolder, lastLines, nameInFile, saveBrowserArtefacts, traceContext } from './failure-artefacts.ts';
+import { pendingWorkReport } from './pending-work.ts';
 
 export const SCREENSHOTS = join(repositoryRoot, 'test-output', 'screenshots');
 export const DOCS_SCREENSHOTS = join(repositoryRoot, 'docs', 'console');
@@ -69,6 +73,9 @@ export interface ConsoleStack {
 export function useConsoleStack(seed: Readonly<Record<string, unknown[]>> = {}): ConsoleStack {
   const started: ChildProcess[] = [];
   const contexts: BrowserContext[] = [];
+  const recorders: PageRecorder[] = [];
+  /** The test's own API calls still waiting for an answer, for the failure report. */
+  const calls = new Map<string, number>();
   const pageErrors: string[] = [];
   const keys = { root: generateApiKey(), alice: generateApiKey(), carol: generateApiKey() };
   let launching: Promise<Browser> | undefined;
@@ -76,13 +83,23 @@ export function useConsoleStack(seed: Readonly<Record<string, unknown[]>> = {}):
   let stack: RunningStack | undefined;
   let dataDir: string | undefined;
 
+  /** fetch, noting the call as pending until its answer has been read. */
+  const tracked = async (method: string, path: string, init: RequestInit): Promise<{ response: Response; text: string }> => {
+    const call = `${method} ${path} (${Math.random().toString(36).slice(2, 6)})`;
+    calls.set(call, Date.now());
+    try {
+      const response = await fetch(`${stack!.apiUrl}${path}`, { ...init, method });
+      return { response, text: await response.text() };
+    } finally {
+      calls.delete(call);
+    }
+  };
+
   const api = async <T>(key: string, method: string, path: string, body?: unknown): Promise<ApiAnswer<T>> => {
-    const response = await fetch(`${stack!.apiUrl}${path}`, {
-      method,
+    const { response, text } = await tracked(method, path, {
       headers: { Authorization: `Token ${key}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    const text = await response.text();
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : undefined;
@@ -112,19 +129,20 @@ export function useConsoleStack(seed: Readonly<Record<string, unknown[]>> = {}):
     async loadSbom<T>(key: string, product: string, fixture: string): Promise<T> {
       const document = readFileSync(join(SBOM_FIXTURES, fixture));
       const type = fixture.endsWith('.spdx.json') ? 'application/spdx+json' : 'application/vnd.cyclonedx+json';
-      const response = await fetch(`${stack!.apiUrl}/api/v2/products/${product}/load_sboms/`, {
-        method: 'POST',
+      const { response, text } = await tracked('POST', `/api/v2/products/${product}/load_sboms/`, {
         headers: { Authorization: `Token ${key}`, 'Content-Type': type },
         body: document,
       });
-      const body = (await response.json()) as T;
+      const body = JSON.parse(text) as T;
       expect(response.status, JSON.stringify(body)).toBe(200);
       return body;
     },
     async newPage(viewport = DESKTOP): Promise<Page> {
       const context = await browser!.newContext({ viewport });
       contexts.push(context);
+      await traceContext(context);
       const page = await context.newPage();
+      recorders.push(new PageRecorder(page, `${recorders.length + 1} (${viewport.width}×${viewport.height})`));
       // CI runs these files beside the e2e and process tests on 2 cores: a page's first API answers have
       // taken over Playwright's default 30 s there. A wait that fails still fails, later.
       page.setDefaultTimeout(60_000);
@@ -165,8 +183,23 @@ export function useConsoleStack(seed: Readonly<Record<string, unknown[]>> = {}):
     browser = await launching;
   }, 300_000);
 
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((context) => context.close()));
+  afterEach(async ({ task }) => {
+    const pages = recorders.splice(0);
+    const open = contexts.splice(0);
+    const waiting = [...calls].map(([call, started]) => `test's own call ${call} waiting for ${Date.now() - started} ms`);
+    calls.clear();
+    let report: Error | undefined;
+    if (task.result?.state === 'fail') {
+      const folder = failureFolder({ file: task.file.filepath, test: nameInFile(task) });
+      const written = await saveBrowserArtefacts(folder, pages, open, stack?.output());
+      const pending = pages.flatMap((recorder) => recorder.waiting());
+      const work = pendingWorkReport();
+      report = artefactsError(folder, written, [...waiting, ...pending, ...(work ? [work] : []), 'last lines of npm start:', lastLines(stack?.output() ?? '', 12)].join('\n'));
+    } else {
+      await Promise.all(open.map((context) => context.tracing.stop().catch(() => undefined)));
+    }
+    await Promise.all(open.map((context) => context.close()));
+    if (report) throw report;
     expect(pageErrors.splice(0)).toEqual([]);
   });
 

@@ -8,6 +8,7 @@ import { loadHandler } from '../../bin/local/functions.ts';
 import { lambdaContext } from '../../bin/local/lambda-context.ts';
 import { openApiChecker } from './openapi-check.ts';
 import { FUNCTIONS } from '../../shared/functions.ts';
+import { tracked } from './pending-work.ts';
 
 export async function startTestGateway() {
   const gateway = await startHttpGateway({
@@ -27,8 +28,10 @@ export async function startTestGateway() {
       body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(`${gateway.url}${path}`, { method, headers, body });
-    const text = await response.text();
+    const { response, text } = await tracked(`the answer to ${method} ${path}`, async () => {
+      const response = await fetch(`${gateway.url}${path}`, { method, headers, body });
+      return { response, text: await response.text() };
+    });
     let json: unknown;
     try {
       json = text ? JSON.parse(text) : undefined;

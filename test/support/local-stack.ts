@@ -19,19 +19,22 @@ import { PolicyStore } from '../../shared/store/policy-store.ts';
 import { openApiChecker } from './openapi-check.ts';
 import type { ConfigInput } from '../../shared/config.ts';
 import { dynamodbEndpoint } from './environment.ts';
+import { keptLog, tracked } from './pending-work.ts';
 
 /** `settings`: the functions' settings beyond the evaluation delay (shared/config.ts names). */
 export async function startTestStack({ evaluationDelaySeconds = 0, settings = {} }: { evaluationDelaySeconds?: number; settings?: ConfigInput } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-pipeline-'));
   // The logger is the process's own (shared/logger.ts), configured by the environment.
   process.env.POWERTOOLS_LOG_LEVEL = 'CRITICAL';
+  // Its own log lines (pollers' errors, records given up) are kept for a failed test's report.
+  const kept = keptLog(`stack ${dataDir}`);
   const stack = await startLocalStack({
     port: 0,
     host: '127.0.0.1',
     dataDir,
     tableName: `pipeline-${randomUUID().slice(0, 8)}`,
     region: 'us-east-1',
-    log: () => undefined,
+    log: kept.log,
     settings: { EVALUATION_DELAY_SECONDS: evaluationDelaySeconds, ...settings },
     dynamodbEndpoint: dynamodbEndpoint(),
   });
@@ -53,21 +56,39 @@ export async function startTestStack({ evaluationDelaySeconds = 0, settings = {}
     async stop() {
       doc.destroy();
       await stack.stop();
+      kept.forget();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
 
-/** Polls `probe` until it returns a value that `done` accepts, or fails after `timeoutMs`. */
+/**
+ * Polls `probe` until it returns a value that `done` accepts, or fails after `timeoutMs`. The failure
+ * (its own, or the test's timeout meanwhile: pending-work.ts) names the probe, the condition and the
+ * last value seen.
+ */
 export async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T;
-  for (;;) {
-    last = await probe();
-    if (done(last)) return last;
-    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const what = `${oneLine(probe)} to satisfy ${oneLine(done)}`;
+  return tracked(what, async (note) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const last = await probe();
+      if (done(last)) return last;
+      note(shortJson(last));
+      if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms: ${what}; last value: ${shortJson(last)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+}
+
+function oneLine(fn: (...args: never[]) => unknown): string {
+  const source = String(fn).replace(/\s+/g, ' ');
+  return `\`${source.length > 200 ? `${source.slice(0, 200)}…` : source}\``;
+}
+
+function shortJson(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 1_000 ? `${text.slice(0, 1_000)}… (${text.length} characters)` : text;
 }
 
 /**
@@ -77,12 +98,14 @@ export async function eventually<T>(probe: () => Promise<T>, done: (value: T) =>
  */
 export function teamApi(apiUrl: () => string, keys: () => Readonly<Record<string, string>>) {
   const call = async (method: string, path: string, body?: unknown, as = 'root') => {
-    const response = await fetch(`${apiUrl()}${path}`, {
-      method,
-      headers: { Authorization: `Token ${keys()[as]}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
+    const { response, text } = await tracked(`the answer to ${method} ${path} (as ${as})`, async () => {
+      const response = await fetch(`${apiUrl()}${path}`, {
+        method,
+        headers: { Authorization: `Token ${keys()[as]}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+        body: body !== undefined ? JSON.stringify(body) : undefined,
+      });
+      return { response, text: await response.text() };
     });
-    const text = await response.text();
     openApiChecker().check(method, path, { status: response.status, headers: response.headers, text });
     return { status: response.status, json: text ? JSON.parse(text) : undefined };
   };
