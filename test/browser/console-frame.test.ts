@@ -94,6 +94,27 @@ describe('the console frame in Chromium', () => {
     expect((await widestOutsideTables(rootNarrow, NARROW.width)).width).toBeLessThanOrEqual(NARROW.width);
   }, 120_000);
 
+  it('follows an address changed while the first page is being drawn, before its listeners are in', async () => {
+    const page = await newPage();
+    await page.goto(url(''));
+    await page.getByLabel('API key').fill(rootKey);
+    // The moment the main navigation is in the document (a microtask after the render's commit, a frame
+    // before its effects run), the address changes, as a test's page.goto(#/route) right after
+    // sign-in did: the hashchange fires before the router listens for it.
+    await page.evaluate(() => {
+      new MutationObserver((_, observer) => {
+        if (!document.querySelector('nav[aria-label="Main"]')) return;
+        observer.disconnect();
+        location.hash = '#/portfolio';
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+    await page.getByLabel('API key').press('Enter');
+    // Drawn at once when the router reads the address again as it starts listening; before that fix the
+    // page stayed on Products whatever the address said.
+    await page.getByRole('heading', { level: 1, name: 'Portfolio' }).waitFor();
+    expect(page.url()).toMatch(/#\/portfolio$/);
+  });
+
   it('creates a request with a priority and an assignee chosen from the API, shows its product by name, and changes both', async () => {
     const product = await aProductWithSbom(aliceKey, 'Frame App');
     const page = await signedInPage(aliceKey);

@@ -64,7 +64,10 @@ async function chartDrawn(page: Page): Promise<void> {
   try {
     await page.getByRole('img', { name: /^Violations over time/ }).waitFor({ timeout: 20_000 });
   } catch (error) {
-    throw new Error(`No chart: ${await page.locator('.chart-figure').evaluate((element) => element.outerHTML).catch(() => 'no figure')}; ${String(error)}`);
+    // Read at once, not through a locator: a locator's read waits for its element (the page's default
+    // 60 s), so an explanation of a missing figure never came before the test's own timeout.
+    const shown = await page.evaluate(() => (document.querySelector('.chart-figure') ?? document.querySelector('main'))?.outerHTML.slice(0, 2_000) ?? 'no main');
+    throw new Error(`No chart at ${page.url()}: ${shown}; ${String(error)}`);
   }
 }
 

@@ -2,7 +2,7 @@
  * Hash routing (`#/products/<uuid>/compliance?page=2`): the console is static files, so any path works
  * from S3 and from `npm start` without rewrite rules, and nothing of the route reaches a server log.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 
 export interface Route {
   readonly segments: readonly string[];
@@ -35,12 +35,20 @@ export function navigate(segments: readonly string[], query: Readonly<Record<str
   location.hash = href(segments, query);
 }
 
+/**
+ * The route of the address, kept current. The listener is added by an effect, which runs after the first
+ * paint: an address changed between the first render and then (a link followed, or a script setting
+ * location.hash, as soon as the page shows) fires its hashchange before anyone listens. So the effect
+ * reads the address again once it listens; without that, the page stayed on the old route for good
+ * (a browser test going to #/portfolio right after sign-in waited on the Products page until it timed out).
+ */
 export function useRoute(): Route {
-  const [route, setRoute] = useState(() => parseHash(location.hash));
+  const [hash, setHash] = useState(() => location.hash);
   useEffect(() => {
-    const update = () => setRoute(parseHash(location.hash));
+    const update = () => setHash(location.hash);
     window.addEventListener('hashchange', update);
+    update();
     return () => window.removeEventListener('hashchange', update);
   }, []);
-  return route;
+  return useMemo(() => parseHash(hash), [hash]);
 }
