@@ -63,7 +63,20 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: UNIT, isolate: false, env: { POWERTOOLS_METRICS_DISABLED: 'false' } } },
       // Everything else runs against the real local stand-ins, started once for the run.
       { extends: true, test: { name: 'stack', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...PROCESSES, ...Object.values(ALONE).flat()], ...STAND_INS } },
-      { extends: true, test: { name: 'processes', include: PROCESSES, ...STAND_INS, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: {
+          name: 'processes',
+          include: PROCESSES,
+          ...STAND_INS,
+          sequence: { groupOrder: 1 },
+          // expect.poll waits on what a page shows once the stack has answered: as long as a page's own
+          // waits (Playwright's 30 s), not vitest's default of 1 s, which a loaded run's API answers passed
+          // (the Policy page's waivers, the request form's choices: the slowest answer seen beside a
+          // full .ci/run, 2.9 s, is in test-output/browser-waits.log).
+          expect: { poll: { timeout: 30_000, interval: 100 } },
+        },
+      },
       ...Object.entries(ALONE).map(([name, include], i) => ({
         extends: true as const,
         test: { name, include, maxWorkers: 1, ...STAND_INS, sequence: { groupOrder: 2 + i } },

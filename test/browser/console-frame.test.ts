@@ -300,6 +300,8 @@ describe('the console frame in Chromium', () => {
     await page.getByRole('button', { name: 'Yes, delete' }).click();
     await page.getByText('Subscription deleted.').waitFor();
     expect((await api(rootKey, 'GET', `/api/v2/webhooks/${webhook.uuid}/`)).status).toBe(404);
+    // The list drawn from its answer (the notice shows before it), then without the deleted subscription.
+    await page.getByRole('region', { name: 'Subscriptions, scrollable' }).waitFor();
     expect(await page.getByRole('link', { name: 'http://127.0.0.1:9/frame-hook' }).count()).toBe(0);
   }, 180_000);
 

@@ -195,7 +195,7 @@ describe('the web console in Chromium', () => {
     await page.getByRole('link', { name: 'Step One' }).waitFor();
     expect(await page.getByLabel('Name (exact)').inputValue()).toBe('');
     await page.goBack();
-    await page.getByText('1 product').waitFor();
+    await page.getByText('1 product', { exact: true }).waitFor();
     expect(await page.getByLabel('Name (exact)').inputValue()).toBe('Step Two');
     // A broken address is a page that says so, not a blank one.
     await page.goto(`${consoleStack.stack.apiUrl}/#/products/%E0`);

@@ -96,16 +96,16 @@ describe('gates on the Products page', () => {
     await page.getByLabel('Gate', { exact: true }).selectOption({ label: 'Fail' });
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL(/gate=fail/);
-    await eventually(() => table.getByRole('link').allInnerTexts(), (names) => names.join() === 'Storefront', 10_000);
+    await eventually(() => table.getByRole('link').allInnerTexts(), (names) => names.join() === 'Storefront');
     expect(await page.getByText('1 product', { exact: true }).count()).toBe(1);
     // The address keeps the filter: a reload shows the same list, the select still on it.
     await page.reload();
-    await eventually(() => table.getByRole('link').allInnerTexts(), (names) => names.join() === 'Storefront', 10_000);
+    await eventually(() => table.getByRole('link').allInnerTexts(), (names) => names.join() === 'Storefront');
     expect(await page.getByLabel('Gate', { exact: true }).inputValue()).toBe('fail');
 
     await page.getByLabel('Gate', { exact: true }).selectOption({ label: 'Warning' });
     await page.getByRole('button', { name: 'Search' }).click();
-    await eventually(() => table.getByRole('link').allInnerTexts(), (names) => names.join() === 'Docs site', 10_000);
+    await eventually(() => table.getByRole('link').allInnerTexts(), (names) => names.join() === 'Docs site');
   });
 
   it('fits 360 px: the table scrolls in its frame, the page does not', async () => {
@@ -156,12 +156,12 @@ describe('the Portfolio page', () => {
     await page.getByLabel('Days').selectOption('7');
     await page.waitForURL(/days=7/);
     // The table stays open, now with 7 days.
-    await eventually(() => days.getByRole('row').count(), (count) => count === 8, 10_000);
+    await eventually(() => days.getByRole('row').count(), (count) => count === 8);
 
     // A count links to the product list filtered by its gate.
     await cards.getByRole('link', { name: /^1 Pass/ }).click();
     await page.waitForURL(/#\/products\?gate=pass/);
-    await eventually(() => page.getByRole('table', { name: 'Products' }).getByRole('link').allInnerTexts(), (names) => names.join() === 'Label printer', 10_000);
+    await eventually(() => page.getByRole('table', { name: 'Products' }).getByRole('link').allInnerTexts(), (names) => names.join() === 'Label printer');
   });
 
   it('fits 360 px, chart and table included', { timeout: 60_000 }, async () => {

@@ -15,9 +15,9 @@
 /// <reference lib="dom" />
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import AxeBuilder from '@axe-core/playwright';
 import { freePort } from '../../bin/local/ports.ts';
@@ -77,6 +77,9 @@ export function useConsoleStack(seed: Readonly<Record<string, unknown[]>> = {}):
   /** The test's own API calls still waiting for an answer, for the failure report. */
   const calls = new Map<string, number>();
   const pageErrors: string[] = [];
+  /** The slowest answer any page of the file waited for, appended to test-output/browser-waits.log after the file. */
+  let slowest = { ms: 0, what: '', test: '' };
+  let fileName = '';
   const keys = { root: generateApiKey(), alice: generateApiKey(), carol: generateApiKey() };
   let launching: Promise<Browser> | undefined;
   let browser: Browser | undefined;
@@ -143,9 +146,10 @@ export function useConsoleStack(seed: Readonly<Record<string, unknown[]>> = {}):
       await traceContext(context);
       const page = await context.newPage();
       recorders.push(new PageRecorder(page, `${recorders.length + 1} (${viewport.width}×${viewport.height})`));
-      // CI runs these files beside the e2e and process tests on 2 cores: a page's first API answers have
-      // taken over Playwright's default 30 s there. A wait that fails still fails, later.
-      page.setDefaultTimeout(60_000);
+      // Playwright's default of 30 s a wait. It had been raised to 60 s for "a page's first API answers
+      // taking over 30 s" in full runs: that was a page that never followed its address (the router's
+      // lost hashchange, web/src/router.ts), not a slow answer. The slowest answer a page waited for in a
+      // loaded run is in test-output/browser-waits.log (2.9 s, an SBOM import, beside a full .ci/run).
       page.on('pageerror', (error) => pageErrors.push(String(error)));
       return page;
     },
@@ -160,6 +164,7 @@ export function useConsoleStack(seed: Readonly<Record<string, unknown[]>> = {}):
   };
 
   beforeAll(async () => {
+    fileName = relative(repositoryRoot, expect.getState().testPath ?? '');
     launching = launchChromium();
     launching.catch(() => undefined); // awaited below; afterAll closes it whatever happens
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -185,6 +190,7 @@ export function useConsoleStack(seed: Readonly<Record<string, unknown[]>> = {}):
 
   afterEach(async ({ task }) => {
     const pages = recorders.splice(0);
+    for (const recorder of pages) if (recorder.slowest.ms > slowest.ms) slowest = { ...recorder.slowest, test: task.name };
     const open = contexts.splice(0);
     const waiting = [...calls].map(([call, started]) => `test's own call ${call} waiting for ${Date.now() - started} ms`);
     calls.clear();
@@ -204,6 +210,10 @@ export function useConsoleStack(seed: Readonly<Record<string, unknown[]>> = {}):
   });
 
   afterAll(async () => {
+    appendFileSync(
+      join(repositoryRoot, 'test-output', 'browser-waits.log'),
+      `${new Date().toISOString()} ${fileName}: slowest answer to a page ${slowest.ms} ms (${slowest.what}, in "${slowest.test}")\n`,
+    );
     try {
       await (await launching?.catch(() => undefined))?.close();
     } finally {

@@ -23,6 +23,8 @@ export class PageRecorder {
   private readonly opened = Date.now();
   private readonly lines: string[] = [];
   private readonly pending = new Map<Request, number>();
+  /** The page's slowest answer so far (how long a page waits on the stack, measured in every run). */
+  slowest = { ms: 0, what: '' };
 
   constructor(
     readonly page: Page,
@@ -55,6 +57,7 @@ export class PageRecorder {
   private async finished(request: Request): Promise<void> {
     const at = Date.now();
     const took = this.since(request);
+    if (took > this.slowest.ms) this.slowest = { ms: took, what: `${request.method()} ${new URL(request.url()).pathname}` };
     this.pending.delete(request);
     const response = await request.response().catch(() => null);
     let body = '';

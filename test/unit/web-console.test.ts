@@ -97,6 +97,38 @@ describe('ApiClient', () => {
     });
     await expect(down.get('/api/v2/')).rejects.toMatchObject({ status: 0, message: expect.stringContaining('cannot be reached') });
   });
+
+  /** Answers `statuses` in turn (the last one from then on), each 503 with Retry-After: 2. */
+  const answering = (...statuses: number[]) => {
+    const sent: string[] = [];
+    const fetcher: Fetch = async (input, init) => {
+      sent.push(`${init.method} ${input}`);
+      const status = statuses[Math.min(sent.length, statuses.length) - 1]!;
+      return { status, headers: { get: (name) => (name === 'retry-after' && status === 503 ? '2' : null) }, text: async () => (status === 503 ? '{"detail":"busy"}' : '{"ok":true}') };
+    };
+    return { sent, fetcher };
+  };
+
+  it('asks again, after the Retry-After, for a read the service answered 503, at most twice', async () => {
+    const waits: number[] = [];
+    const wait = async (ms: number) => void waits.push(ms);
+    const once = answering(503, 200);
+    await expect(new ApiClient('k', once.fetcher, '', wait).get('/api/v2/products/')).resolves.toEqual({ ok: true });
+    expect(once.sent).toEqual(['GET /api/v2/products/', 'GET /api/v2/products/']);
+    expect(waits).toEqual([2_000]);
+
+    const always = answering(503);
+    await expect(new ApiClient('k', always.fetcher, '', wait).get('/api/v2/products/')).rejects.toMatchObject({ status: 503 });
+    expect(always.sent).toHaveLength(3);
+  });
+
+  it('never sends a write twice: a 503 to a POST, PATCH or DELETE is the error at once', async () => {
+    for (const method of ['POST', 'PATCH', 'PUT', 'DELETE'] as const) {
+      const busy = answering(503, 200);
+      await expect(new ApiClient('k', busy.fetcher, '', async () => undefined).call(method, '/api/v2/products/', {})).rejects.toMatchObject({ status: 503 });
+      expect(busy.sent).toEqual([`${method} /api/v2/products/`]);
+    }
+  });
 });
 
 describe('the policy rules form', () => {

@@ -125,7 +125,8 @@ function Frame({ session, onSignOut }: { session: Session; onSignOut: () => void
         </div>
       </header>
       {/* A new page (not a new tab or query of the same page) starts afresh. */}
-      <main id="main" tabIndex={-1} key={route.segments.slice(0, 2).join('/')}>
+      {/* The default page has its section's key: following its own nav link (#/products) keeps it, not a reload. */}
+      <main id="main" tabIndex={-1} key={[section, ...route.segments.slice(1, 2)].join('/')}>
         <Page session={session} segments={route.segments} query={route.query} />
       </main>
     </>

@@ -30,7 +30,9 @@ export const KEY_REFUSED_EVENT = 'compliance-console:key-refused';
 function clientFor(key: string, signedIn: boolean): ApiClient {
   return new ApiClient(key, async (input, init) => {
     const response = await fetch(input, { ...init, credentials: 'omit', cache: 'no-store' });
-    if (signedIn && response.status === 401) {
+    // Only while this key is the tab's: a late 401 to a call of a key signed out of (replaced) must not
+    // sign out the key that replaced it.
+    if (signedIn && response.status === 401 && sessionStorage.getItem(STORAGE_KEY) === key) {
       sessionStorage.removeItem(STORAGE_KEY);
       window.dispatchEvent(new Event(KEY_REFUSED_EVENT));
     }

@@ -108,21 +108,34 @@ export type Fetch = (input: string, init: { method: string; headers: Record<stri
   text(): Promise<string>;
 }>;
 
+/** How often a GET answered 503 is sent again, and the longest Retry-After it waits for. */
+export const GET_RETRIES = 2;
+const LONGEST_RETRY_WAIT_MS = 5_000;
+
 export class ApiClient {
   constructor(
     private readonly key: string,
     private readonly fetcher: Fetch,
     private readonly base = '',
+    private readonly wait: (ms: number) => Promise<void> = (ms) => new Promise((done) => setTimeout(done, ms)),
   ) {}
 
   async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { Authorization: `Token ${this.key}`, Accept: 'application/json' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     let response: Awaited<ReturnType<Fetch>>;
-    try {
-      response = await this.fetcher(`${this.base}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-    } catch {
-      throw new ApiError(0, { detail: 'The service cannot be reached. Check your connection and try again.' });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        response = await this.fetcher(`${this.base}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+      } catch {
+        throw new ApiError(0, { detail: 'The service cannot be reached. Check your connection and try again.' });
+      }
+      // A busy service (503, with Retry-After) is asked again for a read, as the SDKs do: a page would
+      // otherwise stay on "The service is busy" until the user reloads it. A write is not sent twice.
+      if (response.status !== 503 || method !== 'GET' || attempt >= GET_RETRIES) break;
+      const after = Number(response.headers.get('retry-after'));
+      await response.text().catch(() => undefined);
+      await this.wait(Math.min(LONGEST_RETRY_WAIT_MS, Number.isFinite(after) && after > 0 ? after * 1000 : 1000));
     }
     const text = await response.text();
     let parsed: unknown = undefined;
