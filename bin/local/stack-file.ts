@@ -2,7 +2,7 @@
  * DATA_DIR/stack.json: written by a running local stack, read by the admin CLI to find it, and used
  * as a lock so two stacks never share one DATA_DIR (DynamoDB Local's database file is not shareable).
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { processRuns } from './process-guard.ts';
 
@@ -10,7 +10,10 @@ export interface StackFile {
   readonly pid: number;
   readonly apiUrl: string;
   readonly dynamodbEndpoint: string;
+  /** The S3 and SQS endpoint: the signed front of the emulator (signed-front.ts). */
   readonly sqsEndpoint: string;
+  /** The secret the front verifies signatures with (shared/aws/local-credentials.ts): why this file is its user's only. */
+  readonly localSecret: string;
   readonly tableName: string;
   readonly region: string;
   /** The stack process's start time (/proc, Linux): a pid reused by another process is not taken for it. */
@@ -45,7 +48,10 @@ export function readRunningStack(dataDir: string): StackFile | undefined {
 }
 
 export function writeStackFile(dataDir: string, stack: StackFile): void {
-  writeFileSync(stackFilePath(dataDir), `${JSON.stringify(stack, null, 2)}\n`);
+  const path = stackFilePath(dataDir);
+  // It holds the stack's secret: its user's alone (a file left by an earlier start is made so too).
+  writeFileSync(path, `${JSON.stringify(stack, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600);
 }
 
 export function removeStackFile(dataDir: string): void {

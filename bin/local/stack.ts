@@ -7,8 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { startFauxqs } from 'fauxqs';
-import { startUploadCorsFront } from './upload-cors.ts';
+import { startSignedFront } from './signed-front.ts';
+import { startSqsEmulator } from './sqs-emulator.ts';
+import { ensureLocalSecret, localCredentials } from '../../shared/aws/local-credentials.ts';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { ensureTable } from './table-setup.ts';
 import { migrateData } from '../../shared/store/migrations.ts';
@@ -127,11 +128,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         ? { endpoint: options.dynamodbEndpoint, pid: undefined, stop: async () => undefined }
         : freePort().then((port): Promise<DynamoDbLocal> => startDynamoDbLocal({ port, dataDir: join(dataDir, 'dynamodb') })),
       // Its S3 API holds the SBOM uploads; its spy reports each upload (./upload-events.ts).
-      startFauxqs({ port: 0, logger: false, dataDir: join(dataDir, 'sqs'), messageSpies: { bufferSize: 2_000 } }),
+      startSqsEmulator({ dataDir: join(dataDir, 'sqs'), spyBufferSize: 2_000 }),
       ...(consoleDir ? [buildConsole(consoleDir)] : []),
     ]);
     stoppers.push(() => dynamo.stop(), () => sqsServer.stop());
-    const sqsEndpoint = `http://127.0.0.1:${sqsServer.port}`;
+    // The emulator answers its signed front only: every S3 and SQS call of the stack, and every presigned
+    // upload URL, goes through the front, which verifies its signature with the stack's own secret (drawn
+    // for this process, kept in the stack file for the stack's other processes) and carries the upload
+    // bucket's CORS rule for the console (allowed once the gateway listens and its origin is known).
+    const localSecret = ensureLocalSecret();
+    let consoleOrigin: string | undefined;
+    const front = await startSignedFront({ emulator: sqsServer, credentials: localCredentials(localSecret), allowedOrigin: () => consoleOrigin });
+    stoppers.push(() => front.stop());
+    const sqsEndpoint = front.endpoint;
 
     await ensureTable({ region: options.region, endpoint: dynamo.endpoint }, options.tableName);
     const sqs = createSqsClient({ region: options.region, endpoint: sqsEndpoint });
@@ -162,12 +171,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
     // The audit trail's export bucket (the stream router writes a JSON-lines object per batch to it).
     await s3.send(new CreateBucketCommand({ Bucket: AUDIT_BUCKET.localName }));
-    // The upload bucket's CORS rule (fauxqs has none): a front that the service's S3 calls and the
-    // presigned upload URLs go through, allowing the console's origin (known once the gateway listens).
-    let consoleOrigin: string | undefined;
-    const uploadFront = await startUploadCorsFront({ target: sqsEndpoint, allowedOrigin: () => consoleOrigin });
-    stoppers.push(() => uploadFront.stop());
-    const serviceS3 = createS3Client({ region: options.region, endpoint: uploadFront.endpoint });
+    const serviceS3 = createS3Client({ region: options.region, endpoint: sqsEndpoint });
     stoppers.push(async () => serviceS3.destroy());
     const uploads = startUploadNotifier({
       spy: sqsServer.spy,
@@ -206,7 +210,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       invoke: async (name, event) =>
         (await loadHandler(name))(event, lambdaContext(name, FUNCTIONS[name].timeoutSeconds * 1000, { region: options.region })),
       init: loadHandler,
-      ...(consoleDir ? { consoleDir, uploadOrigin: uploadFront.endpoint } : {}),
+      ...(consoleDir ? { consoleDir, uploadOrigin: front.endpoint } : {}),
       onError: (error) => options.log(`[gateway] ${String(error)}`),
     });
     stoppers.push(() => gateway.stop());
@@ -219,7 +223,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...settings,
       DYNAMODB_ENDPOINT: dynamo.endpoint,
       SQS_ENDPOINT: sqsEndpoint,
-      S3_ENDPOINT: uploadFront.endpoint,
+      S3_ENDPOINT: sqsEndpoint,
       SBOM_UPLOADS_BUCKET: UPLOAD_BUCKET.localName,
       AUDIT_EXPORT_BUCKET: AUDIT_BUCKET.localName,
       EVENT_BUS_NAME: EVENT_BUS.localName,
@@ -304,6 +308,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       apiUrl: gateway.url,
       dynamodbEndpoint: dynamo.endpoint,
       sqsEndpoint,
+      localSecret,
       tableName: options.tableName,
       region: options.region,
       startTime: readProcStat(process.pid)?.startTime,

@@ -1,15 +1,14 @@
 /**
  * AWS SDK clients, made by the compositions (shared/runtime.ts, bin/local/composition.ts). On the local
- * stack the endpoints point at DynamoDB Local and the SQS emulator, with static dummy credentials so the
- * SDK never looks for real ones.
+ * stack the endpoints point at DynamoDB Local and the SQS emulator's signed front, with the local stack's
+ * credentials (./local-credentials.ts) so the SDK never looks for real ones.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { stampingWrites } from '../observability/write-stamps.ts';
 import { tracedClient } from '../observability/tracer.ts';
-
-const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+import { localCredentials } from './local-credentials.ts';
 
 export interface DynamoEndpoint {
   region: string;
@@ -34,7 +33,7 @@ export function transactionRequestTimeoutMs(items: number): number {
 const DYNAMODB_HTTP = { requestHandler: { requestTimeout: DYNAMODB_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true, connectionTimeout: 1_000 }, maxAttempts: 3 };
 
 export function createDynamoClient({ region, endpoint }: DynamoEndpoint): DynamoDBClient {
-  return tracedClient(new DynamoDBClient(endpoint ? { region, endpoint, credentials: LOCAL_CREDENTIALS, ...DYNAMODB_HTTP } : { region, ...DYNAMODB_HTTP }));
+  return tracedClient(new DynamoDBClient(endpoint ? { region, endpoint, credentials: localCredentials(), ...DYNAMODB_HTTP } : { region, ...DYNAMODB_HTTP }));
 }
 
 /**
@@ -51,7 +50,7 @@ const DYNAMODB_CONTROL_HTTP = {
 
 export function createDynamoControlClient({ region, endpoint }: DynamoEndpoint): DynamoDBClient {
   return new DynamoDBClient(
-    endpoint ? { region, endpoint, credentials: LOCAL_CREDENTIALS, ...DYNAMODB_CONTROL_HTTP } : { region, ...DYNAMODB_CONTROL_HTTP },
+    endpoint ? { region, endpoint, credentials: localCredentials(), ...DYNAMODB_CONTROL_HTTP } : { region, ...DYNAMODB_CONTROL_HTTP },
   );
 }
 
@@ -65,12 +64,13 @@ export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentCl
   );
 }
 
-export function createSqsClient({ region, endpoint }: DynamoEndpoint): SQSClient {
+/** `secret`: the local stack's, when not this process's own (a test reading it from the stack file). */
+export function createSqsClient({ region, endpoint, secret }: DynamoEndpoint & { secret?: string | undefined }): SQSClient {
   return tracedClient(
     new SQSClient(
       endpoint
         ? // The emulator's queue URLs name a host of their own; send every call to the endpoint instead.
-          { region, endpoint, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false }
+          { region, endpoint, credentials: localCredentials(secret), useQueueUrlAsEndpoint: false }
         : { region },
     ),
   );

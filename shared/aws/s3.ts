@@ -1,9 +1,8 @@
 /** The S3 client: S3 on AWS, or the S3 API of the local stack's emulator (fauxqs), path-style. */
 import { S3Client } from '@aws-sdk/client-s3';
+import { localCredentials } from './local-credentials.ts';
 
-const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
-
-export function createS3Client({ region, endpoint }: { region: string; endpoint?: string | undefined }): S3Client {
+export function createS3Client({ region, endpoint, secret }: { region: string; endpoint?: string | undefined; secret?: string | undefined }): S3Client {
   // Checksums only where S3 requires them: by default the SDK would sign the CRC32 of the empty body of
   // the PutObject it presigns into the URL (x-amz-checksum-crc32=AAAAAA==), and S3 would refuse every
   // real upload to it as BadDigest. (The emulator checks no checksum: test/unit/sbom-uploads.test.ts does.)
@@ -11,7 +10,7 @@ export function createS3Client({ region, endpoint }: { region: string; endpoint?
   return new S3Client(
     endpoint
       ? // The emulator answers path-style requests on its own address.
-        { region, endpoint, forcePathStyle: true, credentials: LOCAL_CREDENTIALS, ...checksums }
+        { region, endpoint, forcePathStyle: true, credentials: localCredentials(secret), ...checksums }
       : { region, ...checksums },
   );
 }

@@ -125,7 +125,7 @@ describe('npm start stops as a whole', () => {
     running.stack.child.stdout!.destroy();
     running.stack.child.stderr!.destroy();
     // Then the stack has something to say: a malformed evaluation request makes the evaluator log an error.
-    const sqs = createSqsClient({ region: running.file.region, endpoint: running.file.sqsEndpoint });
+    const sqs = createSqsClient({ region: running.file.region, endpoint: running.file.sqsEndpoint, secret: running.file.localSecret });
     try {
       const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: QUEUES.evaluation.localName }));
       await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'not an evaluation request' }));
