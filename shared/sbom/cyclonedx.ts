@@ -2,14 +2,27 @@
  * CycloneDX JSON 1.2-1.6 → Inventory: components (nested ones too), licenses, hashes, references,
  * the dependency graph and vulnerabilities with their analyses (VEX). Reads a document that has
  * passed its schema (read-sbom.ts), but never trusts a shape it did not check itself. Pure.
- * What is read from where: docs/sbom-formats.md.
+ * What is read from where: docs/sbom-formats.md. A string the service cannot store (an unpaired
+ * surrogate, a control character) skips its component or vulnerability, and refuses the document in
+ * its metadata (cyclonedxTextErrors, before anything is read).
  */
 import { ANALYSIS_STATES, JUSTIFICATIONS, RESPONSES, type AnalysisResponse, type AnalysisState, type Justification } from '../domain/catalog.ts';
 import type { Inventory, SbomAnalysis, SbomHashes, SbomVulnerability } from './inventory.ts';
-import { asserted, httpUrl, InventoryBuilder, isObject, joinLicenses, list, text } from './inventory-builder.ts';
+import { documentTextErrors, httpUrl, InventoryBuilder, isObject, joinLicenses, list, text, TextCheck } from './inventory-builder.ts';
 import { clip } from './purl.ts';
 
 const HASHES: Readonly<Record<string, keyof SbomHashes>> = { MD5: 'md5', 'SHA-1': 'sha1', 'SHA-256': 'sha256', 'SHA-512': 'sha512' };
+
+/**
+ * What in the document's own metadata (serialNumber, metadata, the described product; not the
+ * product's own components, which are components) the service cannot store: the document is then
+ * refused. The described product's reference, name and version are used, and checked as names are.
+ */
+export function cyclonedxTextErrors(document: Record<string, unknown>): string[] {
+  const errors = documentTextErrors(document.serialNumber, '/serialNumber', { strict: ['/serialNumber'] });
+  const strict = ['bom-ref', 'name', 'version'].map((field) => `/metadata/component/${field}`);
+  return [...errors, ...documentTextErrors(document.metadata, '/metadata', { strict, skip: ['/metadata/component/components'] })];
+}
 
 export function cyclonedxInventory(document: Record<string, unknown>, specVersion: string): Inventory {
   const builder = new InventoryBuilder();
@@ -50,41 +63,51 @@ export function cyclonedxInventory(document: Record<string, unknown>, specVersio
 }
 
 function candidate(component: Record<string, unknown>, pointer: string) {
-  const stated = readLicenses(component.licenses);
+  const check = new TextCheck();
+  const stated = readLicenses(component.licenses, 'licenses', check);
   // CycloneDX 1.6 `licenses` holds a list of single licenses or exactly one expression, so a writer with
   // a declared and a concluded expression puts the declared one in `evidence.licenses`, marked
   // "declared" (this service's export does: docs/sbom-export.md). Read it when `licenses` declares none,
   // or importing an export would lose the package's own expression.
-  const evidence = isObject(component.evidence) ? readLicenses(list(component.evidence.licenses).filter((entry) => acknowledgementOf(entry) === 'declared')) : undefined;
+  const evidence = isObject(component.evidence) ? readLicenses(component.evidence.licenses, 'evidence/licenses', check, (entry) => acknowledgementOf(entry) === 'declared') : undefined;
   const licenses = { concluded: stated.concluded, declared: stated.declared || (evidence?.declared ?? '') };
   const hashes: Partial<Record<keyof SbomHashes, string>> = {};
-  const references = list(component.externalReferences).filter(isObject);
+  const references = list(component.externalReferences).flatMap((ref, index) => {
+    if (!isObject(ref)) return [];
+    const at = `externalReferences/${index}`;
+    return [{ type: check.text(ref.type, `${at}/type`), url: check.text(ref.url, `${at}/url`), hashes: ref.hashes, at }];
+  });
   // The component's own hashes first; then those of its distribution reference (cyclonedx-npm puts the
   // tarball's integrity there): the digest of the file the package is downloaded as.
-  const distributions = references.filter((ref) => ref.type === 'distribution').flatMap((ref) => list(ref.hashes));
-  for (const hash of [...list(component.hashes), ...distributions]) {
-    if (!isObject(hash)) continue;
-    const key = HASHES[text(hash.alg)];
-    const content = text(hash.content).trim().toLowerCase();
-    if (key && content && hashes[key] === undefined) hashes[key] = content;
+  const hashLists = [{ hashes: component.hashes, at: 'hashes' }, ...references.filter((ref) => ref.type === 'distribution').map((ref) => ({ hashes: ref.hashes, at: `${ref.at}/hashes` }))];
+  for (const { hashes: given, at } of hashLists) {
+    list(given).forEach((hash, index) => {
+      if (!isObject(hash)) return;
+      const alg = check.text(hash.alg, `${at}/${index}/alg`);
+      // Own keys only: an algorithm named "constructor" is none of them.
+      const key = Object.hasOwn(HASHES, alg) ? HASHES[alg] : undefined;
+      const content = check.text(hash.content, `${at}/${index}/content`).trim().toLowerCase();
+      if (key && content && hashes[key] === undefined) hashes[key] = content;
+    });
   }
   const firstUrl = (type: string) => references.filter((ref) => ref.type === type).map((ref) => httpUrl(ref.url)).find((url) => url !== '') ?? '';
   return {
-    ref: text(component['bom-ref']),
+    ref: check.text(component['bom-ref'], 'bom-ref'),
     pointer,
-    purl: text(component.purl).trim(),
-    group: text(component.group),
-    name: text(component.name),
-    version: text(component.version),
+    purl: check.text(component.purl, 'purl').trim(),
+    group: check.text(component.group, 'group'),
+    name: check.text(component.name, 'name'),
+    version: check.text(component.version, 'version'),
     declaredLicense: licenses.declared,
     concludedLicense: licenses.concluded,
     hashes,
-    description: text(component.description),
+    description: check.prose(component.description, 'description'),
     homepageUrl: firstUrl('website'),
     downloadUrl: firstUrl('distribution'),
-    supplier: isObject(component.supplier) ? text(component.supplier.name) : '',
-    copyright: text(component.copyright),
+    supplier: isObject(component.supplier) ? check.text(component.supplier.name, 'supplier/name') : '',
+    copyright: check.prose(component.copyright, 'copyright'),
     filename: '',
+    problem: check.problem,
   };
 }
 
@@ -93,22 +116,22 @@ function candidate(component: Record<string, unknown>, pointer: string) {
  * AND (a component under all of them); CycloneDX 1.6 `acknowledgement: "concluded"` ones make the
  * concluded expression, the others (declared, or not said) the declared one.
  */
-function readLicenses(entries: unknown): { declared: string; concluded: string } {
+function readLicenses(entries: unknown, at: string, check: TextCheck, read: (entry: unknown) => boolean = () => true): { declared: string; concluded: string } {
   const declared: string[] = [];
   const concluded: string[] = [];
-  for (const entry of list(entries)) {
-    if (!isObject(entry)) continue;
+  list(entries).forEach((entry, index) => {
+    if (!isObject(entry) || !read(entry)) return;
     let written = '';
     let acknowledgement: unknown;
     if (isObject(entry.license)) {
-      written = asserted(entry.license.id) || asserted(entry.license.name);
+      written = check.asserted(entry.license.id, `${at}/${index}/license/id`) || check.asserted(entry.license.name, `${at}/${index}/license/name`);
       acknowledgement = entry.license.acknowledgement;
     } else if (typeof entry.expression === 'string') {
-      written = asserted(entry.expression);
+      written = check.asserted(entry.expression, `${at}/${index}/expression`);
       acknowledgement = entry.acknowledgement;
     }
     if (written) (acknowledgement === 'concluded' ? concluded : declared).push(written);
-  }
+  });
   return { declared: joinLicenses(declared), concluded: joinLicenses(concluded) };
 }
 
@@ -118,22 +141,29 @@ function acknowledgementOf(entry: unknown): unknown {
 }
 
 function readVulnerability(vulnerability: Record<string, unknown>, pointer: string, builder: InventoryBuilder, subjectRef: string): SbomVulnerability[] {
-  const id = text(vulnerability.id).trim();
+  const check = new TextCheck();
+  const id = check.text(vulnerability.id, 'id').trim();
+  const aliases = new Set<string>();
+  list(vulnerability.references).forEach((reference, index) => {
+    const alias = isObject(reference) ? check.text(reference.id, `references/${index}/id`).trim() : '';
+    if (alias && alias !== id) aliases.add(alias);
+  });
+  const summary = check.prose(vulnerability.description, 'description').trim() || check.prose(vulnerability.detail, 'detail').trim();
+  const refs = list(vulnerability.affects).map((affected, index) => (isObject(affected) ? check.text(affected.ref, `affects/${index}/ref`).trim() : ''));
+  const analysis = readAnalysis(vulnerability.analysis, check);
+  if (check.problem !== undefined) {
+    builder.warnings.push(`${pointer}: vulnerability "${clip(id)}" was left out: ${check.problem}.`);
+    return [];
+  }
   if (!id) {
     builder.warnings.push(`${pointer}: a vulnerability without an id was left out.`);
     return [];
-  }
-  const aliases = new Set<string>();
-  for (const reference of list(vulnerability.references)) {
-    const alias = isObject(reference) ? text(reference.id).trim() : '';
-    if (alias && alias !== id) aliases.add(alias);
   }
   const scores = list(vulnerability.ratings)
     .map((rating) => (isObject(rating) && typeof rating.score === 'number' ? rating.score : NaN))
     .filter((score) => Number.isFinite(score) && score >= 0 && score <= 10);
   const affects: string[] = [];
-  for (const affected of list(vulnerability.affects)) {
-    const ref = isObject(affected) ? text(affected.ref).trim() : '';
+  for (const ref of refs) {
     if (!ref) continue;
     // A component of this document (by bom-ref or purl), else a purl of a package the product may
     // hold (a VEX written for another document's components).
@@ -150,22 +180,22 @@ function readVulnerability(vulnerability: Record<string, unknown>, pointer: stri
     {
       id,
       aliases: [...aliases],
-      summary: text(vulnerability.description).trim() || text(vulnerability.detail).trim(),
+      summary,
       riskScore: scores.length > 0 ? Math.round(Math.max(...scores) * 10) / 10 : null,
       affects,
-      analysis: readAnalysis(vulnerability.analysis),
+      analysis,
     },
   ];
 }
 
-function readAnalysis(analysis: unknown): SbomAnalysis | null {
+function readAnalysis(analysis: unknown, check: TextCheck): SbomAnalysis | null {
   if (!isObject(analysis)) return null;
   const state = oneOf(ANALYSIS_STATES, analysis.state) as AnalysisState | null;
   const justification = oneOf(JUSTIFICATIONS, analysis.justification) as Justification | null;
   const responses = [...new Set(list(analysis.response).map((response) => oneOf(RESPONSES, response)))].filter(
     (response): response is AnalysisResponse => response !== null,
   );
-  const detail = text(analysis.detail);
+  const detail = check.prose(analysis.detail, 'analysis/detail');
   if (state === null && justification === null && responses.length === 0 && detail === '') return null;
   return { state, justification, responses, detail };
 }

@@ -15,7 +15,14 @@
  *   skipped (which one a dependency names cannot be known).
  * - Dependencies keep only edges between two imported components (an edge from the described
  *   product, or to a skipped component, is dropped); an edge to itself after folding is dropped.
+ * - Every string the service would store or use is text it can store (shared/domain/stored-text.ts):
+ *   a component holding one that is not (an unpaired surrogate, a control character) in a field the
+ *   reader reads is skipped, "its name holds an unpaired surrogate (U+D800)"; in the document's own
+ *   metadata, the document is refused (documentTextErrors). Free text (descriptions, copyrights) has
+ *   its tabs and line breaks read as spaces: the catalog refuses them too, and they are no reason to
+ *   lose a component.
  */
+import { printable, storedTextProblem } from '../domain/stored-text.ts';
 import type { Inventory, SbomComponent, SbomHashes, SkippedComponent, SbomVulnerability } from './inventory.ts';
 import { clip, purlFromParts, purlFromString } from './purl.ts';
 
@@ -40,6 +47,8 @@ export interface ComponentCandidate {
   readonly supplier: string;
   readonly copyright: string;
   readonly filename: string;
+  /** Why it cannot be used, found while reading it (a string the service cannot store): it is skipped. */
+  readonly problem?: string | undefined;
 }
 
 export class InventoryBuilder {
@@ -55,8 +64,9 @@ export class InventoryBuilder {
   add(candidate: ComponentCandidate): void {
     const label = candidate.ref || candidate.purl || candidate.name || candidate.pointer;
     const skip = (reason: string) => {
-      this.#skipped.push({ component: clip(label, 300), reason });
+      this.#skipped.push({ component: clip(label, 300), reason: printable(reason) });
     };
+    if (candidate.problem !== undefined) return skip(candidate.problem);
     let identity;
     if (candidate.purl) {
       identity = purlFromString(candidate.purl);
@@ -151,9 +161,90 @@ export class InventoryBuilder {
       components: this.#components,
       skipped: this.#skipped,
       dependencies,
-      ...(this.warnings.length > 0 ? { warnings: this.warnings } : {}),
+      // A warning may quote the document: what it says must be storable too.
+      ...(this.warnings.length > 0 ? { warnings: this.warnings.map(printable) } : {}),
     };
   }
+}
+
+/**
+ * Reads the strings of one component (or vulnerability) as text() and asserted() do, noting the first
+ * that the service cannot store, with the field it is in ("its licenses/0/license/name holds the
+ * control character U+0007"): the reader then skips the component with that reason. Fields are named
+ * as the document names them, relative to the component.
+ */
+export class TextCheck {
+  #problem: string | undefined;
+
+  /** The first problem found, or undefined. */
+  get problem(): string | undefined {
+    return this.#problem;
+  }
+
+  /** A string property, or '' (text()); noted when it cannot be stored. */
+  text(value: unknown, field: string): string {
+    if (typeof value !== 'string') return '';
+    if (this.#problem === undefined) {
+      const problem = storedTextProblem(value);
+      if (problem !== undefined) this.#problem = `its ${field} holds ${problem}`;
+    }
+    return value;
+  }
+
+  /** asserted(), checked. */
+  asserted(value: unknown, field: string): string {
+    return asserted(this.text(value, field));
+  }
+
+  /** Free text (a description, a copyright): tabs and line breaks become spaces; any other control character is noted. */
+  prose(value: unknown, field: string): string {
+    return this.text(typeof value === 'string' ? foldLines(value) : value, field);
+  }
+}
+
+/** Tabs and line breaks (CR, LF) as one space: free text as the catalog can hold it. */
+export function foldLines(value: string): string {
+  return value.replace(/[\t\n\r]+/g, ' ');
+}
+
+/** JSON pointer escaping of one key (RFC 6901). */
+const pointerKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Why a part of the document's own metadata (not a component) cannot be read, as "<JSON pointer>:
+ * <message>" like the schema's errors, at most `max`: every string and key under `value` is checked,
+ * tabs and line breaks allowed (free text the service never stores), and the strings at `strict`
+ * (pointers the reader uses: names, versions, references) as the catalog checks a name. `skip`: pointers
+ * of subtrees that are not metadata (the described product's own components, checked as components).
+ * An explicit stack: a document's nesting is the writer's choice.
+ */
+export function documentTextErrors(value: unknown, pointer: string, options: { strict?: readonly string[]; skip?: readonly string[]; max?: number } = {}): string[] {
+  const strict = new Set(options.strict ?? []);
+  const skip = new Set(options.skip ?? []);
+  const max = options.max ?? 20;
+  const errors: string[] = [];
+  const pending: [unknown, string][] = [[value, pointer]];
+  while (pending.length > 0 && errors.length < max) {
+    const [current, at] = pending.pop()!;
+    if (skip.has(at)) continue;
+    if (typeof current === 'string') {
+      const problem = storedTextProblem(strict.has(at) ? current : foldLines(current));
+      if (problem !== undefined) errors.push(`${printable(at)}: must not hold ${problem}`);
+      continue;
+    }
+    if (typeof current !== 'object' || current === null) continue;
+    const entries: [string, unknown][] = Array.isArray(current) ? current.map((item, index) => [String(index), item]) : Object.entries(current);
+    // Pushed in reverse: the errors come in document order.
+    for (const [key, item] of entries.reverse()) {
+      const problem = storedTextProblem(key);
+      if (problem !== undefined) {
+        errors.push(`${printable(at)}: a key must not hold ${problem}`);
+        continue;
+      }
+      pending.push([item, `${at}/${pointerKey(key)}`]);
+    }
+  }
+  return errors;
 }
 
 /** A URL if it is an absolute http(s) one, else ''. */

@@ -13,15 +13,21 @@
  * - 400 `{"input_file": ["...", ...]}`: the document (the multipart field `input_file`, or the whole
  *   body) is not UTF-8 JSON, not an object, neither CycloneDX nor SPDX, of a spec version not read
  *   here, or fails its schema. Schema errors are listed as "<JSON pointer>: <message>", the first
- *   ones (at most 20), e.g. "/components/3/purl: must be string".
+ *   ones (at most 20), e.g. "/components/3/purl: must be string"; or holds, in its own metadata, a
+ *   string the service cannot store (an unpaired surrogate, a control character: shared/domain/
+ *   stored-text.ts), e.g. "/metadata/component/name: must not hold an unpaired surrogate (U+D800)".
+ *   Such a string in a component skips the component, with the reason (inventory-builder.ts).
+ *
+ * Never throws, whatever the document: every message it answers or stores is storable text.
  */
 import type { FieldErrors } from '../domain/errors.ts';
-import { cyclonedxInventory } from './cyclonedx.ts';
+import { printable } from '../domain/stored-text.ts';
+import { cyclonedxInventory, cyclonedxTextErrors } from './cyclonedx.ts';
 import type { Inventory } from './inventory.ts';
 import { isObject } from './inventory-builder.ts';
 import { clip } from './purl.ts';
-import { checkCycloneDx, checkSpdx, CYCLONEDX_VERSIONS, SPDX_VERSIONS, type CycloneDxVersion } from './schema-validation.ts';
-import { spdxInventory } from './spdx.ts';
+import { checkCycloneDx, checkSpdx, CYCLONEDX_VERSIONS, MAX_SCHEMA_ERRORS, SPDX_VERSIONS, type CycloneDxVersion } from './schema-validation.ts';
+import { spdxInventory, spdxTextErrors } from './spdx.ts';
 
 export const CYCLONEDX_MEDIA_TYPE = 'application/vnd.cyclonedx+json';
 export const SPDX_MEDIA_TYPE = 'application/spdx+json';
@@ -38,7 +44,8 @@ export type ReadResult =
 
 export type ReadFailure = Extract<ReadResult, { ok: false }>;
 
-const invalid = (...messages: string[]): ReadFailure => ({ ok: false, status: 400, errors: { [DOCUMENT_FIELD]: messages } });
+// Messages may quote the document (a schema error names a key it did not expect): storable, whatever it holds.
+const invalid = (...messages: string[]): ReadFailure => ({ ok: false, status: 400, errors: { [DOCUMENT_FIELD]: messages.map(printable) } });
 const unsupported = (what: string): ReadFailure => ({
   ok: false,
   status: 415,
@@ -81,10 +88,14 @@ export function readSbom(body: Buffer | string, contentType?: string): ReadResul
   if (format.kind === 'cyclonedx') {
     const check = checkCycloneDx(document, format.version);
     if (check.errors.length > 0) return invalid(...check.errors);
+    const unstorable = cyclonedxTextErrors(check.document);
+    if (unstorable.length > 0) return invalid(...unstorable.slice(0, MAX_SCHEMA_ERRORS));
     return { ok: true, inventory: withWarnings(cyclonedxInventory(check.document, format.version), check.warnings) };
   }
   const check = checkSpdx(document, format.version);
   if (check.errors.length > 0) return invalid(...check.errors);
+  const unstorable = spdxTextErrors(check.document);
+  if (unstorable.length > 0) return invalid(...unstorable.slice(0, MAX_SCHEMA_ERRORS));
   return { ok: true, inventory: withWarnings(spdxInventory(check.document, format.version), check.warnings) };
 }
 
@@ -143,5 +154,5 @@ function mediaType(contentType: string | undefined): string {
 
 function withWarnings(inventory: Inventory, warnings: readonly string[]): Inventory {
   if (warnings.length === 0) return inventory;
-  return { ...inventory, warnings: [...warnings, ...(inventory.warnings ?? [])] };
+  return { ...inventory, warnings: [...warnings.map(printable), ...(inventory.warnings ?? [])] };
 }

@@ -2,10 +2,12 @@
  * SPDX 2.2/2.3 JSON → Inventory: packages (files and snippets are not packages and are not read),
  * their licenses, checksums and references, and the dependency relationships. Reads a document that
  * has passed its schema (read-sbom.ts), but never trusts a shape it did not check itself. Pure.
- * What is read from where: docs/sbom-formats.md.
+ * What is read from where: docs/sbom-formats.md. A string the service cannot store (an unpaired
+ * surrogate, a control character) skips its package, and refuses the document in the document's own
+ * fields or its described product (spdxTextErrors, before anything is read).
  */
 import type { Inventory, SbomHashes } from './inventory.ts';
-import { asserted, httpUrl, InventoryBuilder, isObject, list, text } from './inventory-builder.ts';
+import { asserted, documentTextErrors, httpUrl, InventoryBuilder, isObject, list, text, TextCheck } from './inventory-builder.ts';
 
 const CHECKSUMS: Readonly<Record<string, keyof SbomHashes>> = { MD5: 'md5', SHA1: 'sha1', SHA256: 'sha256', SHA512: 'sha512' };
 
@@ -27,48 +29,77 @@ const DEPENDENCY_OF = new Set([
   'TEST_DEPENDENCY_OF',
 ]);
 
-export function spdxInventory(document: Record<string, unknown>, specVersion: string): Inventory {
-  const builder = new InventoryBuilder();
-  const documentId = text(document.SPDXID) || 'SPDXRef-DOCUMENT';
-  const packages = list(document.packages).filter(isObject);
-  const relationships = list(document.relationships).filter(isObject);
+/** The document's own fields (its metadata), and those of them that are names or identifiers. */
+const DOCUMENT_FIELDS = ['SPDXID', 'name', 'documentNamespace', 'dataLicense', 'comment', 'creationInfo', 'documentDescribes'];
+const DOCUMENT_NAMES = ['/SPDXID', '/name', '/documentNamespace', '/dataLicense'];
 
-  // What the document describes: documentDescribes, and DESCRIBES / DESCRIBED_BY relationships.
+/**
+ * What in the document's own fields (its SPDXID, name, namespace, data license, comment, creationInfo,
+ * documentDescribes) and in the described product's SPDXID, name and version the service cannot
+ * store: the document is then refused. The names it uses are checked as the catalog checks a name.
+ */
+export function spdxTextErrors(document: Record<string, unknown>): string[] {
+  const errors: string[] = [];
+  const strict = [...DOCUMENT_NAMES, ...list(document.documentDescribes).map((_, i) => `/documentDescribes/${i}`)];
+  for (const field of DOCUMENT_FIELDS) errors.push(...documentTextErrors(document[field], `/${field}`, { strict }));
+  const { subject, index } = describedProduct(document);
+  if (subject) {
+    for (const field of ['SPDXID', 'name', 'versionInfo']) errors.push(...documentTextErrors(subject[field], `/packages/${index}/${field}`, { strict: [`/packages/${index}/${field}`] }));
+  }
+  return errors;
+}
+
+/**
+ * The product the SBOM is of, when the document describes one package (npm sbom's root package,
+ * syft's source): the subject, not a component. Several described are all components: no one of
+ * them is the product. What is described: documentDescribes, and DESCRIBES / DESCRIBED_BY relationships.
+ */
+function describedProduct(document: Record<string, unknown>): { subject: Record<string, unknown> | undefined; index: number } {
+  const documentId = text(document.SPDXID) || 'SPDXRef-DOCUMENT';
   const described = new Set(list(document.documentDescribes).filter((id): id is string => typeof id === 'string'));
-  for (const relationship of relationships) {
+  for (const relationship of list(document.relationships).filter(isObject)) {
     if (relationship.relationshipType === 'DESCRIBES' && relationship.spdxElementId === documentId) described.add(text(relationship.relatedSpdxElement));
     if (relationship.relationshipType === 'DESCRIBED_BY' && relationship.relatedSpdxElement === documentId) described.add(text(relationship.spdxElementId));
   }
-  // One described package is the product the SBOM is of (npm sbom's root package, syft's source):
-  // the subject, not a component. Several are all components: no one of them is the product.
-  const describedPackages = packages.filter((pkg) => described.has(text(pkg.SPDXID)));
-  const subject = describedPackages.length === 1 ? describedPackages[0]! : undefined;
+  const packages = list(document.packages);
+  const indexes = packages.flatMap((pkg, index) => (isObject(pkg) && described.has(text(pkg.SPDXID)) ? [index] : []));
+  return indexes.length === 1 ? { subject: packages[indexes[0]!] as Record<string, unknown>, index: indexes[0]! } : { subject: undefined, index: -1 };
+}
 
-  packages.forEach((pkg, index) => {
-    if (pkg === subject) return;
+export function spdxInventory(document: Record<string, unknown>, specVersion: string): Inventory {
+  const builder = new InventoryBuilder();
+  const relationships = list(document.relationships).filter(isObject);
+  const { subject } = describedProduct(document);
+
+  list(document.packages).forEach((pkg, index) => {
+    if (!isObject(pkg) || pkg === subject) return;
+    const check = new TextCheck();
     const hashes: Partial<Record<keyof SbomHashes, string>> = {};
-    for (const checksum of list(pkg.checksums)) {
-      if (!isObject(checksum)) continue;
-      const key = CHECKSUMS[text(checksum.algorithm)];
-      const value = text(checksum.checksumValue).trim().toLowerCase();
+    list(pkg.checksums).forEach((checksum, i) => {
+      if (!isObject(checksum)) return;
+      const algorithm = check.text(checksum.algorithm, `checksums/${i}/algorithm`);
+      // Own keys only: an algorithm named "constructor" is none of them.
+      const key = Object.hasOwn(CHECKSUMS, algorithm) ? CHECKSUMS[algorithm] : undefined;
+      const value = check.text(checksum.checksumValue, `checksums/${i}/checksumValue`).trim().toLowerCase();
       if (key && value && hashes[key] === undefined) hashes[key] = value;
-    }
+    });
     builder.add({
-      ref: text(pkg.SPDXID),
+      ref: check.text(pkg.SPDXID, 'SPDXID'),
       pointer: `/packages/${index}`,
-      purl: purlOf(pkg),
+      purl: purlOf(pkg, check),
       group: '',
-      name: text(pkg.name),
-      version: text(pkg.versionInfo),
-      declaredLicense: asserted(pkg.licenseDeclared),
-      concludedLicense: asserted(pkg.licenseConcluded),
+      name: check.text(pkg.name, 'name'),
+      version: check.text(pkg.versionInfo, 'versionInfo'),
+      declaredLicense: check.asserted(pkg.licenseDeclared, 'licenseDeclared'),
+      concludedLicense: check.asserted(pkg.licenseConcluded, 'licenseConcluded'),
       hashes,
-      description: text(pkg.description) || text(pkg.summary),
-      homepageUrl: httpUrl(asserted(pkg.homepage)),
-      downloadUrl: httpUrl(asserted(pkg.downloadLocation)),
-      supplier: agent(pkg.supplier),
-      copyright: asserted(pkg.copyrightText),
-      filename: text(pkg.packageFileName),
+      description: check.prose(pkg.description, 'description') || check.prose(pkg.summary, 'summary'),
+      homepageUrl: httpUrl(check.asserted(pkg.homepage, 'homepage')),
+      downloadUrl: httpUrl(check.asserted(pkg.downloadLocation, 'downloadLocation')),
+      supplier: agent(check.asserted(pkg.supplier, 'supplier')),
+      copyright: asserted(check.prose(pkg.copyrightText, 'copyrightText')),
+      filename: check.text(pkg.packageFileName, 'packageFileName'),
+      problem: check.problem,
     });
   });
 
@@ -89,22 +120,25 @@ export function spdxInventory(document: Record<string, unknown>, specVersion: st
   });
 }
 
-/** The first purl of the package's PACKAGE-MANAGER references (2.3 writes a hyphen, 2.2 tools often an underscore). */
-function purlOf(pkg: Record<string, unknown>): string {
-  for (const reference of list(pkg.externalRefs)) {
-    if (!isObject(reference)) continue;
-    const category = text(reference.referenceCategory);
-    if ((category === 'PACKAGE-MANAGER' || category === 'PACKAGE_MANAGER') && reference.referenceType === 'purl') {
-      const locator = text(reference.referenceLocator).trim();
-      if (locator) return locator;
-    }
-  }
-  return '';
+/**
+ * The first purl of the package's PACKAGE-MANAGER references (2.3 writes a hyphen, 2.2 tools often an
+ * underscore). Every reference's strings are checked: the reader reads them all to find it.
+ */
+function purlOf(pkg: Record<string, unknown>, check: TextCheck): string {
+  let purl = '';
+  list(pkg.externalRefs).forEach((reference, index) => {
+    if (!isObject(reference)) return;
+    const at = `externalRefs/${index}`;
+    const category = check.text(reference.referenceCategory, `${at}/referenceCategory`);
+    const type = check.text(reference.referenceType, `${at}/referenceType`);
+    const locator = check.text(reference.referenceLocator, `${at}/referenceLocator`).trim();
+    if (!purl && (category === 'PACKAGE-MANAGER' || category === 'PACKAGE_MANAGER') && type === 'purl') purl = locator;
+  });
+  return purl;
 }
 
 /** "Organization: ACME (sales@acme.example)" → "ACME"; "Person: Jane Doe" → "Jane Doe"; NOASSERTION → ''. */
-function agent(value: unknown): string {
-  const written = asserted(value);
+function agent(written: string): string {
   const match = /^(?:Organization|Person|Tool)\s*:\s*(.*?)\s*(?:\([^()]*\))?$/.exec(written);
   return match ? match[1]! : written;
 }

@@ -4,6 +4,7 @@
  * JSON object whose keys the client chooses.
  */
 import * as z from 'zod';
+import { wellFormed } from '../domain/stored-text.ts';
 
 /**
  * The deepest nesting of arrays and objects a body, or a JSON text inside one, may have. The deepest
@@ -14,10 +15,6 @@ export const MAX_JSON_DEPTH = 64;
 
 export const TOO_DEEP = `nested deeper than ${MAX_JSON_DEPTH} levels`;
 export const UNPAIRED_SURROGATE = 'a string holds an unpaired surrogate (\\ud800-\\udfff)';
-
-/** String.prototype.isWellFormed, spelled out: the web console's TypeScript library predates it. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const wellFormed = (text: string) => !LONE_SURROGATE.test(text);
 
 /**
  * What is wrong with a parsed JSON value, or undefined: nesting deeper than MAX_JSON_DEPTH, or a
