@@ -262,6 +262,52 @@ describe('loading an SBOM within the call', () => {
   });
 });
 
+describe('strings an SBOM holds that the service cannot store', () => {
+  // Issue 30: an unpaired surrogate in a component's name or version answered 500 (URIError from the
+  // purl encoder), in CycloneDX and SPDX alike. JSON.stringify writes a lone surrogate as its \\ud800 escape.
+  it('skips a CycloneDX component whose name or version holds an unpaired surrogate or a control character, and imports the rest', async () => {
+    const product = await aProduct('Surrogates');
+    const document = cyclonedxNpm(SHOP, PACKAGES.slice(0, 2)) as { components: Record<string, unknown>[] };
+    document.components.push({ type: 'library', name: '\ud800x', version: '1.0.0', 'bom-ref': 'lone-high' });
+    document.components.push({ type: 'library', name: 'lone-low', version: 'x\udc00', 'bom-ref': 'lone-low' });
+    document.components.push({ type: 'library', name: 'bell\u0007', version: '1.0.0', 'bom-ref': 'bell' });
+    const response = await load('alice', product.uuid, document);
+    expect(response.status, response.text).toBe(200);
+    expect(response.json.summary.skipped).toEqual(
+      expect.arrayContaining([
+        { component: 'lone-high', reason: expect.stringContaining('unpaired surrogate (U+D800)') },
+        { component: 'lone-low', reason: expect.stringContaining('unpaired surrogate (U+DC00)') },
+        { component: 'bell', reason: expect.stringContaining('control character U+0007') },
+      ]),
+    );
+    expect(await purlsOf(product.uuid)).toEqual(['pkg:npm/body-parser@1.20.2', 'pkg:npm/express@4.19.2']);
+  });
+
+  it('skips an SPDX package named with an unpaired surrogate, and refuses a document whose own name holds one, changing nothing', async () => {
+    const product = await aProduct('Surrogates SPDX');
+    const spdx = (documentName: string, packageName: string) => ({
+      spdxVersion: 'SPDX-2.3',
+      dataLicense: 'CC0-1.0',
+      SPDXID: 'SPDXRef-DOCUMENT',
+      name: documentName,
+      documentNamespace: 'http://spdx.org/spdxdocs/surrogates-5a0f8e2c-5a53-4a8c-9a3e-6f8f4e4e0b8d',
+      creationInfo: { created: '2026-11-29T00:00:00Z', creators: ['Tool: test'] },
+      packages: [
+        { SPDXID: 'SPDXRef-good', name: 'good', versionInfo: '1.0.0', downloadLocation: 'NOASSERTION' },
+        { SPDXID: 'SPDXRef-bad', name: packageName, versionInfo: '1.0.0', downloadLocation: 'NOASSERTION' },
+      ],
+    });
+    const skipped = await load('alice', product.uuid, spdx('surrogates', '\ud800x'), '', 'application/spdx+json');
+    expect(skipped.status, skipped.text).toBe(200);
+    expect(skipped.json.summary.skipped).toEqual([{ component: expect.any(String), reason: expect.stringContaining('unpaired surrogate (U+D800)') }]);
+    const before = await http.snapshot();
+    const refused = await load('alice', product.uuid, spdx('\ud800x', 'fine'), '', 'application/spdx+json');
+    expect(refused.status, refused.text).toBe(400);
+    expect(JSON.stringify(refused.json)).toContain('unpaired surrogate (U+D800)');
+    expect(await http.snapshot()).toBe(before);
+  });
+});
+
 describe('what loading an SBOM refuses', () => {
   let product: { uuid: string };
   beforeAll(async () => {
@@ -336,13 +382,15 @@ describe('starting an upload', () => {
   it('answers the queued import and a presigned PUT URL for its document, for who may change the product', async () => {
     const product = await aProduct('Uploaded');
     const before = Date.now();
-    const response = await call('alice', 'POST', `/api/v2/products/${product.uuid}/sbom_uploads/`, { mode: 'merge', content_type: 'application/spdx+json' });
+    const response = await call('alice', 'POST', `/api/v2/products/${product.uuid}/sbom_uploads/`, { mode: 'merge', content_type: 'application/spdx+json', size: 12_345 });
     expect(response.status, response.text).toBe(201);
     expect(response.json).toMatchObject({ product: product.uuid, status: 'queued', format: null, spec_version: null, mode: 'merge', update_existing_packages: false, summary: null, completed_date: null });
     const url = new URL(response.json.upload.url);
     expect(url.pathname).toBe(`/sbom-uploads/uploads/${response.json.uuid}`);
     expect(url.searchParams.get('X-Amz-Expires')).toBe('900');
-    expect(response.json.upload).toMatchObject({ method: 'PUT', headers: { 'Content-Type': 'application/spdx+json' }, max_bytes: 50 * 1024 * 1024 });
+    // The size is signed: S3 takes a body of exactly that many bytes.
+    expect(response.json.upload).toMatchObject({ method: 'PUT', headers: { 'Content-Type': 'application/spdx+json', 'Content-Length': '12345' }, max_bytes: 50 * 1024 * 1024 });
+    expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;content-type;host');
     const expires = Date.parse(response.json.upload.expires_date);
     expect(expires - before).toBeGreaterThanOrEqual(899_000);
     expect(expires - before).toBeLessThan(905_000);
@@ -354,11 +402,23 @@ describe('starting an upload', () => {
   it('refuses viewers, strangers, and options it does not know, changing nothing', async () => {
     const product = await aProduct('Upload refusals');
     const before = await http.snapshot();
-    expect((await call('viewer', 'POST', `/api/v2/products/${product.uuid}/sbom_uploads/`, {})).status).toBe(403);
-    expect((await call('stranger', 'POST', `/api/v2/products/${product.uuid}/sbom_uploads/`, {})).status).toBe(404);
+    expect((await call('viewer', 'POST', `/api/v2/products/${product.uuid}/sbom_uploads/`, { size: 10 })).status).toBe(403);
+    expect((await call('stranger', 'POST', `/api/v2/products/${product.uuid}/sbom_uploads/`, { size: 10 })).status).toBe(404);
     const bad = await call('alice', 'POST', `/api/v2/products/${product.uuid}/sbom_uploads/`, { content_type: 'text/xml', mode: 'all', color: 1 });
     expect(bad.status).toBe(400);
-    expect(Object.keys(bad.json).sort()).toEqual(['color', 'content_type', 'mode']);
+    expect(Object.keys(bad.json).sort()).toEqual(['color', 'content_type', 'mode', 'size']);
+    expect(bad.json.size).toEqual(['This field is required.']);
+    // One byte more than an upload may have is refused before any URL is signed; so are sizes that are no byte count.
+    for (const [size, message] of [
+      [50 * 1024 * 1024 + 1, 'An upload may have at most 52,428,800 bytes.'],
+      [0, 'The document must have at least 1 byte.'],
+      [1.5, 'A valid number is required.'],
+      ['12', 'A valid number is required.'],
+    ] as const) {
+      const refused = await call('alice', 'POST', `/api/v2/products/${product.uuid}/sbom_uploads/`, { size });
+      expect(refused.status, JSON.stringify(size)).toBe(400);
+      expect(refused.json, JSON.stringify(size)).toEqual({ size: [message] });
+    }
     expect(await http.snapshot()).toBe(before);
   });
 });
