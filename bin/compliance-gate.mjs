@@ -133,7 +133,8 @@ async function importSbom(client, options, body) {
     if (answer.status !== 413) throw refused(answer, 'The SBOM');
   }
   const created = await call(client, 'POST', `${client.api}/products/${product}/sbom_uploads/`, {
-    body: JSON.stringify({ mode: options.mode, content_type: contentType }),
+    // The file's size: the URL is signed for exactly that many bytes.
+    body: JSON.stringify({ mode: options.mode, content_type: contentType, size: body.length }),
     contentType: 'application/json',
   });
   if (created.status !== 201) throw refused(created, 'The upload');

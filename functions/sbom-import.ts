@@ -16,7 +16,7 @@ import { instrumented, withCorrelation } from '../shared/observability/invocatio
 
 interface S3EventRecord {
   readonly eventName?: string;
-  readonly s3?: { readonly bucket?: { readonly name?: string }; readonly object?: { readonly key?: string; readonly size?: number } };
+  readonly s3?: { readonly bucket?: { readonly name?: string }; readonly object?: { readonly key?: string; readonly size?: number; readonly eTag?: string } };
 }
 
 export const makeHandler =
@@ -44,7 +44,7 @@ async function importMessage(imports: SbomImportService, message: SQSRecord): Pr
         logger.warn('Object outside uploads/ ignored', { key });
         continue;
       }
-      await imports.runUpload(importUuid, key, record.s3?.object?.size ?? 0, lastAttempt);
+      await imports.runUpload(importUuid, key, record.s3?.object?.size ?? 0, record.s3?.object?.eTag ?? '', lastAttempt);
       logger.info('Upload imported', { importUuid, key });
     }
   } catch (error) {

@@ -17,7 +17,7 @@ export const makeHandler = ({ api, sbomImports: imports }: Pick<Dependencies, 'a
       body: await imports.createUpload(
         request.caller,
         request.pathParameters.uuid,
-        { mode: body.mode, updateExistingPackages: body.update_existing_packages, contentType: body.content_type },
+        { mode: body.mode, updateExistingPackages: body.update_existing_packages, contentType: body.content_type, size: body.size },
         request.baseUrl,
       ),
     };

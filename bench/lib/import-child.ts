@@ -21,7 +21,7 @@ const { Composition } = await import('../../shared/runtime.ts');
 const { getConfig } = await import('../../shared/config.ts');
 const service = sbomImportService(new Composition(getConfig()));
 const started = performance.now();
-await service.runUpload(importUuid, key, Number(size), true);
+await service.runUpload(importUuid, key, Number(size), '', true);
 const durationMs = performance.now() - started;
 // ru_maxrss: kilobytes on Linux.
 console.log(JSON.stringify({ durationMs, maxRssBytes: process.resourceUsage().maxRSS * 1024 }));

@@ -161,7 +161,7 @@ function runImportProcess(context: ScenarioContext, importUuid: string, key: str
 
 /** An upload as the import function finds it: the queued import (through the API) and its object in S3. */
 async function upload(context: ScenarioContext, ownerKey: string, product: string, document: string) {
-  const created = await callApi(context, ownerKey, 'POST', `/api/v2/products/${product}/sbom_uploads/`, { content_type: 'application/vnd.cyclonedx+json' }, 201);
+  const created = await callApi(context, ownerKey, 'POST', `/api/v2/products/${product}/sbom_uploads/`, { content_type: 'application/vnd.cyclonedx+json', size: Buffer.byteLength(document) }, 201);
   // Put beside uploads/, so that the stack's own import function does not take it: the child process does.
   const key = `bench/${String(created.uuid)}`;
   const s3 = createS3Client({ region: context.region, endpoint: context.sqsEndpoint });

@@ -25,6 +25,12 @@ interface Stores {
   s3Store: { persistence?: unknown; spy?: unknown };
 }
 
+/**
+ * The largest S3 object body the emulator takes: above the service's largest upload (50 MiB, held to
+ * it by the signed Content-Length of its upload URLs), below what one process should hold in memory.
+ */
+export const S3_OBJECT_LIMIT_BYTES = 64 * 1024 * 1024;
+
 /** The header the signed front adds to every request it passes on, with the emulator's secret. */
 export const FRONT_SECRET_HEADER = 'x-local-signed-front';
 
@@ -70,6 +76,11 @@ export async function startSqsEmulator(options: { dataDir: string; spyBufferSize
       .header('Content-Type', 'application/xml')
       .send('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>This emulator answers the local stack\'s signed front only.</Message></Error>');
   });
+  // S3 objects up to S3_OBJECT_LIMIT_BYTES: fauxqs takes 11 MiB bodies, below the service's 50 MiB
+  // uploads. Its wildcard parser (S3's bodies: any type not SQS's or SNS's) is made again with the
+  // larger limit, which Fastify applies to the routes that set none of their own (all of fauxqs's).
+  app.removeContentTypeParser('*');
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: S3_OBJECT_LIMIT_BYTES }, (_request, body, done) => done(null, body));
   app.addHook('preClose', () => persistence.close());
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return {

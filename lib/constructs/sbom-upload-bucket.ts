@@ -69,7 +69,7 @@ export class SbomUploadBucket extends Construct {
   /**
    * The bucket's CORS rule: a browser page of `origin` (the web console) may PUT an upload to its presigned
    * URL, with the Content-Type the URL was signed with; nothing else, from nowhere else. The local stack
-   * has the same rule in front of its S3 emulator (bin/local/upload-cors.ts).
+   * has the same rule in front of its S3 emulator (bin/local/signed-front.ts).
    */
   allowUploadsFrom(origin: string): void {
     this.bucket.addCorsRule({

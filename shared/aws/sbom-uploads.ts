@@ -13,7 +13,7 @@ export const UPLOAD_PREFIX = 'uploads/';
 
 /**
  * The upload bucket's CORS rule, on AWS (lib/constructs/sbom-upload-bucket.ts) and locally
- * (bin/local/upload-cors.ts): the web console's origin may PUT to a presigned URL with its Content-Type.
+ * (bin/local/signed-front.ts): the web console's origin may PUT to a presigned URL with its Content-Type.
  */
 export const UPLOAD_CORS = {
   methods: ['PUT'],
@@ -32,14 +32,21 @@ export function importOfKey(key: string): string | undefined {
 
 export interface PresignedUpload {
   readonly url: string;
-  /** Headers the PUT must carry exactly (they are part of the signature). */
+  /**
+   * Headers the PUT must carry exactly (they are part of the signature): its Content-Type, and its
+   * Content-Length, the size the client declared, so that S3 refuses a body of any other size (403
+   * SignatureDoesNotMatch): how an upload is held to the service's limit on AWS and locally alike.
+   */
   readonly headers: Readonly<Record<string, string>>;
 }
 
+/** The document of an upload was replaced by another PUT to its URL before the import read it. */
+export class UploadReplacedError extends Error {}
+
 export interface SbomUploads {
-  presignPut(importUuid: string, contentType: string, expiresInSeconds: number): Promise<PresignedUpload>;
-  /** The uploaded document. */
-  read(key: string): Promise<Buffer>;
+  presignPut(importUuid: string, contentType: string, size: number, expiresInSeconds: number): Promise<PresignedUpload>;
+  /** The uploaded document, as it was when its event (`eTag`) was sent; UploadReplacedError if it is another since. */
+  read(key: string, eTag?: string): Promise<Buffer>;
   remove(key: string): Promise<void>;
 }
 
@@ -49,15 +56,20 @@ export class S3SbomUploads implements SbomUploads {
     private readonly bucket: string,
   ) {}
 
-  async presignPut(importUuid: string, contentType: string, expiresInSeconds: number): Promise<PresignedUpload> {
-    const command = new PutObjectCommand({ Bucket: this.bucket, Key: uploadKey(importUuid), ContentType: contentType });
-    const url = await getSignedUrl(this.s3, command, { expiresIn: expiresInSeconds, signableHeaders: new Set(['content-type']) });
-    return { url, headers: { 'Content-Type': contentType } };
+  async presignPut(importUuid: string, contentType: string, size: number, expiresInSeconds: number): Promise<PresignedUpload> {
+    const command = new PutObjectCommand({ Bucket: this.bucket, Key: uploadKey(importUuid), ContentType: contentType, ContentLength: size });
+    const url = await getSignedUrl(this.s3, command, { expiresIn: expiresInSeconds, signableHeaders: new Set(['content-type', 'content-length']) });
+    return { url, headers: { 'Content-Type': contentType, 'Content-Length': String(size) } };
   }
 
-  async read(key: string): Promise<Buffer> {
-    const result = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-    return Buffer.from(await result.Body!.transformToByteArray());
+  async read(key: string, eTag?: string): Promise<Buffer> {
+    try {
+      const result = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, ...(eTag ? { IfMatch: `"${eTag}"` } : {}) }));
+      return Buffer.from(await result.Body!.transformToByteArray());
+    } catch (error) {
+      if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 412) throw new UploadReplacedError(key);
+      throw error;
+    }
   }
 
   async remove(key: string): Promise<void> {

@@ -53,8 +53,8 @@ export const SBOM_IMPORT_ROUTES = [
     function: 'sbom-imports',
     operationId: 'create_sbom_upload',
     summary:
-      `Start the import of a large SBOM (needs change_product): answers the queued import and a presigned URL to PUT the document to ` +
-      `(up to ${MB(IMPORT_LIMITS.uploadBytes)} and ${IMPORT_LIMITS.uploadComponents.toLocaleString('en-US')} components); poll the import`,
+      `Start the import of a large SBOM (needs change_product): give its size in bytes; answers the queued import and a presigned URL to PUT ` +
+      `exactly that many bytes to, once (up to ${MB(IMPORT_LIMITS.uploadBytes)} and ${IMPORT_LIMITS.uploadComponents.toLocaleString('en-US')} components); poll the import`,
     auth: 'api-key',
     body: SbomUploadCreateSchema,
     responses: {

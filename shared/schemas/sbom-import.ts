@@ -1,6 +1,6 @@
 /** zod schemas of the SBOM import endpoints: load_sboms, sbom_uploads and sbom_imports. */
 import * as z from 'zod';
-import { IMPORT_MODES, IMPORT_STATUSES } from '../domain/sbom-import.ts';
+import { IMPORT_LIMITS, IMPORT_MODES, IMPORT_STATUSES } from '../domain/sbom-import.ts';
 import { shown, writableObject } from './common.ts';
 
 const SBOM_MEDIA_TYPES = ['application/vnd.cyclonedx+json', 'application/spdx+json', 'application/json'] as const;
@@ -42,6 +42,11 @@ export const SbomUploadCreateSchema = writableObject(
     mode: choice(IMPORT_MODES).default('replace').describe(MODE),
     update_existing_packages: z.boolean({ error: () => 'Must be a valid boolean.' }).default(false).describe(UPDATE),
     content_type: choice(SBOM_MEDIA_TYPES).default('application/json').describe('The Content-Type the upload will be PUT with (part of the signature)'),
+    size: z
+      .int()
+      .min(1, { error: 'The document must have at least 1 byte.' })
+      .max(IMPORT_LIMITS.uploadBytes, { error: `An upload may have at most ${IMPORT_LIMITS.uploadBytes.toLocaleString('en-US')} bytes.` })
+      .describe('The size of the document in bytes, which the PUT must send exactly (its Content-Length is part of the signature)'),
   },
   [],
 ).meta({ id: 'SbomUploadCreate' });

@@ -29,7 +29,7 @@ import type { Package } from '../domain/catalog.ts';
 import type { Inventory } from '../sbom/inventory.ts';
 import { readSbom } from '../sbom/read-sbom.ts';
 import { ImportProductGoneError, isImportRace, type SbomImportStore } from '../store/sbom-import-store.ts';
-import type { SbomUploads } from '../aws/sbom-uploads.ts';
+import { UploadReplacedError, type SbomUploads } from '../aws/sbom-uploads.ts';
 import { canonicalPurl } from './catalog.ts';
 import { isoWithOffset } from '../domain/time.ts';
 import { productUrl, type ProductService } from './products.ts';
@@ -152,12 +152,12 @@ export class SbomImportService {
   }
 
   /** POST sbom_uploads: a queued import and where to PUT its document. */
-  async createUpload(caller: Caller, productUuid: string, options: ImportOptions & { contentType: string }, baseUrl: string) {
+  async createUpload(caller: Caller, productUuid: string, options: ImportOptions & { contentType: string; size: number }, baseUrl: string) {
     const product = await this.deps.products.authorize(caller, productUuid, 'change');
     const now = this.deps.now();
     const expires = new Date(now.getTime() + UPLOAD_URL_SECONDS * 1000);
     const record = this.newRecord(caller, product.uuid, options, isoWithOffset(now), isoWithOffset(expires));
-    const upload = await this.deps.uploads().presignPut(record.uuid, options.contentType, UPLOAD_URL_SECONDS);
+    const upload = await this.deps.uploads().presignPut(record.uuid, options.contentType, options.size, UPLOAD_URL_SECONDS);
     await this.deps.store.create(record);
     return {
       ...sbomImportView(record, baseUrl),
@@ -178,11 +178,22 @@ export class SbomImportService {
    * records the outcome, removes the object. Idempotent: a redelivered event resumes a running import
    * (the writes already made are found, not made again) and ignores a finished one. `lastAttempt`:
    * a failure is recorded on the import instead of being left for another delivery.
+   *
+   * An upload URL is good for one document: the import takes the first upload's (its `eTag`). A later
+   * PUT to the same URL (S3 takes it until the URL expires) is ignored: once the import has ended, or for
+   * an import that does not exist, its object is removed at once; while the import runs, the import
+   * removes the key as it ends, and a document replaced before the import read it fails the import.
    */
-  async runUpload(importUuid: string, key: string, size: number, lastAttempt: boolean): Promise<void> {
-    const record = await this.deps.store.start(importUuid);
+  async runUpload(importUuid: string, key: string, size: number, eTag: string, lastAttempt: boolean): Promise<void> {
+    const record = await this.deps.store.start(importUuid, eTag);
     if (!record) {
-      logger.info('Upload of an import that is finished or unknown: ignored', { importUuid });
+      const current = await this.deps.store.get(importUuid);
+      if (!current || current.status === 'completed' || current.status === 'failed') {
+        await this.deps.uploads().remove(key);
+        logger.info('Upload to a finished or unknown import: ignored, its object removed', { importUuid, status: current?.status });
+      } else {
+        logger.info('Second upload to a running import: ignored', { importUuid });
+      }
       return;
     }
     try {
@@ -192,8 +203,9 @@ export class SbomImportService {
       }
       let inventory: Inventory;
       try {
-        inventory = this.read(await this.deps.uploads().read(key), undefined);
+        inventory = this.read(await this.deps.uploads().read(key, eTag || undefined), undefined);
       } catch (error) {
+        if (error instanceof UploadReplacedError) return await this.fail(record, ['The document was replaced by another upload to the same URL before it was read: an upload URL is good for one document. Ask for a new one.']);
         if (error instanceof ValidationError) return await this.fail(record, Object.entries(error.fieldErrors).flatMap(([field, messages]) => messages.map((m) => `${field}: ${m}`)));
         if (error instanceof UnsupportedMediaTypeError || error instanceof PayloadTooLargeError) return await this.fail(record, [error.message]);
         throw error;

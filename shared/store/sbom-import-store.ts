@@ -109,16 +109,18 @@ export class SbomImportStore {
   }
 
   /** Moves a queued (or, retried, a running) import to running; undefined when it had already finished. */
-  async start(uuid: string): Promise<SbomImport | undefined> {
+  async start(uuid: string, eTag = ''): Promise<SbomImport | undefined> {
     try {
       const result = await this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.sbomImport(uuid),
-          UpdateExpression: 'SET #status = :running',
-          ConditionExpression: 'attribute_exists(PK) AND #status IN (:queued, :running)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':running': 'running', ':queued': 'queued' },
+          // A queued import starts with the first upload's document (its ETag); a running one resumes on a
+          // redelivery of that same upload's event only, not on another PUT to its URL.
+          UpdateExpression: 'SET #status = :running, #etag = if_not_exists(#etag, :etag)',
+          ConditionExpression: 'attribute_exists(PK) AND (#status = :queued OR (#status = :running AND (attribute_not_exists(#etag) OR #etag = :etag)))',
+          ExpressionAttributeNames: { '#status': 'status', '#etag': 'uploadETag' },
+          ExpressionAttributeValues: { ':running': 'running', ':queued': 'queued', ':etag': eTag },
           ReturnValues: 'ALL_NEW',
         }),
       );

@@ -91,13 +91,13 @@ describe('an import killed part-way', () => {
     const product = await aProduct(`Crashed after ${allowed}`);
     const document = documentOf(`crash-${prefix}`);
     const healthy = service(env.doc, document);
-    const created = await healthy.createUpload(alice, product, { mode: 'replace', updateExistingPackages: false, contentType: 'application/json' }, 'http://x.invalid');
-    await expect(service(killedAfter(env.doc, allowed), document).runUpload(created.uuid, `uploads/${created.uuid}`, 1_000, false)).rejects.toThrow(/Killed/);
+    const created = await healthy.createUpload(alice, product, { mode: 'replace', updateExistingPackages: false, contentType: 'application/json', size: 1_000 }, 'http://x.invalid');
+    await expect(service(killedAfter(env.doc, allowed), document).runUpload(created.uuid, `uploads/${created.uuid}`, 1_000, 'e1', false)).rejects.toThrow(/Killed/);
     const partial = await catalogState();
     expect(partial.dangling + partial.unreserved).toBe(0);
     expect(new Set(partial.purls).size).toBe(partial.purls.length);
 
-    await healthy.runUpload(created.uuid, `uploads/${created.uuid}`, 1_000, false);
+    await healthy.runUpload(created.uuid, `uploads/${created.uuid}`, 1_000, 'e1', false);
     const record = await healthy.retrieve(alice, created.uuid, 'http://x.invalid');
     expect(record.status).toBe('completed');
     expect(record.summary!.packages_created + record.summary!.packages_matched).toBe(COMPONENTS);
@@ -111,7 +111,7 @@ describe('an import killed part-way', () => {
     expect(await env.productPackages.analysesOfProduct(product)).toHaveLength(1);
     // A redelivery after completion changes nothing.
     const before = JSON.stringify(await tableItems(env));
-    await healthy.runUpload(created.uuid, `uploads/${created.uuid}`, 1_000, false);
+    await healthy.runUpload(created.uuid, `uploads/${created.uuid}`, 1_000, 'e1', false);
     expect(JSON.stringify(await tableItems(env))).toBe(before);
     // Two imports of a real SBOM's worth of components on DynamoDB Local: 13-22 s alone, past 30 s while
     // the rest of the suite runs beside it. The bound is for a hang, not a speed target.
@@ -121,8 +121,8 @@ describe('an import killed part-way', () => {
     const product = await aProduct('Failed for good');
     const document = documentOf('crash-final');
     const healthy = service(env.doc, document);
-    const created = await healthy.createUpload(alice, product, { mode: 'replace', updateExistingPackages: false, contentType: 'application/json' }, 'http://x.invalid');
-    await service(killedAfter(env.doc, 1), document).runUpload(created.uuid, `uploads/${created.uuid}`, 1_000, true);
+    const created = await healthy.createUpload(alice, product, { mode: 'replace', updateExistingPackages: false, contentType: 'application/json', size: 1_000 }, 'http://x.invalid');
+    await service(killedAfter(env.doc, 1), document).runUpload(created.uuid, `uploads/${created.uuid}`, 1_000, 'e1', true);
     const record = await healthy.retrieve(alice, created.uuid, 'http://x.invalid');
     expect(record.status).toBe('failed');
     expect(record.errors[0]).toMatch(/failed/);

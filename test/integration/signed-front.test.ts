@@ -26,6 +26,7 @@ const SECRET = `test-${randomUUID()}`;
 const BUCKET = 'sbom-uploads';
 const DOCUMENT = '{"bomFormat":"CycloneDX","specVersion":"1.6","version":1,"components":[]}';
 const TYPE = 'application/vnd.cyclonedx+json';
+const SIZE = Buffer.byteLength(DOCUMENT);
 let dataDir: string;
 let emulator: SqsEmulator;
 let front: SignedFront;
@@ -78,7 +79,7 @@ async function s3Error(response: Response): Promise<{ status: number; code: stri
 describe('presigned upload URLs through the signed front', () => {
   it('takes the PUT the URL was signed for, and the object is there', async () => {
     const importUuid = randomUUID();
-    const upload = await uploads().presignPut(importUuid, TYPE, 900);
+    const upload = await uploads().presignPut(importUuid, TYPE, SIZE, 900);
     expect(upload.url.startsWith(front.endpoint)).toBe(true);
     const put = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: DOCUMENT });
     expect(put.status).toBe(200);
@@ -88,7 +89,7 @@ describe('presigned upload URLs through the signed front', () => {
   it("refuses the URL moved to another import's object, without its query, with a zero signature, another Content-Type or expired: nothing stored", async () => {
     const mine = randomUUID();
     const theirs = randomUUID();
-    const upload = await uploads().presignPut(mine, TYPE, 60);
+    const upload = await uploads().presignPut(mine, TYPE, SIZE, 60);
     const url = new URL(upload.url);
     const moved = new URL(upload.url.replace(mine, theirs));
     const bare = new URL(url.pathname, url.origin);
@@ -110,10 +111,33 @@ describe('presigned upload URLs through the signed front', () => {
   });
 });
 
+describe('the size an upload URL was signed for', () => {
+  it('takes exactly that many bytes: one more (or one fewer) is refused as S3 refuses it, and nothing is stored', async () => {
+    const importUuid = randomUUID();
+    const upload = await uploads().presignPut(importUuid, TYPE, SIZE, 900);
+    for (const body of [`${DOCUMENT} `, DOCUMENT.slice(0, -1)]) {
+      const put = await fetch(upload.url, { method: 'PUT', headers: { 'Content-Type': TYPE }, body });
+      expect(await s3Error(put)).toEqual({ status: 403, code: 'SignatureDoesNotMatch' });
+    }
+    expect(await stored(uploadKey(importUuid))).toBe(false);
+    expect((await fetch(upload.url, { method: 'PUT', headers: { 'Content-Type': TYPE }, body: DOCUMENT })).status).toBe(200);
+  });
+
+  it('takes an upload of the service\'s largest size, 50 MiB, past the emulator\'s own 11 MiB', async () => {
+    const size = 50 * 1024 * 1024;
+    const importUuid = randomUUID();
+    const upload = await uploads().presignPut(importUuid, TYPE, size, 900);
+    const body = Buffer.alloc(size, 0x20);
+    const put = await fetch(upload.url, { method: 'PUT', headers: { 'Content-Type': TYPE }, body });
+    expect(put.status).toBe(200);
+    expect((await s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: uploadKey(importUuid) }))).ContentLength).toBe(size);
+  });
+});
+
 describe('the S3 and SQS APIs answer signed requests only', () => {
   it('refuses a listing, a read and ListQueues unsigned or signed with the well-known local secret, and takes them signed with the stack\'s', async () => {
     const importUuid = randomUUID();
-    const upload = await uploads().presignPut(importUuid, TYPE, 900);
+    const upload = await uploads().presignPut(importUuid, TYPE, SIZE, 900);
     expect((await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: DOCUMENT })).status).toBe(200);
 
     expect(await s3Error(await fetch(`${front.endpoint}/${BUCKET}?list-type=2`))).toEqual({ status: 403, code: 'AccessDenied' });
@@ -170,7 +194,7 @@ describe("the upload bucket's CORS rule", () => {
   });
 
   it('answers the console with its CORS headers, a refusal too, and no other origin', async () => {
-    const upload = await uploads().presignPut(randomUUID(), TYPE, 900);
+    const upload = await uploads().presignPut(randomUUID(), TYPE, SIZE, 900);
     const put = await fetch(upload.url, { method: 'PUT', headers: { ...upload.headers, Origin: CONSOLE }, body: DOCUMENT });
     expect(put.status).toBe(200);
     expect(put.headers.get('access-control-allow-origin')).toBe(CONSOLE);

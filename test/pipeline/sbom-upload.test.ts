@@ -51,8 +51,9 @@ async function settled(product: string, atLeast = 0, quietMs = 4_000): Promise<n
 }
 
 async function upload(product: string, document: unknown, as = 'alice', body: Record<string, unknown> = {}) {
-  const created = await ok('POST', `/api/v2/products/${product}/sbom_uploads/`, { content_type: 'application/vnd.cyclonedx+json', ...body }, as);
-  const put = await fetch(created.upload.url, { method: 'PUT', headers: created.upload.headers, body: typeof document === 'string' ? document : JSON.stringify(document) });
+  const text = typeof document === 'string' ? document : JSON.stringify(document);
+  const created = await ok('POST', `/api/v2/products/${product}/sbom_uploads/`, { content_type: 'application/vnd.cyclonedx+json', size: Buffer.byteLength(text), ...body }, as);
+  const put = await fetch(created.upload.url, { method: 'PUT', headers: created.upload.headers, body: text });
   expect(put.status).toBe(200);
   // Polled as a client polls: a 503 (busy, with Retry-After: the import function and this read share one
   // DynamoDB Local, which a full run loads) is asked again, anything else must be the record.
@@ -137,7 +138,84 @@ describe('an uploaded SBOM', () => {
   it('is started only by who may change the product', async () => {
     const product = await ok('POST', '/api/v2/products/', { name: 'Guarded' }, 'alice');
     await ok('POST', `/api/v2/products/${product.uuid}/permissions/`, { user: 'viewer', permissions: ['view_product'] }, 'alice');
-    expect((await call('POST', `/api/v2/products/${product.uuid}/sbom_uploads/`, {}, 'viewer')).status).toBe(403);
+    expect((await call('POST', `/api/v2/products/${product.uuid}/sbom_uploads/`, { size: 10 }, 'viewer')).status).toBe(403);
+  });
+});
+
+describe('the upload URL, as strict as S3 (issue 30)', () => {
+  /** A queued upload of alice's for `bytes` bytes of `type`, and its presigned URL. */
+  const anUpload = async (product: string, bytes: number) =>
+    (await ok('POST', `/api/v2/products/${product}/sbom_uploads/`, { content_type: 'application/vnd.cyclonedx+json', size: bytes }, 'alice')) as {
+      uuid: string;
+      upload: { url: string; headers: Record<string, string> };
+    };
+  const importOf = async (uuid: string) => (await call('GET', `/api/v2/sbom_imports/${uuid}/`, undefined, 'alice')).json;
+
+  it("refuses the URL moved to another user's import, unsigned or with a zero signature, and the bucket and queues to anyone unsigned", async () => {
+    const mine = await ok('POST', '/api/v2/products/', { name: 'Mine' }, 'alice');
+    const theirs = await ok('POST', '/api/v2/products/', { name: 'Theirs' }, 'root');
+    const document = JSON.stringify(cyclonedxNpm(PROJECT, [{ name: 'injected', version: '6.6.6', license: 'MIT' }]));
+    const own = await anUpload(mine.uuid, Buffer.byteLength(document));
+    const victim = (await ok('POST', `/api/v2/products/${theirs.uuid}/sbom_uploads/`, { content_type: 'application/vnd.cyclonedx+json', size: Buffer.byteLength(document) })) as { uuid: string };
+    const moved = own.upload.url.replace(own.uuid, victim.uuid);
+    const bare = own.upload.url.split('?')[0]!;
+    const zero = own.upload.url.replace(/X-Amz-Signature=[0-9a-f]+/, 'X-Amz-Signature=00');
+    for (const url of [moved, bare, zero]) {
+      const put = await fetch(url, { method: 'PUT', headers: own.upload.headers, body: document });
+      expect(put.status, url).toBe(403);
+      expect(await put.text()).toMatch(/<Code>(SignatureDoesNotMatch|AccessDenied)<\/Code>/);
+    }
+    const endpoint = readRunningStack(stack.dataDir)!.sqsEndpoint;
+    expect((await fetch(`${endpoint}/${UPLOAD_BUCKET.localName}?list-type=2&prefix=uploads/`)).status).toBe(403);
+    expect((await fetch(`${endpoint}/${UPLOAD_BUCKET.localName}`)).status).toBe(403);
+    const listQueues = await fetch(endpoint, { method: 'POST', headers: { 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'AmazonSQS.ListQueues' }, body: '{}' });
+    expect(listQueues.status).toBe(403);
+    // The victim's import is untouched.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect((await call('GET', `/api/v2/sbom_imports/${victim.uuid}/`)).json).toMatchObject({ status: 'queued', summary: null });
+  });
+
+  it('takes a 12 MiB document (past the emulator\'s own 11 MiB) of the size it was signed for, and refuses one byte more', async () => {
+    const product = await ok('POST', '/api/v2/products/', { name: 'Large' }, 'alice');
+    const compact = JSON.stringify(cyclonedxNpm(PROJECT, packages(3, 'large-lib')));
+    // The same document, padded with JSON whitespace to 12 MiB.
+    const document = `${compact.slice(0, -1)}${' '.repeat(12 * 1024 * 1024 - Buffer.byteLength(compact))}}`;
+    const started = await anUpload(product.uuid, Buffer.byteLength(document));
+    const longer = await fetch(started.upload.url, { method: 'PUT', headers: { 'Content-Type': 'application/vnd.cyclonedx+json' }, body: `${document} ` });
+    expect(longer.status).toBe(403);
+    expect(await longer.text()).toContain('<Code>SignatureDoesNotMatch</Code>');
+    const put = await fetch(started.upload.url, { method: 'PUT', headers: started.upload.headers, body: document });
+    expect(put.status).toBe(200);
+    const record = await eventually(() => importOf(started.uuid), (found) => found.status === 'completed' || found.status === 'failed');
+    expect(record).toMatchObject({ status: 'completed', summary: { components: 3, added: 3 } });
+  });
+
+  it('is good for one document: a PUT after the import completed is taken by S3, then ignored and its object removed', async () => {
+    const product = await ok('POST', '/api/v2/products/', { name: 'Once' }, 'alice');
+    const first = JSON.stringify(cyclonedxNpm(PROJECT, packages(2, 'once-lib')));
+    const started = await anUpload(product.uuid, Buffer.byteLength(first));
+    expect((await fetch(started.upload.url, { method: 'PUT', headers: started.upload.headers, body: first })).status).toBe(200);
+    const done = await eventually(() => importOf(started.uuid), (found) => found.status === 'completed');
+    const evaluated = await settled(product.uuid, 1, 2_000);
+    // Another document of the same size, to the same URL, before it expires: S3 takes it, as on AWS.
+    const second = first.replace('once-lib-0', 'evil-lib-0');
+    expect(Buffer.byteLength(second)).toBe(Buffer.byteLength(first));
+    expect((await fetch(started.upload.url, { method: 'PUT', headers: started.upload.headers, body: second })).status).toBe(200);
+    const s3 = createS3Client({ region: 'us-east-1', endpoint: readRunningStack(stack.dataDir)!.sqsEndpoint });
+    try {
+      await eventually(
+        async () => ((await s3.send(new ListObjectsV2Command({ Bucket: UPLOAD_BUCKET.localName, Prefix: `uploads/${started.uuid}` }))).Contents ?? []).length,
+        (left) => left === 0,
+      );
+    } finally {
+      s3.destroy();
+    }
+    expect(await importOf(started.uuid)).toEqual(done);
+    expect((await ok('GET', `/api/v2/products/${product.uuid}/packages/?page_size=10`, undefined, 'alice')).results.map((p: { purl: string }) => p.purl).sort()).toEqual([
+      'pkg:npm/once-lib-0@1.0.0',
+      'pkg:npm/once-lib-1@1.0.0',
+    ]);
+    expect(await settled(product.uuid, evaluated, 2_000)).toBe(evaluated);
   });
 });
 

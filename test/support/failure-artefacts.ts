@@ -2,7 +2,7 @@
  * What a failed test leaves behind so that it explains itself: for a browser test, each page's console
  * messages, page errors and network requests (finished with their status and, for the API, the start of
  * the answer; failed with the reason; still pending at the failure, with how long they had waited), a
- * screenshot and a Playwright trace of each browser context (`npx playwright show-trace FILE`), and the
+ * screenshot and a Playwright trace of each browser context (trace.playwright.dev, or `npx playwright-core show-trace FILE`), and the
  * stack's last output; for any test, what its `eventually` waits were waiting for.
  *
  * Artefacts go to test-output/failures/ (ignored by git), one folder a failed test; the failure message

@@ -257,7 +257,7 @@ describe('webhook-delivery (SQS)', () => {
 
 describe('sbom-import (SQS)', () => {
   const anUpload = (importUuid: string) => ({
-    Records: [{ eventName: 'ObjectCreated:Put', s3: { bucket: { name: 'sbom-uploads' }, object: { key: `uploads/${importUuid}`, size: 42 } } }],
+    Records: [{ eventName: 'ObjectCreated:Put', s3: { bucket: { name: 'sbom-uploads' }, object: { key: `uploads/${importUuid}`, size: 42, eTag: 'e1' } } }],
   });
   const failing = '00000000-0000-4000-8000-000000000002';
   const fine = '00000000-0000-4000-8000-000000000001';
@@ -272,8 +272,8 @@ describe('sbom-import (SQS)', () => {
     );
     expect(reply).toEqual(ids('m2'));
     expect(fakes.runUpload.mock.calls).toEqual([
-      [fine, `uploads/${fine}`, 42, false],
-      [failing, `uploads/${failing}`, 42, true],
+      [fine, `uploads/${fine}`, 42, 'e1', false],
+      [failing, `uploads/${failing}`, 42, 'e1', true],
     ]);
     expect(errors).toHaveBeenCalledTimes(1);
   });

@@ -104,7 +104,9 @@ export function putWithProgress(
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('PUT', url);
-    for (const [name, value] of Object.entries(headers)) xhr.setRequestHeader(name, value);
+    // The browser sends the body's own Content-Length (a script may not set it): the size the URL was
+    // signed for, since the upload was asked for with this file's size.
+    for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() !== 'content-length') xhr.setRequestHeader(name, value);
     xhr.upload.onprogress = (event) => onProgress(event.loaded, event.lengthComputable ? event.total : body.size);
     xhr.onload = () => {
       if (xhr.status >= 200 && xhr.status < 300) {

@@ -72,7 +72,7 @@ export function SbomPanel({ session, product, query, onImported }: { session: Se
       answer = await session.api.postDocument<SbomImport>(`${base}/load_sboms/?mode=${mode}`, await file.text(), sbomMediaType(file.name));
     } else {
       setStage({ kind: 'uploading', file: file.name, sent: 0, total: file.size });
-      const started = await session.api.post<SbomUpload>(`${base}/sbom_uploads/`, { mode, content_type: uploadMediaType(file.name) });
+      const started = await session.api.post<SbomUpload>(`${base}/sbom_uploads/`, { mode, content_type: uploadMediaType(file.name), size: file.size });
       try {
         await putWithProgress(started.upload.url, started.upload.headers, file, (sent, total) => setStage({ kind: 'uploading', file: file.name, sent, total }));
       } catch (error) {
