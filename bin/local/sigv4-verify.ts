@@ -92,6 +92,20 @@ function header(headers: IncomingSigned['headers'], name: string): string | unde
   return Array.isArray(value) ? value.join(',') : value;
 }
 
+/** The credential scope's form of `date`'s day: `20261129`. */
+const dayOf = (date: Date) => date.toISOString().slice(0, 10).replaceAll('-', '');
+
+/** The values of the signed headers as the request carries them, or undefined when one is missing. */
+function signedHeaderValues(request: IncomingSigned, signed: readonly string[]): Record<string, string> | undefined {
+  const headers: Record<string, string> = {};
+  for (const name of signed) {
+    const value = header(request.headers, name);
+    if (value === undefined) return undefined;
+    headers[name] = value;
+  }
+  return headers;
+}
+
 function sameText(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
@@ -134,14 +148,11 @@ export async function verifySigV4(request: IncomingSigned, credentials: Credenti
     if ('status' in parsed) return parsed;
     if (now.getTime() > date.getTime() + expires * 1000) return refuse(403, 'AccessDenied', 'Request has expired');
     if (date.getTime() > now.getTime() + MAX_SKEW_MS) return refuse(403, 'AccessDenied', 'Request is not valid yet');
+    if (dayOf(date) !== parsed.date) return SIGNATURE_MISMATCH;
     const signed = signedHeaders.split(';');
     if (!signed.includes('host')) return refuse(400, 'AuthorizationQueryParametersError', 'The host header must be signed.');
-    const headers: Record<string, string> = {};
-    for (const name of signed) {
-      const value = header(request.headers, name);
-      if (value === undefined) return SIGNATURE_MISMATCH;
-      headers[name] = value;
-    }
+    const headers = signedHeaderValues(request, signed);
+    if (!headers) return SIGNATURE_MISMATCH;
     // The payload hash of a presigned request: the one its URL names (S3's presigner sets this header,
     // which the signer reads as the payload hash and hoists into the query under this very name).
     headers['X-Amz-Content-Sha256'] = query.get('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD';
@@ -169,15 +180,11 @@ export async function verifySigV4(request: IncomingSigned, credentials: Credenti
   const date = amzDate(header(request.headers, 'x-amz-date'));
   if (!date) return refuse(403, 'AccessDenied', 'AWS authentication requires a valid Date or x-amz-date header');
   if (Math.abs(date.getTime() - now.getTime()) > MAX_SKEW_MS) return refuse(403, 'RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.');
-  if (date.toISOString().slice(0, 10).replaceAll('-', '') !== parsed.date) return SIGNATURE_MISMATCH;
+  if (dayOf(date) !== parsed.date) return SIGNATURE_MISMATCH;
   const signed = signedHeaders.split(';');
   if (!signed.includes('host')) return refuse(400, 'AuthorizationHeaderMalformed', 'The host header must be signed.');
-  const headers: Record<string, string> = {};
-  for (const name of signed) {
-    const value = header(request.headers, name);
-    if (value === undefined) return SIGNATURE_MISMATCH;
-    headers[name] = value;
-  }
+  const headers = signedHeaderValues(request, signed);
+  if (!headers) return SIGNATURE_MISMATCH;
   const declared = header(request.headers, 'x-amz-content-sha256');
   if (declared === undefined && request.body === undefined) throw new Error('verifySigV4: a header-signed request without x-amz-content-sha256 needs its body');
   const signer = new SignatureV4({ credentials, region: parsed.region, service: parsed.service, sha256: NodeSha256, uriEscapePath: parsed.service !== 's3' });

@@ -66,6 +66,10 @@ describe('presigned upload URLs', () => {
     zero.searchParams.set('X-Amz-Signature', '00');
     await expect(verifySigV4(request(`${zero.pathname}${zero.search}`), CREDENTIALS, new Date())).resolves.toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
     await expect(verifySigV4(request(undefined, 'text/plain'), CREDENTIALS, new Date())).resolves.toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
+    // The credential's day is part of what was signed, as S3 has it: another day than X-Amz-Date's is refused.
+    const redated = new URL(good);
+    redated.searchParams.set('X-Amz-Credential', String(redated.searchParams.get('X-Amz-Credential')).replace(/\/\d{8}\//, '/20200101/'));
+    await expect(verifySigV4(request(`${redated.pathname}${redated.search}`), CREDENTIALS, new Date())).resolves.toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
     const { 'content-type': _dropped, ...withoutType } = request().headers;
     await expect(verifySigV4({ ...request(), headers: withoutType }, CREDENTIALS, new Date())).resolves.toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
   });
