@@ -60,11 +60,11 @@ export async function startSignedFront(options: SignedFrontOptions): Promise<Sig
 
   async function handle(req: IncomingMessage, res: ServerResponse, corsHeaders: Record<string, string>): Promise<void> {
     const requestTarget = req.url ?? '/';
-    const presigned = /[?&]X-Amz-(Signature|Algorithm|Credential)=/i.test(requestTarget);
     // A header-signed call is read whole: its body is part of what was signed (its hash). A presigned
-    // upload streams on (its payload is UNSIGNED-PAYLOAD, as S3's presigner signs it).
+    // upload (no Authorization header) streams on: its payload is UNSIGNED-PAYLOAD, as S3's presigner
+    // signs it. A request with both forms is refused by the check, as S3 refuses it.
     let body: Buffer | undefined;
-    if (!presigned && req.headers.authorization) {
+    if (req.headers.authorization) {
       const read = await readBody(req, MAX_BUFFERED_BYTES);
       if (read === 'too large') {
         refuse(req, res, { status: 400, code: 'EntityTooLarge', message: 'Your proposed upload exceeds the maximum allowed size.' }, corsHeaders);
