@@ -10,6 +10,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { DEFAULT_ROUTE_FUNCTION, gatewayPath, matchRoute } from '../../shared/routes/index.ts';
 import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
 import { serveConsoleFile } from './console-files.ts';
+import { readBody } from './http-body.ts';
 
 /** API Gateway's own payload limit for HTTP APIs. */
 const GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -127,7 +128,7 @@ const TOO_LARGE = `Request body is larger than API Gateway's ${GATEWAY_MAX_PAYLO
 const UNAVAILABLE = 'Service temporarily unavailable, try again later.';
 
 async function handle(req: IncomingMessage, res: ServerResponse, url: RequestTarget, invoke: Invoke, init?: Init): Promise<void> {
-  const body = await readBody(req);
+  const body = await readBody(req, GATEWAY_MAX_PAYLOAD_BYTES);
   if (body === 'too-large') {
     writeJson(res, 413, { detail: TOO_LARGE });
     return;
@@ -171,21 +172,6 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new FunctionTimeoutError(`Function timed out after ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
-  return new Promise((resolveBody, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.byteLength;
-      if (size > GATEWAY_MAX_PAYLOAD_BYTES) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolveBody(tooLarge ? 'too-large' : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 const TEXT_TYPES = /^(text\/|application\/(json|.*\+json|xml|x-www-form-urlencoded|javascript))/i;

@@ -16,6 +16,7 @@ import { UPLOAD_CORS } from '../../shared/aws/sbom-uploads.ts';
 import type { LocalCredentials } from '../../shared/aws/local-credentials.ts';
 import { verifySigV4, type Refusal } from './sigv4-verify.ts';
 import { FRONT_SECRET_HEADER } from './sqs-emulator.ts';
+import { readBody } from './http-body.ts';
 
 /**
  * The largest body read whole to check it against its signed hash (a header-signed call of the
@@ -66,7 +67,7 @@ export async function startSignedFront(options: SignedFrontOptions): Promise<Sig
     let body: Buffer | undefined;
     if (req.headers.authorization) {
       const read = await readBody(req, MAX_BUFFERED_BYTES);
-      if (read === 'too large') {
+      if (read === 'too-large') {
         refuse(req, res, { status: 400, code: 'EntityTooLarge', message: 'Your proposed upload exceeds the maximum allowed size.' }, corsHeaders);
         return;
       }
@@ -105,27 +106,6 @@ export async function startSignedFront(options: SignedFrontOptions): Promise<Sig
         server.closeAllConnections();
       }),
   };
-}
-
-/** The whole body, or 'too large' past `limit` bytes (the rest is then left unread). */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too large'> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.off('data', onData);
-        req.pause();
-        resolve('too large');
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
 }
 
 /**
