@@ -37,6 +37,17 @@ const cyclonedx = () => fixture('combined.cdx.json') as Json;
 const spdx = () => fixture('small-2.2.spdx.json') as Json;
 const spdxPackage = (document: Json, id: string) => (document.packages as Json[]).find((pkg) => pkg.SPDXID === id)!;
 
+/** Each BAD value set by each case into a fresh `document()`: the 400 naming the case's JSON pointer. */
+function refusedInMetadata(document: () => Json, cases: readonly [string, (document: Json, bad: string) => void, string][]): void {
+  for (const [what, value, problem] of BAD) {
+    it.each(cases)(`${what} in %s`, (_field, set, pointer) => {
+      const bad = document();
+      set(bad, value);
+      expect(read(bad)).toEqual({ ok: false, status: 400, errors: { input_file: [`${pointer}: must not hold ${problem}`] } });
+    });
+  }
+}
+
 describe('CycloneDX JSON: a component holding such a string is skipped with its reason, the others imported', () => {
   const cases: [string, (component: Json, bad: string) => void, string][] = [
     ['name', (c, bad) => (c.name = bad), 'name'],
@@ -103,13 +114,7 @@ describe('CycloneDX JSON: such a string in the document\'s metadata is a 400, sa
     ['the described product\'s bom-ref', (d, bad) => (d.metadata.component['bom-ref'] = bad), '/metadata/component/bom-ref'],
     ['a tool\'s name', (d, bad) => (d.metadata.tools = [{ vendor: 'x', name: bad }]), '/metadata/tools/0/name'],
   ];
-  for (const [what, value, problem] of BAD) {
-    it.each(cases)(`${what} in %s`, (_field, set, pointer) => {
-      const document = cyclonedx();
-      set(document, value);
-      expect(read(document)).toEqual({ ok: false, status: 400, errors: { input_file: [`${pointer}: must not hold ${problem}`] } });
-    });
-  }
+  refusedInMetadata(cyclonedx, cases);
 
   it('line breaks in metadata free text are no reason to refuse it', () => {
     const document = cyclonedx();
@@ -161,13 +166,7 @@ describe('SPDX JSON: such a string in the document\'s own fields or its describe
       '/packages/0/name',
     ],
   ];
-  for (const [what, value, problem] of BAD) {
-    it.each(cases)(`${what} in %s`, (_field, set, pointer) => {
-      const document = spdx();
-      set(document, value);
-      expect(read(document)).toEqual({ ok: false, status: 400, errors: { input_file: [`${pointer}: must not hold ${problem}`] } });
-    });
-  }
+  refusedInMetadata(spdx, cases);
 
   it('the document namespace', () => {
     const document = spdx();
