@@ -42,6 +42,8 @@ export interface EvaluationState {
   readonly coveredUntil: string | null;
   /** What waivers held back in the last evaluation, by rule (empty on states written before waivers). */
   readonly waived: readonly WaivedRule[];
+  /** The violations the last commit wrote (absent on states written before it was kept): see tornRead. */
+  readonly violationsWritten?: readonly RuleType[];
 }
 
 /** A product with everything its evaluation reads from its partition. */
@@ -66,6 +68,9 @@ export interface ViolationPackageList {
 
 /** At most this much of a list in one item (far below DynamoDB's 400 KB): a drill-down page reads one or two. */
 const CHUNK_BYTES = 32_000;
+
+/** How many times readViolations reads again when evaluations commit while it reads (one is almost always enough). */
+const CONSISTENT_READ_ATTEMPTS = 5;
 
 /** The product as an evaluation needs it: for its keys, and for the events it writes. */
 export type EvaluatedProduct = Pick<Product, 'uuid' | 'dataspace' | 'name' | 'version' | 'gate'>;
@@ -140,25 +145,32 @@ export class PolicyStore {
   /**
    * The product's violations and evaluation state only (what the violations and status endpoints
    * answer); with `waivers`, also its waivers that are not revoked (the violations answer shows those applied).
+   *
+   * One evaluation's answer, never half of two: a Query and a GetItem are each read-committed, not a
+   * snapshot, and a transaction applies its items one by one, so a read may see a commit's state but
+   * not yet its violation (or the reverse). The stamps say which (`tornRead`): then the three reads are
+   * made again; an evaluation commits at most a few times a second per product, so a second attempt
+   * almost always agrees. No read is added to the usual case.
    */
   async readViolations(
     productUuid: string,
     { waivers = false }: { waivers?: boolean } = {},
   ): Promise<{ violations: Violation[]; state: EvaluationState; packageLists: ReadonlyMap<RuleType, ViolationPackageList>; waivers: PolicyWaiver[] }> {
-    const [items, state, waiverItems] = await Promise.all([
-      queryAll(this.doc, {
-        ...partitionQueryInput(this.tableName, { PK: keys.productPartition(productUuid).PK, skPrefix: 'VIOLATION#' }),
-        ConsistentRead: true,
-      }),
-      this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.policyState(productUuid), ConsistentRead: true })),
-      waivers ? this.readWaivers(productUuid, true) : Promise.resolve([]),
-    ]);
-    return {
-      violations: items.map(toViolation),
-      state: toState(state.Item),
-      packageLists: packageListsOf(items),
-      waivers: waiverItems,
-    };
+    for (let attempt = 1; ; attempt++) {
+      const [items, state, waiverItems] = await Promise.all([
+        queryAll(this.doc, {
+          ...partitionQueryInput(this.tableName, { PK: keys.productPartition(productUuid).PK, skPrefix: 'VIOLATION#' }),
+          ConsistentRead: true,
+        }),
+        this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.policyState(productUuid), ConsistentRead: true })),
+        // Waivers are not written by evaluations: one saved since the last is counted by the next.
+        waivers ? this.readWaivers(productUuid, true) : Promise.resolve([]),
+      ]);
+      // Past the last attempt (commits without pause), the newest read is answered as it is.
+      if (!tornRead(toState(state.Item), items) || attempt === CONSISTENT_READ_ATTEMPTS) {
+        return { violations: items.map(toViolation), state: toState(state.Item), packageLists: packageListsOf(items), waivers: waiverItems };
+      }
+    }
   }
 
   /** The product's waivers that are not revoked (a few items after the rest of its partition). */
@@ -183,7 +195,7 @@ export class PolicyStore {
             [this.tableName]: {
               Keys: pending,
               ConsistentRead: true,
-              ProjectionExpression: 'SK, #uuid, dataspace, #name, #version, evaluatedAt, coveredUntil, #gate',
+              ProjectionExpression: 'SK, #uuid, dataspace, #name, #version, evaluatedAt, coveredUntil, violationsWritten, #gate',
               ExpressionAttributeNames: { '#uuid': 'uuid', '#name': 'name', '#version': 'version', '#gate': 'gate' },
             },
           },
@@ -224,6 +236,9 @@ export class PolicyStore {
       // records as covered, so that change's own request is evaluated again (shared/services/evaluation.ts).
       this.readWaivers(head.product.uuid, consistent),
     ]);
+    // Violations of another commit than the head's state would be reconciled wrongly, and a commit
+    // after the head's would fail on its version anyway: the evaluation starts again.
+    if (tornRead(head.state, violations)) throw new StaleEvaluationError();
     return {
       ...head,
       productPackages: packages.map((item) => ({
@@ -363,7 +378,18 @@ export class PolicyStore {
         item: {
           Put: {
             TableName: this.tableName,
-            Item: { ...keys.policyState(product.uuid), entity: 'PolicyState', dataspace: product.dataspace, productUuid: product.uuid, version: before.version + 1, evaluatedAt, coveredUntil, waived },
+            Item: {
+              ...keys.policyState(product.uuid),
+              entity: 'PolicyState',
+              dataspace: product.dataspace,
+              productUuid: product.uuid,
+              version: before.version + 1,
+              evaluatedAt,
+              coveredUntil,
+              waived,
+              // With the violations' stateVersion: what tells a reader it saw this commit whole (tornRead).
+              violationsWritten: violations.map((violation) => violation.ruleType),
+            },
             ConditionExpression: before.version === 0 ? 'attribute_not_exists(PK)' : '#version = :version',
             ...(before.version === 0 ? {} : { ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': before.version } }),
           },
@@ -396,6 +422,7 @@ export class PolicyStore {
                 detectedDate: violation.detectedDate,
                 resolvedDate: violation.resolvedDate,
                 lastEvaluatedAt: violation.lastEvaluatedAt,
+                stateVersion: before.version + 1,
                 // Active violations only: a resolved one has no packages to drill down to.
                 ...(violation.resolvedDate === null && packageLists.has(violation.ruleType) ? { packageList: packageLists.get(violation.ruleType) } : {}),
               },
@@ -471,7 +498,21 @@ function toState(item: Item | undefined): EvaluationState {
     evaluatedAt: (item?.evaluatedAt as string | undefined) ?? null,
     coveredUntil: (item?.coveredUntil as string | undefined) ?? null,
     waived: (item?.waived as WaivedRule[] | undefined) ?? [],
+    ...(Array.isArray(item?.violationsWritten) ? { violationsWritten: item.violationsWritten as RuleType[] } : {}),
   };
+}
+
+/**
+ * Whether a product's state and violation items, read apart, mix two commits: a violation written by a
+ * commit after the state's, or one the state's commit wrote (violationsWritten) read as it was before.
+ * Every commit writes the state with a new version and stamps the violations it writes with it
+ * (stateVersion), so one commit read whole always agrees. Items written before the stamps carry
+ * none and are taken as read.
+ */
+export function tornRead(state: EvaluationState, violationItems: readonly Item[]): boolean {
+  const stamps = new Map(violationItems.map((item) => [item.ruleType, Number(item.stateVersion ?? 0)]));
+  if ([...stamps.values()].some((stamp) => stamp > state.version)) return true;
+  return (state.violationsWritten ?? []).some((ruleType) => stamps.get(ruleType) !== state.version);
 }
 
 function packageListsOf(violationItems: readonly Item[]): Map<RuleType, ViolationPackageList> {
