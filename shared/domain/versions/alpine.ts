@@ -64,13 +64,15 @@ class Cursor {
     }
     switch (this.type) {
       case Token.DigitOrZero:
+        // After a '.', leading zeros make a fraction: their count, negated, then the digits as a number.
         if (this.text[i] === '0') {
           while (this.text[i] === '0') i++;
           nextType = Token.Digit;
           value = BigInt(this.at - i);
-          break;
+        } else {
+          while (isDigit(this.text[i])) value = value * 10n + BigInt(this.text.charCodeAt(i++) - 48);
         }
-      // falls through
+        break;
       case Token.Digit:
       case Token.SuffixNo:
       case Token.RevisionNo:
