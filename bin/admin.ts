@@ -20,6 +20,9 @@ import { DEFAULT_DATA_DIR, readRunningStack } from './local/stack-file.ts';
 import { ensureTable } from './local/table-setup.ts';
 import { NAME_PATTERN } from '../shared/domain/identity.ts';
 import { migrateData } from '../shared/store/migrations.ts';
+import { AdvisoryStore } from '../shared/store/advisory-store.ts';
+import { AdvisoryLoader, loadSummary } from '../shared/services/advisory-load.ts';
+import { osvInputsAt, OsvSourceError, type OsvSourceSummary } from '../shared/admin/osv-files.ts';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -34,6 +37,10 @@ Commands:
   list-users [--dataspace D]     List users (of one dataspace, or of all).
   migrate                        Bring items an earlier version wrote to this version's layout
                                  (idempotent; npm start and a deployment run it themselves).
+  vulnerabilities load PATH      Load published advisories (OSV records) from PATH: a JSON file, a
+                                 folder of them (recursively) or an ecosystem's zip as OSV distributes
+                                 it (<Ecosystem>/all.zip). Idempotent: what is stored already is not
+                                 written again. Prints what it did and every record it refused.
 
 Target: the local stack of DATA_DIR (default .data) started by \`npm start\`, or, when TABLE_NAME
 is set, that DynamoDB table on AWS (AWS_REGION and the usual AWS credentials).`;
@@ -209,6 +216,38 @@ async function migrate(args: string[]): Promise<void> {
   );
 }
 
+/** At most this many refused records are listed one by one; the rest are counted. */
+const REFUSALS_LISTED = 50;
+
+async function vulnerabilities(args: string[]): Promise<void> {
+  const [subcommand, path, ...rest] = args;
+  if (subcommand !== 'load' || !path || rest.length > 0) throw new UsageError('Usage: npm run admin -- vulnerabilities load PATH');
+  const connected = await connect();
+  const advisories = new AdvisoryStore(connected.doc, connected.tableName);
+  const summary: OsvSourceSummary = { jsonFiles: 0, skipped: 0 };
+  let report;
+  try {
+    report = await new AdvisoryLoader({ advisories, now: () => new Date() }).load(osvInputsAt(path, summary));
+  } catch (error) {
+    if (error instanceof OsvSourceError) throw new UsageError(error.message);
+    throw error;
+  }
+  const taken = report.new + report.changed + report.unchanged + report.withdrawn + report.older;
+  for (const refused of report.refused.slice(0, REFUSALS_LISTED)) {
+    console.error(`Refused ${refused.id ?? refused.source} (${refused.source}): ${refused.problems.join('; ')}`);
+  }
+  if (report.refused.length > REFUSALS_LISTED) console.error(`... and ${report.refused.length - REFUSALS_LISTED} more refused.`);
+  if (taken === 0) {
+    throw new UsageError(
+      summary.jsonFiles === 0
+        ? `${path} holds no OSV record: no JSON file in it${summary.skipped > 0 ? ` (${summary.skipped} other files skipped)` : ''}.`
+        : `${path} holds no OSV record that could be loaded: ${report.refused.length} refused, nothing written.`,
+    );
+  }
+  await advisories.noteLoaded(report.ecosystems, new Date());
+  console.log(`Loaded ${path} into ${connected.target}: ${loadSummary(report)}.`);
+}
+
 const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   load,
   'create-user': createUser,
@@ -217,6 +256,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   'activate-user': (args) => setActive(args, true),
   'list-users': listUsers,
   migrate,
+  vulnerabilities,
 };
 
 async function main(argv: string[]): Promise<void> {

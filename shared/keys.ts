@@ -92,6 +92,16 @@
  *                                                              the waivers whose expiry has passed and that are not yet marked
  *                                                              expired (sparse: removed when marked expired or revoked), oldest
  *                                                              first: the expiry job's one Query a minute
+ *   Advisory     PK=ADVISORY#<id>         SK=ADVISORY           a published advisory (an OSV record, checked and bounded:
+ *                                                              shared/domain/advisories.ts), once per deployment, not a
+ *                                                              dataspace's; with its content hash and the package keys it names
+ *   Advisory package PK=ADVPKG#<ecosystem>#<package>  SK=ADVISORY#<id>   the advisories naming a package (its OSV ecosystem
+ *                                                              and name as the ecosystem compares names: advisory-matching.ts
+ *                                                              osvPackageKey), each with what matching and linking need (its
+ *                                                              entries for that package, aliases, summary, score, withdrawn):
+ *                                                              one Query a package
+ *   Advisory source PK=ADVISORYSOURCES    SK=<ecosystem>        an ecosystem's load and sync state (when, how many, the
+ *                                                              last `modified` synced): one Query lists them all
  *   Outbox event PK=OUTBOX#<event id>     SK=EVENT              an event to publish: the stream carries it to the bus
  *   Webhook      PK=WEBHOOK#<uuid>        SK=WEBHOOK            a subscription
  *                GSI1PK=DS#<ds>#WEBHOOKS  GSI1SK=<created>␁<uuid>   list a dataspace's subscriptions
@@ -324,6 +334,13 @@ export const keys = {
   waiversExpiringBy: (until: string) => ({ index: 'GSI10' as const, indexPK: 'WAIVEREXPIRY', below: `${until}\u0002` }),
   outboxEvent: (eventId: string): Key => ({ PK: `OUTBOX#${eventId}`, SK: 'EVENT' }),
 
+  advisory: (id: string): Key => ({ PK: `ADVISORY#${id}`, SK: 'ADVISORY' }),
+  /** `packageKey`: advisory-matching.ts osvPackageKey (`<ecosystem>#<name>`). */
+  advisoryOfPackage: (packageKey: string, id: string): Key => ({ PK: `ADVPKG#${packageKey}`, SK: `ADVISORY#${id}` }),
+  advisoriesOfPackage: (packageKey: string) => ({ PK: `ADVPKG#${packageKey}`, skPrefix: 'ADVISORY#' }),
+  advisorySource: (ecosystem: string): Key => ({ PK: 'ADVISORYSOURCES', SK: ecosystem }),
+  advisorySources: { PK: 'ADVISORYSOURCES' },
+
   webhook: (uuid: string): Key => ({ PK: `WEBHOOK#${uuid}`, SK: 'WEBHOOK' }),
   webhookInDataspace: (dataspace: string, createdDate: string, uuid: string) => ({
     GSI1PK: `DS#${dataspace}#WEBHOOKS`,
@@ -395,6 +412,9 @@ export type EntityType =
   | 'PolicyState'
   | 'PolicyWaiver'
   | 'OutboxEvent'
+  | 'Advisory'
+  | 'AdvisoryPackage'
+  | 'AdvisorySource'
   | 'Webhook'
   | 'WebhookDelivery'
   | 'WebhookAttempt'

@@ -159,3 +159,31 @@ export function matchVersion(entries: readonly AffectedEntry[], version: string)
   const fixedVersions = scheme ? [...fixed.values()].sort((a, b) => scheme.compare(a.value, b.value)).map((at) => at.text) : [];
   return { affected, fixedVersions: affected ? fixedVersions : [], problems };
 }
+
+/** What matching reads of an advisory: its id, whether it is withdrawn, and its entries for the package. */
+export interface MatchableAdvisory {
+  readonly id: string;
+  readonly withdrawn: string | null;
+  readonly entries: readonly AffectedEntry[];
+}
+
+export interface AdvisoryMatch<T extends MatchableAdvisory> {
+  readonly advisory: T;
+  readonly fixedVersions: readonly string[];
+}
+
+/**
+ * The advisories (of one package, found by its key) that affect `version`, with the versions that fix
+ * it; a withdrawn advisory affects nothing. `problems` says what could not be judged, once each.
+ */
+export function advisoriesAffecting<T extends MatchableAdvisory>(advisories: readonly T[], version: string): { matches: AdvisoryMatch<T>[]; problems: string[] } {
+  const matches: AdvisoryMatch<T>[] = [];
+  const problems = new Set<string>();
+  for (const advisory of advisories) {
+    if (advisory.withdrawn !== null) continue;
+    const match = matchVersion(advisory.entries, version);
+    for (const problem of match.problems) problems.add(`${advisory.id}: ${problem}`);
+    if (match.affected) matches.push({ advisory, fixedVersions: match.fixedVersions });
+  }
+  return { matches, problems: [...problems] };
+}

@@ -5,6 +5,7 @@
  */
 import {
   BatchGetCommand,
+  BatchWriteCommand,
   QueryCommand,
   TransactWriteCommand,
   type DynamoDBDocumentClient,
@@ -186,6 +187,35 @@ export async function batchGet(
   };
   await Promise.all(Array.from({ length: Math.min(BATCH_GET_CONCURRENCY, chunks.length) }, worker));
   return items;
+}
+
+/** A put or a delete of BatchWriteItem. */
+export type WriteRequest = { readonly PutRequest: { readonly Item: Item } } | { readonly DeleteRequest: { readonly Key: Record<string, unknown> } };
+
+/**
+ * BatchWriteItem of any number of puts and deletes (25 per call, a few calls at once), retrying
+ * unprocessed ones; no order kept between calls, so the caller writes what must come first in a call
+ * of its own. A key given twice keeps its last request (DynamoDB refuses a batch that repeats a key).
+ */
+export async function batchWriteAll(doc: DynamoDBDocumentClient, tableName: string, requests: readonly WriteRequest[]): Promise<void> {
+  const keyOf = (request: WriteRequest) => {
+    const key = 'PutRequest' in request ? request.PutRequest.Item : request.DeleteRequest.Key;
+    return `${String(key.PK)}\u0000${String(key.SK)}`;
+  };
+  const unique = [...new Map(requests.map((request) => [keyOf(request), request])).values()];
+  const chunks: WriteRequest[][] = [];
+  for (let i = 0; i < unique.length; i += 25) chunks.push(unique.slice(i, i + 25));
+  const worker = async () => {
+    for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
+      let pending: WriteRequest[] = chunk;
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
+        const result = await doc.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending as WriteRequest[] as never } }));
+        pending = (result.UnprocessedItems?.[tableName] ?? []) as WriteRequest[];
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(BATCH_GET_CONCURRENCY, chunks.length) }, worker));
 }
 
 /**
