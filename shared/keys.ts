@@ -100,6 +100,9 @@
  *                                                              osvPackageKey), each with what matching and linking need (its
  *                                                              entries for that package, aliases, summary, score, withdrawn):
  *                                                              one Query a package
+ *                GSI11PK=OSVPKG#<ecosystem>#<package>  GSI11SK=<ds>␁<package uuid>   on a package item: the packages
+ *                                                              of every dataspace that an advisory's package key names (keys only)
+ *                                                              (a new or changed advisory is matched against these, not the catalog)
  *   Advisory source PK=ADVISORYSOURCES    SK=<ecosystem>        an ecosystem's load and sync state (when, how many, the
  *                                                              last `modified` synced): one Query lists them all
  *   Outbox event PK=OUTBOX#<event id>     SK=EVENT              an event to publish: the stream carries it to the bus
@@ -338,6 +341,9 @@ export const keys = {
   /** `packageKey`: advisory-matching.ts osvPackageKey (`<ecosystem>#<name>`). */
   advisoryOfPackage: (packageKey: string, id: string): Key => ({ PK: `ADVPKG#${packageKey}`, SK: `ADVISORY#${id}` }),
   advisoriesOfPackage: (packageKey: string) => ({ PK: `ADVPKG#${packageKey}`, skPrefix: 'ADVISORY#' }),
+  /** A package's entry under its OSV package key (set on the package item when its purl names one). */
+  packageOfAdvisoryKey: (packageKey: string, dataspace: string, uuid: string) => ({ GSI11PK: `OSVPKG#${packageKey}`, GSI11SK: `${dataspace}\u0001${uuid}` }),
+  packagesOfAdvisoryKey: (packageKey: string) => ({ index: 'GSI11' as const, indexPK: `OSVPKG#${packageKey}` }),
   advisorySource: (ecosystem: string): Key => ({ PK: 'ADVISORYSOURCES', SK: ecosystem }),
   advisorySources: { PK: 'ADVISORYSOURCES' },
 

@@ -61,6 +61,8 @@ export const TABLE = {
     ...orderingIndexes,
     // Reverse lookups answered with keys alone: the products that hold a package.
     { indexName: 'GSI10' as const, partitionKey: 'GSI10PK', sortKey: 'GSI10SK', projection: 'KEYS_ONLY' as const },
+    // The packages of every dataspace that an advisory's package key names (shared/keys.ts): keys alone.
+    { indexName: 'GSI11' as const, partitionKey: 'GSI11PK', sortKey: 'GSI11SK', projection: 'KEYS_ONLY' as const },
   ] satisfies IndexDefinition[],
   /** NEW_AND_OLD_IMAGES: the stream is the service's outbox, and consumers need both sides of a change. */
   streamViewType: 'NEW_AND_OLD_IMAGES',

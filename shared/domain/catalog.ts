@@ -62,8 +62,16 @@ export interface License extends Stored {
   readonly usagePolicy: string | null;
 }
 
+/** What a link made by matching a published advisory adds (shared/services/advisory-links.ts). */
+export interface MatchedLink {
+  /** The versions that fix the package (the advisory's fixed events above its version), oldest first. */
+  readonly fixedVersions?: readonly string[];
+  /** The advisory (OSV id) whose match made the link: a sync may take back only the links it made. */
+  readonly matchedBy?: string;
+}
+
 /** A vulnerability as a package carries it: enough to score and age it without reading it. */
-export interface PackageVulnerability {
+export interface PackageVulnerability extends MatchedLink {
   readonly riskScore: number | null;
   /** When the vulnerability was first known to affect the package (ISO 8601). */
   readonly linkedDate: string;
@@ -114,10 +122,14 @@ export interface Package extends Stored {
   readonly vulnerabilities: Readonly<Record<string, PackageVulnerability>>;
 }
 
-export interface AffectedPackage {
+export interface AffectedPackage extends MatchedLink {
   readonly packageUuid: string;
   readonly linkedDate: string;
 }
+
+/** Where a vulnerability came from: typed in (the API, a load file), an SBOM or VEX document, or a published advisory. */
+export const VULNERABILITY_SOURCES = ['manual', 'sbom', 'osv'] as const;
+export type VulnerabilitySource = (typeof VULNERABILITY_SOURCES)[number];
 
 export interface Vulnerability extends Stored {
   readonly vulnerabilityId: string;
@@ -126,6 +138,18 @@ export interface Vulnerability extends Stored {
   /** 0.0 to 10.0 with one decimal, or null. */
   readonly riskScore: number | null;
   readonly affectedPackages: readonly AffectedPackage[];
+  /** Absent on vulnerabilities written before sources were kept: they were typed in or imported, and read as manual. */
+  readonly source?: VulnerabilitySource;
+}
+
+/** The link a package carries for an affected entry, at the vulnerability's score (what matching added kept). */
+export function packageLink(affected: AffectedPackage, riskScore: number | null): PackageVulnerability {
+  return {
+    riskScore,
+    linkedDate: affected.linkedDate,
+    ...(affected.fixedVersions ? { fixedVersions: affected.fixedVersions } : {}),
+    ...(affected.matchedBy ? { matchedBy: affected.matchedBy } : {}),
+  };
 }
 
 export interface ProductPackage {
@@ -228,10 +252,17 @@ export function vulnerabilityLinks(
   after: Vulnerability | undefined,
 ): { set: Map<string, PackageVulnerability>; remove: string[] } {
   const set = new Map<string, PackageVulnerability>();
+  const kept = new Set<string>();
+  const was = new Map((before?.affectedPackages ?? []).map((affected) => [affected.packageUuid, JSON.stringify(packageLink(affected, before!.riskScore))]));
   for (const affected of after?.affectedPackages ?? []) {
-    set.set(affected.packageUuid, { riskScore: after!.riskScore, linkedDate: affected.linkedDate });
+    kept.add(affected.packageUuid);
+    const link = packageLink(affected, after!.riskScore);
+    // A package whose link is already this one keeps it unwritten (a vulnerability linked to thousands
+    // gains one package without writing the others); the same vulnerability id, so the same map key.
+    if (before?.vulnerabilityId === after!.vulnerabilityId && was.get(affected.packageUuid) === JSON.stringify(link)) continue;
+    set.set(affected.packageUuid, link);
   }
-  const remove = (before?.affectedPackages ?? []).map((a) => a.packageUuid).filter((uuid) => !set.has(uuid));
+  const remove = (before?.affectedPackages ?? []).map((a) => a.packageUuid).filter((uuid) => !kept.has(uuid));
   return { set, remove };
 }
 

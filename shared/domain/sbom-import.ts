@@ -19,7 +19,7 @@
  * - a VEX-only document records analyses (and the vulnerabilities they need) and leaves the product's
  *   packages alone.
  */
-import type { Analysis, Package, PackageVulnerability, ProductPackage, Vulnerability } from './catalog.ts';
+import { packageLink, type Analysis, type Package, type PackageVulnerability, type ProductPackage, type Vulnerability } from './catalog.ts';
 import { HASH_LENGTHS, NO_PACKAGE_DETAILS, PRODUCT_PACKAGE_DEFAULTS, normalizedHash, type HashField } from './catalog.ts';
 import { resolveLicenseExpression, type LicenseIndex, type ResolvedExpression } from './license-resolution.ts';
 import type { Inventory, SbomAnalysis, SbomComponent, SbomFormat, SkippedComponent } from '../sbom/inventory.ts';
@@ -413,7 +413,7 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
     const riskScore = before?.riskScore ?? given.riskScore;
     const linkedBefore = new Set((before?.affectedPackages ?? []).map((a) => a.packageUuid));
     const after: Vulnerability = {
-      ...(before ?? { uuid: context.newUuid(), dataspace: state.dataspace, rev: 0, vulnerabilityId: id }),
+      ...(before ?? { uuid: context.newUuid(), dataspace: state.dataspace, rev: 0, vulnerabilityId: id, source: 'sbom' as const }),
       aliases,
       summary: before?.summary || cut(given.summary.trim(), TEXT_LIMITS.summary),
       riskScore,
@@ -428,7 +428,7 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
     const links = new Map<string, PackageVulnerability>();
     for (const link of after.affectedPackages) {
       const missing = affected.some((pkg) => pkg.uuid === link.packageUuid) && !packagesNow.get(link.packageUuid)?.vulnerabilities[id];
-      if (rescored || missing) links.set(link.packageUuid, { riskScore, linkedDate: link.linkedDate });
+      if (rescored || missing) links.set(link.packageUuid, packageLink(link, riskScore));
     }
     vulnerabilityCount++;
     const changed = !before || JSON.stringify({ ...before, rev: 0 }) !== JSON.stringify({ ...after, rev: 0 });

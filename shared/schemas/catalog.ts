@@ -250,7 +250,7 @@ export const PackageBodies = bodies(
     license_expression: '',
     usage_policy: null,
   },
-  ['uuid', 'api_url', 'risk_score', 'affected_by_vulnerabilities', 'license_expression_spdx', 'unknown_licenses'],
+  ['uuid', 'api_url', 'risk_score', 'affected_by_vulnerabilities', 'vulnerabilities', 'license_expression_spdx', 'unknown_licenses'],
 );
 
 export const PackageSchema = z
@@ -279,6 +279,16 @@ export const PackageSchema = z
     usage_policy: z.string().nullable(),
     risk_score: z.number().nullable().describe('The highest risk score of its vulnerabilities'),
     affected_by_vulnerabilities: z.array(z.string()),
+    vulnerabilities: z
+      .array(
+        z.object({
+          vulnerability_id: z.string(),
+          risk_score: z.number().nullable(),
+          linked_date: z.string(),
+          fixed_versions: z.array(z.string()).describe('The versions that fix this package (from the published advisory that matched it; empty when none is known)'),
+        }),
+      )
+      .describe('Its vulnerabilities, by id, with what fixes each'),
   })
   .meta({ id: 'Package' });
 
@@ -318,11 +328,11 @@ export const VulnerabilityBodies = bodies(
     risk_score: riskScore,
     affected_packages: z
       // `purl` is what GET answers beside the package: sent back, it is ignored.
-      .array(writableObject({ package: required(2048), linked_date: isoInstant.optional() }, ['purl']))
+      .array(writableObject({ package: required(2048), linked_date: isoInstant.optional() }, ['purl', 'fixed_versions', 'matched_by']))
       .max(1000, 'Ensure this list has no more than 1000 items.'),
   },
   { aliases: [], summary: '', risk_score: null, affected_packages: [] },
-  ['uuid', 'api_url'],
+  ['uuid', 'api_url', 'source'],
 );
 
 export const VulnerabilitySchema = z
@@ -333,7 +343,16 @@ export const VulnerabilitySchema = z
     aliases: z.array(z.string()),
     summary: z.string(),
     risk_score: z.number().nullable(),
-    affected_packages: z.array(z.object({ package: z.url(), purl: z.string(), linked_date: z.string() })),
+    source: z.enum(['manual', 'sbom', 'osv']).describe('typed in (API, load file), from an SBOM or VEX document, or from a published advisory (OSV); written before sources were kept: manual'),
+    affected_packages: z.array(
+      z.object({
+        package: z.url(),
+        purl: z.string(),
+        linked_date: z.string(),
+        fixed_versions: z.array(z.string()).describe('The versions that fix the package, oldest first (empty when none is known)'),
+        matched_by: z.string().nullable().describe('The published advisory (OSV id) whose match made the link; null for a link typed in or imported'),
+      }),
+    ),
   })
   .meta({ id: 'Vulnerability' });
 

@@ -9,6 +9,7 @@ import {
   NO_PACKAGE_DETAILS,
   catalogAccess,
   packageRiskScore,
+  type AffectedPackage,
   type License,
   type Package,
   type UsagePolicy,
@@ -141,6 +142,9 @@ export function packageView(pkg: Package, baseUrl: string, spdx: SpdxRenderer) {
     usage_policy: pkg.usagePolicy,
     risk_score: packageRiskScore(pkg),
     affected_by_vulnerabilities: Object.keys(pkg.vulnerabilities).sort(),
+    vulnerabilities: Object.entries(pkg.vulnerabilities)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([id, link]) => ({ vulnerability_id: id, risk_score: link.riskScore, linked_date: link.linkedDate, fixed_versions: link.fixedVersions ?? [] })),
   };
 }
 
@@ -152,10 +156,13 @@ export function vulnerabilityView(vulnerability: Vulnerability, purls: ReadonlyM
     aliases: vulnerability.aliases,
     summary: vulnerability.summary,
     risk_score: vulnerability.riskScore,
+    source: vulnerability.source ?? 'manual',
     affected_packages: vulnerability.affectedPackages.map((affected) => ({
       package: catalogUrl(baseUrl, 'packages', affected.packageUuid),
       purl: purls.get(affected.packageUuid) ?? '',
       linked_date: affected.linkedDate,
+      fixed_versions: affected.fixedVersions ?? [],
+      matched_by: affected.matchedBy ?? null,
     })),
   };
 }
@@ -496,7 +503,7 @@ export class CatalogService {
       }
       fail(errors);
       const after: Vulnerability = {
-        ...(before ?? this.newStored(caller)),
+        ...(before ?? { ...this.newStored(caller), source: 'manual' as const }),
         vulnerabilityId: (body.vulnerability_id as string | undefined) ?? before!.vulnerabilityId,
         aliases: (body.aliases as string[] | undefined) ?? before!.aliases,
         summary: (body.summary as string | undefined) ?? before!.summary,
@@ -534,18 +541,20 @@ export class CatalogService {
     const purls = given.filter((g) => !uuidIn(g.package)).map((g) => canonicalPurl(g.package) ?? g.package);
     const byPurl = await this.store.packages.getByUnique(dataspace, purls);
     const known = new Map(byUuid.filter((p) => p.dataspace === dataspace).map((p) => [p.uuid, p]));
-    const linkedBefore = new Map((before?.affectedPackages ?? []).map((a) => [a.packageUuid, a.linkedDate]));
+    const linkedBefore = new Map((before?.affectedPackages ?? []).map((a) => [a.packageUuid, a]));
     const problems: string[] = [];
     const seen = new Set<string>();
-    const resolved: { packageUuid: string; linkedDate: string }[] = [];
+    const resolved: AffectedPackage[] = [];
     given.forEach((entry, i) => {
       const uuid = uuidIn(entry.package);
       const pkg = uuid ? known.get(uuid) : byPurl.get(canonicalPurl(entry.package) ?? entry.package);
       if (!pkg) return problems.push(`[${i}]: no package "${entry.package}" in this dataspace.`);
       if (seen.has(pkg.uuid)) return problems.push(`[${i}]: package "${entry.package}" is listed twice.`);
       seen.add(pkg.uuid);
-      const linkedDate = entry.linked_date ? isoWithOffset(new Date(entry.linked_date)) : (linkedBefore.get(pkg.uuid) ?? isoWithOffset(this.deps.now()));
-      resolved.push({ packageUuid: pkg.uuid, linkedDate });
+      const was = linkedBefore.get(pkg.uuid);
+      const linkedDate = entry.linked_date ? isoWithOffset(new Date(entry.linked_date)) : (was?.linkedDate ?? isoWithOffset(this.deps.now()));
+      // A link that matching made keeps what it says (the fixing versions, the advisory) when the list is sent back.
+      resolved.push({ ...was, packageUuid: pkg.uuid, linkedDate });
     });
     if (problems.length > 0) errors.affected_packages = problems;
     return resolved;

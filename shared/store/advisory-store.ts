@@ -115,12 +115,17 @@ export class AdvisoryStore {
 
   /** Every advisory naming the package (its key: advisory-matching.ts osvPackageKey), withdrawn ones included. */
   async ofPackage(ecosystem: string, name: string): Promise<PackageAdvisory[]> {
-    const packageKey = osvPackageKey(ecosystem, name);
+    return this.ofPackageKey(osvPackageKey(ecosystem, name));
+  }
+
+  /** Every advisory under the package key (advisory-matching.ts osvPackageKey), strongly consistent. */
+  async ofPackageKey(packageKey: string): Promise<PackageAdvisory[]> {
     const { PK, skPrefix } = keys.advisoriesOfPackage(packageKey);
     const items = await queryAll(this.doc, {
       TableName: this.tableName,
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
       ExpressionAttributeValues: { ':pk': PK, ':prefix': skPrefix },
+      ConsistentRead: true,
     });
     return items.map(toPackageAdvisory);
   }

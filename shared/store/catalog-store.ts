@@ -12,6 +12,7 @@ import {
   type DynamoDBDocumentClient,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { osvCoordinates, osvPackageKey } from '../domain/advisory-matching.ts';
 import { catalogSortKey, keys, type CatalogLookup, type CatalogType, type CountedCollection } from '../keys.ts';
 import { compareCodePoints } from '../domain/text.ts';
 import { DATASPACE_MARKS, markIn, markSeen } from './dataspace-marks.ts';
@@ -19,11 +20,14 @@ import { counterChanges, counterSeedItems, counterTotals, counterUpdates, filter
 import { ConflictError, InUseError } from '../domain/errors.ts';
 import {
   inUseMessage,
+  VULNERABILITY_SOURCES,
   vulnerabilityLinks,
+  type AffectedPackage,
   type License,
   type Package,
   type UsagePolicy,
   type Vulnerability,
+  type VulnerabilitySource,
 } from '../domain/catalog.ts';
 import { licenseSearchFields, searchFold, searchTextOf, type LicenseCriteria } from '../domain/license-search.ts';
 import type { LicenseCategory } from '../domain/reference-license.ts';
@@ -127,6 +131,12 @@ export interface CollectionSpec<T extends Stored> {
    * filter reads its matches, not the dataspace (CatalogStore.lookup).
    */
   readonly lookup?: { readonly kind: CatalogLookup; readonly value: (object: T) => string | undefined };
+  /**
+   * The OSV package key of the object (packages whose purl names an ecosystem an advisory database
+   * covers: advisory-matching.ts), under which it carries a keys-only entry (keys.packageOfAdvisoryKey):
+   * a new or changed advisory finds the packages it may affect, in every dataspace, by that key.
+   */
+  readonly advisoryKey?: (object: T) => string | undefined;
 }
 
 export interface ListOptions {
@@ -168,12 +178,19 @@ export function objectItem<T extends Stored>(spec: CollectionSpec<T>, object: T)
     ...attributes,
     ...(spec.searchFields ? searchAttributes(spec.searchFields, attributes) : {}),
     ...lookupAttributes(spec, object),
+    ...advisoryKeyAttributes(spec, object),
     rev: object.rev + 1,
     // Its references are counted from this write on (see useItems); objects written before counting began lack it.
     ...(spec.references ? { refsCounted: true } : {}),
     // And it is in its list's counters (listCounterChanges); objects written before list counters lack it.
     listCounted: true,
   };
+}
+
+/** The object's entry under its OSV package key (CollectionSpec.advisoryKey), if it has one; `osvKey` holds the key itself. */
+export function advisoryKeyAttributes<T extends Stored>(spec: CollectionSpec<T>, object: T): Item {
+  const packageKey = spec.advisoryKey?.(object);
+  return packageKey ? { ...keys.packageOfAdvisoryKey(packageKey, object.dataspace, object.uuid), osvKey: packageKey } : {};
 }
 
 /** The object's lookup entry (CollectionSpec.lookup), if it has a value: sorted as the list is. */
@@ -540,6 +557,10 @@ export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSp
     // `name` is looked up instead: a name's packages (its versions) are few, and the entry is one
     // keys-only index write, where a counter would be a counter item in the import's transactions.
     lookup: { kind: 'PACKAGENAME', value: (p) => p.name },
+    advisoryKey: (p) => {
+      const coordinates = osvCoordinates(p);
+      return coordinates.ok ? osvPackageKey(coordinates.ecosystem, coordinates.name) : undefined;
+    },
     toAttributes: (p) => ({
       type: p.type,
       namespace: p.namespace,
@@ -610,6 +631,7 @@ export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSp
       aliases: [...v.aliases],
       summary: v.summary,
       riskScore: v.riskScore,
+      ...(v.source ? { source: v.source } : {}),
       // The affected packages are items of their own (vulnerabilityLinkWrites).
     }),
     fromItem: (item) => ({
@@ -619,13 +641,21 @@ export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSp
       summary: String(item.summary ?? ''),
       riskScore: item.riskScore === null || item.riskScore === undefined ? null : Number(item.riskScore),
       // Only on items written before the links were items of their own; VulnerabilityCollection reads the links.
-      affectedPackages: ((item.affectedPackages as Item[] | undefined) ?? []).map((a) => ({
-        packageUuid: String(a.packageUuid),
-        linkedDate: String(a.linkedDate),
-      })),
+      affectedPackages: ((item.affectedPackages as Item[] | undefined) ?? []).map(affectedOf),
+      ...(VULNERABILITY_SOURCES.includes(item.source as VulnerabilitySource) ? { source: item.source as VulnerabilitySource } : {}),
     }),
   },
 };
+
+/** An affected package as its link item (or, written before those, the vulnerability's item) holds it. */
+function affectedOf(item: Item): AffectedPackage {
+  return {
+    packageUuid: String(item.packageUuid),
+    linkedDate: String(item.linkedDate),
+    ...(Array.isArray(item.fixedVersions) ? { fixedVersions: item.fixedVersions as string[] } : {}),
+    ...(typeof item.matchedBy === 'string' ? { matchedBy: item.matchedBy } : {}),
+  };
+}
 
 /**
  * Vulnerabilities read from items written before their links were items of their own: their links
@@ -641,12 +671,12 @@ const linksInItem = new WeakSet<Vulnerability>();
  */
 export function vulnerabilityLinkWrites(tableName: string, before: Vulnerability | undefined, after: Vulnerability | undefined): TransactItem[] {
   const stored = before && !linksInItem.has(before) ? before.affectedPackages : [];
-  const was = new Map(stored.map((link, position) => [link.packageUuid, { linkedDate: link.linkedDate, position }]));
+  const content = (link: AffectedPackage, position: number) => JSON.stringify([link.linkedDate, position, link.fixedVersions ?? null, link.matchedBy ?? null]);
+  const was = new Map(stored.map((link, position) => [link.packageUuid, content(link, position)]));
   const writes: TransactItem[] = [];
   const vulnerability = (after ?? before)!;
   (after?.affectedPackages ?? []).forEach((link, position) => {
-    const old = was.get(link.packageUuid);
-    if (old && old.linkedDate === link.linkedDate && old.position === position) return;
+    if (was.get(link.packageUuid) === content(link, position)) return;
     writes.push({
       Put: {
         TableName: tableName,
@@ -657,6 +687,8 @@ export function vulnerabilityLinkWrites(tableName: string, before: Vulnerability
           packageUuid: link.packageUuid,
           linkedDate: link.linkedDate,
           position,
+          ...(link.fixedVersions ? { fixedVersions: [...link.fixedVersions] } : {}),
+          ...(link.matchedBy ? { matchedBy: link.matchedBy } : {}),
         },
       },
     });
@@ -714,7 +746,7 @@ class VulnerabilityCollection extends Collection<Vulnerability> {
         });
         const affectedPackages = items
           .sort((a, b) => Number(a.position) - Number(b.position))
-          .map((item) => ({ packageUuid: String(item.packageUuid), linkedDate: String(item.linkedDate) }));
+          .map(affectedOf);
         return { ...vulnerability, affectedPackages };
       }),
     );
