@@ -17,7 +17,10 @@ import { randomUUID } from 'node:crypto';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { changeTargets } from '../shared/domain/change-records.ts';
 import { changeRecordOf } from '../shared/store/change-targets.ts';
-import { changeTargetResolver, evaluationQueue, lambdaHandler, violationDayStore, type Dependencies } from '../shared/runtime.ts';
+import { advisoryLinkQueue, changeTargetResolver, evaluationQueue, lambdaHandler, violationDayStore, type Dependencies } from '../shared/runtime.ts';
+import { linkMessages, type AdvisoryLinkQueue } from '../shared/aws/advisory-link-queue.ts';
+import { linkTargets, type LinkTarget } from '../shared/domain/advisory-links.ts';
+import { linkImageOf } from '../shared/store/advisory-store.ts';
 import { ViolationDayStore } from '../shared/store/violation-day-store.ts';
 import { violationDayChange } from '../shared/domain/portfolio.ts';
 import type { StreamImage } from '../shared/store/dynamo.ts';
@@ -33,6 +36,8 @@ import { countMetric } from '../shared/observability/metrics.ts';
 type RouterDependencies = Pick<Dependencies, 'changeTargetResolver' | 'evaluationQueue'> & AuditDependencies & {
   /** The daily violation counts; without it (tests of routing and auditing alone) violations are not counted. */
   readonly violationDays?: Pick<ViolationDayStore, 'count'>;
+  /** The advisory link queue; without it (tests of routing and auditing alone) nothing is sent to match. */
+  readonly advisoryLinkQueue?: Pick<AdvisoryLinkQueue, 'send'>;
 };
 
 export const makeHandler =
@@ -40,7 +45,13 @@ export const makeHandler =
     instrumented((event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> => route(deps, event, context));
 
 export const handler = lambdaHandler((c) =>
-  makeHandler({ changeTargetResolver: changeTargetResolver(c), evaluationQueue: evaluationQueue(c), auditTrail: auditTrailWriter(c), violationDays: violationDayStore(c) }),
+  makeHandler({
+    changeTargetResolver: changeTargetResolver(c),
+    evaluationQueue: evaluationQueue(c),
+    auditTrail: auditTrailWriter(c),
+    violationDays: violationDayStore(c),
+    advisoryLinkQueue: advisoryLinkQueue(c),
+  }),
 );
 
 async function route(deps: RouterDependencies, event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
@@ -54,12 +65,14 @@ async function route(deps: RouterDependencies, event: DynamoDBStreamEvent, conte
   const queued = new Set<string>();
   const batchCorrelationId = randomUUID();
   const audited: PlacedAuditRecord[] = [];
+  const toLink: LinkTarget[] = [];
   const response = await processStreamBatch(event, context, (record: DynamoDBRecord) =>
     withCorrelation(streamCorrelationId(record) ?? batchCorrelationId, async (correlationId) => {
       try {
         const audit = await deps.auditTrail.recordOf(record);
         if (audit) audited.push(audit);
         await countViolationDay(deps, record);
+        toLink.push(...linkTargets(linkImageOf(record.dynamodb?.OldImage as StreamImage | undefined), linkImageOf(record.dynamodb?.NewImage as StreamImage | undefined)));
         const targets = changeTargets(changeRecordOf(record));
         const products = await resolver.products(targets);
         const fresh = products.filter((product) => !queued.has(`${product.uuid}|${correlationId}`));
@@ -91,6 +104,14 @@ async function route(deps: RouterDependencies, event: DynamoDBStreamEvent, conte
   // write that fails fails the invocation, and Lambda retries the batch (the same items, re-queued
   // evaluations the evaluator finds answered). An export that fails is counted (an alarm watches it), not retried through the stream: evaluations
   // must not wait on the audit bucket, and the records stay in the table for the retention period.
+  // The packages and advisory keys to match, in as few messages as the batch allows (one lookup a key
+  // in the linker however many packages an import wrote). Sent once the records are handled: a send that
+  // fails fails the invocation, and the batch comes again (matching again is idempotent).
+  const messages = linkMessages(toLink);
+  if (messages.length > 0 && deps.advisoryLinkQueue) {
+    await deps.advisoryLinkQueue.send(messages);
+    logger.info('Advisory matching queued', { messages: messages.length, targets: toLink.length });
+  }
   await deps.auditTrail.write(audited);
   try {
     await deps.auditTrail.export(audited);

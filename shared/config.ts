@@ -22,6 +22,8 @@ const ConfigSchema = z.object({
   /** Set only on the local stack: the S3 API endpoint (the SQS emulator's). */
   S3_ENDPOINT: z.url().optional(),
   EVALUATION_QUEUE_URL: z.string().optional(),
+  /** The advisory link queue (shared/aws/advisory-link-queue.ts): the stream router sends to it. */
+  ADVISORY_LINKS_QUEUE_URL: z.string().optional(),
   /** How long an evaluation request waits in the queue, so a burst of changes becomes one evaluation. */
   EVALUATION_DELAY_SECONDS: z.coerce.number().int().min(0).max(900).default(2),
   /** Products one page of a dataspace-wide re-evaluation queues (shared/services/evaluation-fan-out.ts). */

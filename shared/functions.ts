@@ -10,7 +10,7 @@ export interface FunctionDefinition {
   readonly memoryMb: number;
   readonly timeoutSeconds: number;
   readonly table: 'none' | 'read' | 'read-write';
-  readonly sendsTo: readonly ('evaluation' | 'webhookDeliveries')[];
+  readonly sendsTo: readonly ('evaluation' | 'webhookDeliveries' | 'advisoryLinks')[];
   readonly publishesEvents: boolean;
   /** Writes absolute URLs into events, so needs PUBLIC_BASE_URL: the public origin of the API. */
   readonly buildsEventUrls?: true;
@@ -128,14 +128,23 @@ export const FUNCTIONS = {
   },
   'stream-router': {
     entry: 'functions/stream-router.ts',
-    description: 'Table stream: change records to the products to evaluate, onto the evaluation queue; audited changes to the audit trail and its bucket',
+    description: 'Table stream: change records to the products to evaluate, onto the evaluation queue; packages and advisories to match, onto the advisory link queue; audited changes to the audit trail and its bucket',
     memoryMb: 512,
     timeoutSeconds: 60,
     // Writes the audit records (and reads deletion markers and a comment's request).
     table: 'read-write',
-    sendsTo: ['evaluation'],
+    sendsTo: ['evaluation', 'advisoryLinks'],
     publishesEvents: false,
     auditExport: true,
+  },
+  'advisory-linker': {
+    entry: 'functions/advisory-linker.ts',
+    description: "Advisory link queue: packages matched against the published advisories of their key, and an advisory's key against the packages of every dataspace; links written as vulnerabilities",
+    memoryMb: 512,
+    timeoutSeconds: 120,
+    table: 'read-write',
+    sendsTo: [],
+    publishesEvents: false,
   },
   evaluator: {
     entry: 'functions/evaluator.ts',

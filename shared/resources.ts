@@ -54,6 +54,18 @@ export const QUEUES = {
     deadLetterRetentionDays: 14,
   },
   /**
+   * Packages to match against the published advisories, and advisory package keys to match against the
+   * packages of every dataspace (shared/aws/advisory-link-queue.ts). Six times the linker's 120 s timeout.
+   */
+  advisoryLinks: {
+    localName: 'advisory-links',
+    urlEnvVar: 'ADVISORY_LINKS_QUEUE_URL',
+    visibilityTimeoutSeconds: 720,
+    maxReceiveCount: 5,
+    retentionDays: 4,
+    deadLetterRetentionDays: 14,
+  },
+  /**
    * The upload bucket's object-created events (S3 → SQS → the import function). Six times the import
    * function's timeout; an import that fails three times is recorded as failed and its event moves to the DLQ.
    */
@@ -182,7 +194,9 @@ export const EVENT_SOURCES: readonly EventSourceDefinition[] = [
     // The entities whose changes can change an evaluation (shared/domain/change-records.ts), and the
     // audited ones (shared/domain/audit.ts): the router queues evaluations and writes the audit trail.
     // Also the violations, whose changes it counts per day for the policy portfolio (shared/store/violation-day-store.ts).
-    filterPatterns: withoutLimiterItems(entityFilter([...new Set<string>([...EVALUATED_ENTITIES, ...AUDITED_ENTITIES, 'Violation'])])),
+    // And the advisories' package items, whose changes it sends to the advisory linker with the packages
+    // written (shared/domain/advisory-links.ts linkTargets).
+    filterPatterns: withoutLimiterItems(entityFilter([...new Set<string>([...EVALUATED_ENTITIES, ...AUDITED_ENTITIES, 'Violation', 'AdvisoryPackage'])])),
   },
   {
     kind: 'table-stream',
@@ -205,6 +219,8 @@ export const EVENT_SOURCES: readonly EventSourceDefinition[] = [
   // Retries and hand-overs: the messages of a batch are attempted at once, each with its own 10 s
   // timeout, so a slow subscriber holds up only its own message.
   { kind: 'queue', queue: 'webhookDeliveries', function: 'webhook-delivery', batchSize: 10, maxConcurrency: 10 },
+  // A batch's packages are grouped by package key: one advisory lookup a key (shared/services/advisory-links.ts).
+  { kind: 'queue', queue: 'advisoryLinks', function: 'advisory-linker', batchSize: 10, maxBatchingWindowSeconds: 1 },
   // One upload per invocation: an import is long, and a failed one retries alone.
   { kind: 'queue', queue: 'sbomUploads', function: 'sbom-import', batchSize: 1 },
 ];

@@ -47,6 +47,9 @@ import { ApiKeyStore } from './store/api-key-store.ts';
 import { ApiKeyService } from './services/api-keys.ts';
 import { ViolationDayStore } from './store/violation-day-store.ts';
 import { PortfolioService } from './services/portfolio.ts';
+import { AdvisoryStore } from './store/advisory-store.ts';
+import { AdvisoryLinker } from './services/advisory-links.ts';
+import { SqsAdvisoryLinkQueue, type AdvisoryLinkQueue } from './aws/advisory-link-queue.ts';
 
 /** A factory of one part: it makes the part from a composition's configuration and other parts. */
 export type Factory<T> = (composition: Composition) => T;
@@ -233,6 +236,21 @@ export function evaluationQueue(c: Composition): EvaluationQueue {
   );
 }
 
+export function advisoryStore(c: Composition): AdvisoryStore {
+  return c.once(advisoryStore, () => new AdvisoryStore(dynamoClient(c), c.config.TABLE_NAME));
+}
+
+export function advisoryLinker(c: Composition): AdvisoryLinker {
+  return c.once(
+    advisoryLinker,
+    () => new AdvisoryLinker({ advisories: advisoryStore(c), catalog: catalogStore(c), doc: dynamoClient(c), tableName: c.config.TABLE_NAME, now, newUuid: randomUUID }),
+  );
+}
+
+export function advisoryLinkQueue(c: Composition): AdvisoryLinkQueue {
+  return c.once(advisoryLinkQueue, () => new SqsAdvisoryLinkQueue(sqsClient(c), requiredSetting(c.config.ADVISORY_LINKS_QUEUE_URL, 'ADVISORY_LINKS_QUEUE_URL')));
+}
+
 export function evaluationFanOut(c: Composition): EvaluationFanOut {
   return c.once(
     evaluationFanOut,
@@ -334,6 +352,8 @@ export interface Dependencies {
   readonly evaluation: EvaluationService;
   readonly evaluationQueue: EvaluationQueue;
   readonly evaluationFanOut: EvaluationFanOut;
+  readonly advisoryLinker: AdvisoryLinker;
+  readonly advisoryLinkQueue: AdvisoryLinkQueue;
   readonly policy: PolicyService;
   readonly portfolio: PortfolioService;
   readonly violationDays: ViolationDayStore;
@@ -361,6 +381,8 @@ export function dependencyFactories(c: Composition): { readonly [K in keyof Depe
     evaluation: () => evaluationService(c),
     evaluationQueue: () => evaluationQueue(c),
     evaluationFanOut: () => evaluationFanOut(c),
+    advisoryLinker: () => advisoryLinker(c),
+    advisoryLinkQueue: () => advisoryLinkQueue(c),
     policy: () => policyService(c),
     portfolio: () => portfolioService(c),
     violationDays: () => violationDayStore(c),

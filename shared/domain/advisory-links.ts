@@ -209,7 +209,7 @@ export type LinkTarget =
   /** Relink these packages (created, or their purl changed) against the advisories of their key. */
   | { readonly kind: 'package'; readonly dataspace: string; readonly uuid: string }
   /** Relink every package of this key (an advisory naming it was loaded, changed, withdrawn or dropped it). */
-  | { readonly kind: 'advisoryKey'; readonly packageKey: string };
+  | { readonly kind: 'advisoryKey'; readonly packageKey: string; readonly advisoryId?: string };
 
 /** One version of a changed item, as linking reads it (the store decodes the stream's images). */
 export interface LinkImage {
@@ -219,8 +219,8 @@ export interface LinkImage {
   readonly version?: string;
   /** A package's OSV package key; an advisory package item's key. */
   readonly packageKey?: string;
-  /** An advisory package item: the record's content the linker matches (modified, withdrawn, entries). */
-  readonly content?: string;
+  /** An advisory package item: its advisory's id. */
+  readonly advisoryId?: string;
 }
 
 /** Which relinking a change of the table calls for (none for most). */
@@ -228,8 +228,9 @@ export function linkTargets(before: LinkImage | undefined, after: LinkImage | un
   const current = after ?? before;
   if (!current) return [];
   if (current.entity === 'AdvisoryPackage') {
-    if (before && after && before.content === after.content) return [];
-    return current.packageKey ? [{ kind: 'advisoryKey', packageKey: current.packageKey }] : [];
+    // Loads write a record's package items only when the record changed, and DynamoDB streams no write
+    // that changes nothing: every record of one is a change to match again.
+    return current.packageKey ? [{ kind: 'advisoryKey', packageKey: current.packageKey, ...(current.advisoryId ? { advisoryId: current.advisoryId } : {}) }] : [];
   }
   if (current.entity === 'Package') {
     // A deleted package takes its links with it (the catalog refuses to delete one that has any).

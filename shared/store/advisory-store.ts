@@ -10,7 +10,8 @@ import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-s
 import { keys } from '../keys.ts';
 import { advisoryPackageKeys, type Advisory, type AffectedEntry } from '../domain/advisories.ts';
 import { osvPackageKey } from '../domain/advisory-matching.ts';
-import { batchGet, batchWriteAll, queryAll, type Item, type WriteRequest } from './dynamo.ts';
+import { batchGet, batchWriteAll, itemOfImage, queryAll, type Item, type StreamImage, type WriteRequest } from './dynamo.ts';
+import type { LinkImage } from '../domain/advisory-links.ts';
 
 /** What a load compares a record with: enough to tell it unchanged, and which package items it has. */
 export interface AdvisoryHead {
@@ -199,4 +200,24 @@ function toAdvisory(item: Item): Advisory {
     references: (item.references as Advisory['references'] | undefined) ?? [],
     affected: (item.affected as AffectedEntry[] | undefined) ?? [],
   };
+}
+
+/**
+ * A stream image as linking reads it (shared/domain/advisory-links.ts linkTargets): a package's key and
+ * version, an advisory package item's key and id; undefined for an image of anything else.
+ */
+export function linkImageOf(image: StreamImage | undefined): LinkImage | undefined {
+  const entity = image?.entity?.S;
+  if (entity !== 'Package' && entity !== 'AdvisoryPackage') return undefined;
+  const item = itemOfImage(image!);
+  if (entity === 'Package') {
+    return {
+      entity,
+      dataspace: String(item.dataspace),
+      uuid: String(item.uuid),
+      version: String(item.version ?? ''),
+      ...(typeof item.osvKey === 'string' ? { packageKey: item.osvKey } : {}),
+    };
+  }
+  return { entity, packageKey: String(item.packageKey), advisoryId: String(item.id) };
 }

@@ -25,7 +25,7 @@ import { keptLog, tracked } from './pending-work.ts';
 export async function startTestStack({ evaluationDelaySeconds = 0, settings = {} }: { evaluationDelaySeconds?: number; settings?: ConfigInput } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-pipeline-'));
   // The logger is the process's own (shared/logger.ts), configured by the environment.
-  process.env.POWERTOOLS_LOG_LEVEL = 'CRITICAL';
+  process.env.POWERTOOLS_LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'CRITICAL';
   // Its own log lines (pollers' errors, records given up) are kept for a failed test's report.
   const kept = keptLog(`stack ${dataDir}`);
   const stack = await startLocalStack({
