@@ -19,7 +19,7 @@ import { changeTargets } from '../shared/domain/change-records.ts';
 import { changeRecordOf } from '../shared/store/change-targets.ts';
 import { advisoryLinkQueue, changeTargetResolver, evaluationQueue, lambdaHandler, violationDayStore, type Dependencies } from '../shared/runtime.ts';
 import { linkMessages, type AdvisoryLinkQueue } from '../shared/aws/advisory-link-queue.ts';
-import { linkTargets, type LinkTarget } from '../shared/domain/advisory-links.ts';
+import { linkTargets, type LinkTarget } from '../shared/domain/link-targets.ts';
 import { linkImageOf } from '../shared/store/advisory-store.ts';
 import { ViolationDayStore } from '../shared/store/violation-day-store.ts';
 import { violationDayChange } from '../shared/domain/portfolio.ts';

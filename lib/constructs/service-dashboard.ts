@@ -97,6 +97,7 @@ export class ServiceDashboard extends Construct {
         [...DELIVERY_OUTCOMES.map((outcome) => own('WebhookDeliveries', outcome, { Outcome: outcome })), own('WebhookDeliveryRetries', 'retries')],
         6,
       ),
+      graph('Advisory links', [own('AdvisoryLinksMade', 'Links made'), own('AdvisoryLinksTakenBack', 'Links taken back')], 6),
       graph(
         'Dead-lettered messages',
         Object.keys(QUEUES).map((queue) => own('DeadLettered', queue, { Queue: queue })),

@@ -8,7 +8,6 @@
  */
 import { z } from 'zod';
 import { cvssBaseScore } from './cvss.ts';
-import { osvPackageKey } from './advisory-matching.ts';
 
 export const MAX_SUMMARY_CHARS = 1_000;
 /** Details beyond this are cut at a word and marked (detailsTruncated); the record's own page has them whole. */
@@ -187,11 +186,6 @@ export function advisoryFromOsv(input: unknown): AdvisoryResult {
     return { ok: false, id: record.id, problems: [`record: weighs more than ${MAX_RECORD_BYTES.toLocaleString('en')} bytes once bounded (its affected versions are listed one by one)`] };
   }
   return { ok: true, advisory };
-}
-
-/** The (ecosystem, package) keys an advisory names: one lookup each finds it. */
-export function advisoryPackageKeys(advisory: Pick<Advisory, 'affected'>): string[] {
-  return [...new Set(advisory.affected.map((entry) => osvPackageKey(entry.ecosystem, entry.name)))];
 }
 
 /** Newer by `modified`; at the same time, the content decides (a repository may leave `modified` alone). */

@@ -8,10 +8,10 @@
 import { createHash } from 'node:crypto';
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys.ts';
-import { advisoryPackageKeys, type Advisory, type AffectedEntry } from '../domain/advisories.ts';
-import { osvPackageKey } from '../domain/advisory-matching.ts';
+import type { Advisory, AffectedEntry } from '../domain/advisories.ts';
+import { advisoryPackageKeys, osvPackageKey } from '../domain/osv-packages.ts';
 import { batchGet, batchWriteAll, itemOfImage, queryAll, type Item, type StreamImage, type WriteRequest } from './dynamo.ts';
-import type { LinkImage } from '../domain/advisory-links.ts';
+import type { LinkImage } from '../domain/link-targets.ts';
 
 /** What a load compares a record with: enough to tell it unchanged, and which package items it has. */
 export interface AdvisoryHead {

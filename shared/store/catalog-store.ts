@@ -12,7 +12,7 @@ import {
   type DynamoDBDocumentClient,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { osvCoordinates, osvPackageKey } from '../domain/advisory-matching.ts';
+import { osvCoordinates, osvPackageKey } from '../domain/osv-packages.ts';
 import { catalogSortKey, keys, type CatalogLookup, type CatalogType, type CountedCollection } from '../keys.ts';
 import { compareCodePoints } from '../domain/text.ts';
 import { DATASPACE_MARKS, markIn, markSeen } from './dataspace-marks.ts';

@@ -133,6 +133,7 @@ describe('packages', () => {
       usage_policy: 'Approved',
       risk_score: null,
       affected_by_vulnerabilities: [],
+      vulnerabilities: [],
     });
     const fromParts = await create('packages', { type: 'pypi', name: 'Django', version: '4.2', download_url: 'https://example.com/django.tgz' });
     expect(fromParts.purl).toBe('pkg:pypi/django@4.2');
@@ -254,9 +255,11 @@ describe('vulnerabilities', () => {
       vulnerability_id: 'VCID-1234',
       aliases: ['CVE-2026-0001'],
       risk_score: 7.5,
+      // Typed in: no advisory matched these links, and none says what fixes the packages.
+      source: 'manual',
       affected_packages: [
-        { package: a.api_url, purl: 'pkg:npm/vuln-a@1.0.0', linked_date: '2026-01-01T00:00:00.000+00:00' },
-        { package: b.api_url, purl: 'pkg:npm/vuln-b@1.0.0', linked_date: expect.stringMatching(/\+00:00$/) },
+        { package: a.api_url, purl: 'pkg:npm/vuln-a@1.0.0', linked_date: '2026-01-01T00:00:00.000+00:00', fixed_versions: [], matched_by: null },
+        { package: b.api_url, purl: 'pkg:npm/vuln-b@1.0.0', linked_date: expect.stringMatching(/\+00:00$/), fixed_versions: [], matched_by: null },
       ],
     });
     expect((await call('alice', 'GET', `/api/v2/packages/${a.uuid}/`)).json).toMatchObject({ risk_score: 7.5, affected_by_vulnerabilities: ['VCID-1234'] });
@@ -264,7 +267,7 @@ describe('vulnerabilities', () => {
     expect((await call('alice', 'GET', `/api/v2/packages/${a.uuid}/`)).json).toMatchObject({ risk_score: 9.1, affected_by_vulnerabilities: ['VCID-1234', 'VCID-9'] });
     // Rescore and unlink: the packages follow; a package linked before keeps its linked date.
     const updated = await call('root', 'PATCH', `/api/v2/vulnerabilities/${vulnerability.uuid}/`, { risk_score: 3.0, affected_packages: [{ package: a.uuid }] });
-    expect(updated.json.affected_packages).toEqual([{ package: a.api_url, purl: a.purl, linked_date: '2026-01-01T00:00:00.000+00:00' }]);
+    expect(updated.json.affected_packages).toEqual([{ package: a.api_url, purl: a.purl, linked_date: '2026-01-01T00:00:00.000+00:00', fixed_versions: [], matched_by: null }]);
     expect((await call('alice', 'GET', `/api/v2/packages/${b.uuid}/`)).json).toMatchObject({ risk_score: null, affected_by_vulnerabilities: [] });
     expect((await call('root', 'DELETE', `/api/v2/vulnerabilities/${second.uuid}/`)).status).toBe(204);
     expect((await call('alice', 'GET', `/api/v2/packages/${a.uuid}/`)).json).toMatchObject({ risk_score: 3, affected_by_vulnerabilities: ['VCID-1234'] });

@@ -6,8 +6,9 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { advisoryFromOsv, advisoryPackageKeys, MAX_DETAILS_CHARS, type Advisory, type AffectedEntry } from '../../shared/domain/advisories.ts';
-import { advisoriesAffecting, matchVersion, osvCoordinates, osvPackageKey } from '../../shared/domain/advisory-matching.ts';
+import { advisoryFromOsv, MAX_DETAILS_CHARS, type Advisory, type AffectedEntry } from '../../shared/domain/advisories.ts';
+import { advisoriesAffecting, matchVersion } from '../../shared/domain/advisory-matching.ts';
+import { advisoryPackageKeys, osvCoordinates, osvPackageKey } from '../../shared/domain/osv-packages.ts';
 import { cvssBaseScore } from '../../shared/domain/cvss.ts';
 import { purlFromString } from '../../shared/sbom/purl.ts';
 
