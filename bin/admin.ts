@@ -212,7 +212,8 @@ async function migrate(args: string[]): Promise<void> {
   const report = await migrateData(connected.doc, connected.tableName);
   console.log(
     `Migrated ${connected.target}: ${report.requestCountersFolded} request counter items folded into their groups, ` +
-      `${report.catalogLookupsWritten} catalog lookup entries written, ${report.apiKeysNamed} API keys named.`,
+      `${report.catalogLookupsWritten} catalog lookup entries written, ${report.apiKeysNamed} API keys named, ` +
+      `${report.advisoryKeysWritten} packages given their advisory key.`,
   );
 }
 

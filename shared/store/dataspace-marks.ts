@@ -12,6 +12,8 @@ export const DATASPACE_MARKS = {
   requestCountersGrouped: 'requestCountersGrouped',
   /** Every package and license of it carries its lookup entry. */
   catalogLookupsIndexed: 'catalogLookupsIndexed',
+  /** Every package of it whose purl names an OSV ecosystem carries its OSV package entry (GSI11). */
+  advisoryKeysIndexed: 'advisoryKeysIndexed',
 } as const;
 export type DataspaceMark = (typeof DATASPACE_MARKS)[keyof typeof DATASPACE_MARKS];
 

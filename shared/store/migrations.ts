@@ -8,6 +8,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { IdentityStore } from './identity-store.ts';
 import { foldLegacyRequestCounters } from './request-counters.ts';
 import { indexCatalogLookups } from './catalog-lookups.ts';
+import { indexAdvisoryKeys } from './advisory-keys.ts';
 import { ApiKeyStore } from './api-key-store.ts';
 import { ProductStore } from './product-store.ts';
 
@@ -20,6 +21,8 @@ export interface MigrationReport {
   readonly apiKeysNamed: number;
   /** Products written before gates, given their entry in the `none` gate's list (?gate=none). */
   readonly productGatesIndexed: number;
+  /** Packages written before advisories were matched, given their OSV package entry (then matched through the stream). */
+  readonly advisoryKeysWritten: number;
 }
 
 export interface MigrationOptions {
@@ -35,6 +38,7 @@ export async function migrateData(doc: DynamoDBDocumentClient, tableName: string
   let catalogLookupsWritten = 0;
   let apiKeysNamed = 0;
   let productGatesIndexed = 0;
+  let advisoryKeysWritten = 0;
   const products = new ProductStore(doc, tableName);
   const identity = new IdentityStore(doc, tableName);
   const apiKeys = new ApiKeyStore(doc, tableName);
@@ -44,6 +48,7 @@ export async function migrateData(doc: DynamoDBDocumentClient, tableName: string
     catalogLookupsWritten += await indexCatalogLookups(doc, tableName, dataspace.name);
     apiKeysNamed += await apiKeys.nameLegacyKeys(dataspace.name, now, newUuid);
     productGatesIndexed += await products.indexLegacyGates(dataspace.name);
+    advisoryKeysWritten += await indexAdvisoryKeys(doc, tableName, dataspace.name);
   }
-  return { requestCountersFolded, catalogLookupsWritten, apiKeysNamed, productGatesIndexed };
+  return { requestCountersFolded, catalogLookupsWritten, apiKeysNamed, productGatesIndexed, advisoryKeysWritten };
 }
