@@ -15,6 +15,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as triggers from 'aws-cdk-lib/triggers';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import type { Construct } from 'constructs';
 import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '../shared/functions.ts';
 import {
@@ -125,7 +127,26 @@ export interface ComplianceStackProps extends StackProps {
    * `auditRetentionDays`). The audit bucket keeps the exported records longer. @default 400
    */
   readonly auditRetentionDays?: number;
+  /**
+   * The advisory sync (functions/advisory-sync.ts): which OSV ecosystems, how often, from where. @default
+   * the context values `osvEcosystems` (comma-separated; default DEFAULT_OSV_ECOSYSTEMS), `osvSyncSchedule`
+   * (an EventBridge Scheduler expression; default daily) and `osvSourceUrl` (default OSV's public bucket;
+   * a mirror laid out as it is for an air-gapped account)
+   */
+  readonly advisorySync?: AdvisorySyncProps;
 }
+
+export interface AdvisorySyncProps {
+  readonly ecosystems: readonly string[];
+  /** `rate(1 day)`, `cron(0 3 * * ? *)`, as EventBridge Scheduler takes them. */
+  readonly schedule: string;
+  readonly sourceUrl: string;
+}
+
+/** OSV's public bucket: `<ecosystem>/all.zip`, `<ecosystem>/modified_id.csv`, `<ecosystem>/<id>.json`. */
+export const OSV_PUBLIC_BUCKET = 'https://osv-vulnerabilities.storage.googleapis.com';
+/** The ecosystems synced unless the context names others: those the purls of real SBOMs name most. */
+export const DEFAULT_OSV_ECOSYSTEMS = ['npm', 'PyPI', 'Maven', 'Go', 'crates.io', 'NuGet', 'RubyGems', 'Packagist'];
 
 export interface ServiceQueue {
   readonly queue: sqs.Queue;
@@ -180,6 +201,7 @@ export class ComplianceStack extends Stack {
     this.migrateOnDeploy();
     for (const rule of EVENT_RULES) this.addEventRule(rule);
     for (const schedule of SCHEDULES) this.addSchedule(schedule);
+    this.addAdvisorySync(props.advisorySync ?? advisorySyncContext(this));
     for (const destination of props.webhookDestinations ?? []) this.addWebhookDestination(destination);
     this.httpApi = new ServiceHttpApi(this, 'HttpApi', {
       functions: mapValues(this.functions, (fn) => fn.function),
@@ -260,6 +282,31 @@ export class ComplianceStack extends Stack {
       // A run missed is made up by the next one (it reads every waiver due): no retries piling up.
       targets: [new eventTargets.LambdaFunction(fn, { retryAttempts: 0, maxEventAge: Duration.minutes(definition.everyMinutes) })],
     });
+  }
+
+  /**
+   * The advisory sync on EventBridge Scheduler: the function told its source and ecosystems, invoked on the
+   * schedule (no retry: a run cut short is made up by the next, which starts where its progress was noted;
+   * a failed run raises the function's error alarm).
+   */
+  private addAdvisorySync(sync: AdvisorySyncProps): scheduler.Schedule {
+    const fn = this.functions['advisory-sync'].function;
+    fn.addEnvironment('OSV_SOURCE_URL', sync.sourceUrl);
+    fn.addEnvironment('OSV_ECOSYSTEMS', sync.ecosystems.join(','));
+    const role = new iam.Role(this, 'AdvisorySyncScheduleRole', {
+      description: 'EventBridge Scheduler: invokes the advisory sync',
+      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com'),
+    });
+    const schedule = new scheduler.Schedule(this, 'AdvisorySyncSchedule', {
+      description: `Brings the published advisories of ${sync.ecosystems.join(', ')} up to date from ${sync.sourceUrl}`,
+      schedule: scheduler.ScheduleExpression.expression(sync.schedule),
+      target: new schedulerTargets.LambdaInvoke(fn, { role, retryAttempts: 0 }),
+    });
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(fn.node.defaultChild as lambda.CfnFunction)}.Arn>:*]`,
+      reason: 'lambda:InvokeFunction on the advisory sync function and its versions (`:*`), as the scheduler target grants it: one function, nothing else.',
+    });
+    return schedule;
   }
 
   /** A fixed HTTPS endpoint for some event types, through an EventBridge API destination. */
@@ -533,6 +580,18 @@ function auditRetentionDaysContext(scope: Construct): number {
   const days = Number(value);
   if (!Number.isInteger(days) || days < 1 || days > 3650) throw new Error(`Context auditRetentionDays must be a whole number of days from 1 to 3650, not ${JSON.stringify(value)}`);
   return days;
+}
+
+function advisorySyncContext(scope: Construct): AdvisorySyncProps {
+  const ecosystems = (contextString(scope, 'osvEcosystems') ?? DEFAULT_OSV_ECOSYSTEMS.join(','))
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const schedule = contextString(scope, 'osvSyncSchedule') ?? 'rate(1 day)';
+  if (!/^(rate|cron|at)\(.+\)$/.test(schedule)) throw new Error(`Context osvSyncSchedule must be an EventBridge Scheduler expression such as rate(1 day), not ${JSON.stringify(schedule)}`);
+  const sourceUrl = contextString(scope, 'osvSourceUrl') ?? OSV_PUBLIC_BUCKET;
+  if (!/^https:\/\/[^/]/.test(sourceUrl)) throw new Error(`Context osvSourceUrl must be an https URL, not ${JSON.stringify(sourceUrl)}`);
+  return { ecosystems, schedule, sourceUrl };
 }
 
 /** A string from the CDK context (`-c key=value` or cdk.json); empty means unset. */

@@ -24,6 +24,16 @@ const ConfigSchema = z.object({
   EVALUATION_QUEUE_URL: z.string().optional(),
   /** The advisory link queue (shared/aws/advisory-link-queue.ts): the stream router sends to it. */
   ADVISORY_LINKS_QUEUE_URL: z.string().optional(),
+  /**
+   * Where the advisory sync reads OSV records (shared/services/advisory-sync.ts): OSV's bucket, or a mirror
+   * laid out as it is. Unset: the sync does nothing (the local stack's default; the CDK stack sets it).
+   */
+  OSV_SOURCE_URL: z.union([z.url({ protocol: /^https?$/ }), z.literal('')]).optional(),
+  /** The OSV ecosystems the sync keeps up to date, comma-separated (`npm,PyPI,Go`). */
+  OSV_ECOSYSTEMS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((name) => name.trim()).filter(Boolean)),
   /** How long an evaluation request waits in the queue, so a burst of changes becomes one evaluation. */
   EVALUATION_DELAY_SECONDS: z.coerce.number().int().min(0).max(900).default(2),
   /** Products one page of a dataspace-wide re-evaluation queues (shared/services/evaluation-fan-out.ts). */

@@ -146,6 +146,16 @@ export const FUNCTIONS = {
     sendsTo: [],
     publishesEvents: false,
   },
+  'advisory-sync': {
+    entry: 'functions/advisory-sync.ts',
+    description: "EventBridge Scheduler: the published advisories of the configured ecosystems brought up to date from OSV's bucket or a mirror",
+    // An ecosystem's first run streams its whole archive to /tmp and loads it (npm's: tens of thousands of records).
+    memoryMb: 1024,
+    timeoutSeconds: 900,
+    table: 'read-write',
+    sendsTo: [],
+    publishesEvents: false,
+  },
   evaluator: {
     entry: 'functions/evaluator.ts',
     description: 'Evaluation queue: runs the policy rules on a product and records its violations and events',

@@ -50,6 +50,8 @@ import { PortfolioService } from './services/portfolio.ts';
 import { AdvisoryStore } from './store/advisory-store.ts';
 import { AdvisoryLinker } from './services/advisory-links.ts';
 import { SqsAdvisoryLinkQueue, type AdvisoryLinkQueue } from './aws/advisory-link-queue.ts';
+import { AdvisorySync } from './services/advisory-sync.ts';
+import { AdvisoryLoader } from './services/advisory-load.ts';
 
 /** A factory of one part: it makes the part from a composition's configuration and other parts. */
 export type Factory<T> = (composition: Composition) => T;
@@ -247,6 +249,19 @@ export function advisoryLinker(c: Composition): AdvisoryLinker {
   );
 }
 
+/** The advisory sync of one run (its time budget), or undefined when no source is configured. */
+export function advisorySync(c: Composition, remainingMs: () => number): AdvisorySync | undefined {
+  if (!c.config.OSV_SOURCE_URL) return undefined;
+  return new AdvisorySync({
+    loader: new AdvisoryLoader({ advisories: advisoryStore(c), now }),
+    advisories: advisoryStore(c),
+    sourceUrl: c.config.OSV_SOURCE_URL,
+    fetch: (url) => fetch(url, { signal: AbortSignal.timeout(120_000) }),
+    now,
+    remainingMs,
+  });
+}
+
 export function advisoryLinkQueue(c: Composition): AdvisoryLinkQueue {
   return c.once(advisoryLinkQueue, () => new SqsAdvisoryLinkQueue(sqsClient(c), requiredSetting(c.config.ADVISORY_LINKS_QUEUE_URL, 'ADVISORY_LINKS_QUEUE_URL')));
 }
@@ -354,6 +369,8 @@ export interface Dependencies {
   readonly evaluationFanOut: EvaluationFanOut;
   readonly advisoryLinker: AdvisoryLinker;
   readonly advisoryLinkQueue: AdvisoryLinkQueue;
+  /** The advisory sync of a run with this time budget (undefined: no source configured). */
+  readonly advisorySync: (remainingMs: () => number) => AdvisorySync | undefined;
   readonly policy: PolicyService;
   readonly portfolio: PortfolioService;
   readonly violationDays: ViolationDayStore;
@@ -383,6 +400,7 @@ export function dependencyFactories(c: Composition): { readonly [K in keyof Depe
     evaluationFanOut: () => evaluationFanOut(c),
     advisoryLinker: () => advisoryLinker(c),
     advisoryLinkQueue: () => advisoryLinkQueue(c),
+    advisorySync: () => (remainingMs) => advisorySync(c, remainingMs),
     policy: () => policyService(c),
     portfolio: () => portfolioService(c),
     violationDays: () => violationDayStore(c),

@@ -477,3 +477,33 @@ describe('the evaluation pipeline', () => {
     }
   });
 });
+
+describe('published advisories', () => {
+  const resourcesOf = (type: string, template = synth.template) => Object.values(template.toJSON().Resources as Record<string, { Type: string; Properties: any }>).filter((resource) => resource.Type === type);
+  const envOf = (name: FunctionName, template = synth.template) => template.toJSON().Resources[logicalId(synth.stack, synth.stack.functions[name].function)].Properties.Environment.Variables;
+
+  it('feeds the advisory link queue to the linker, which the stream router sends to', () => {
+    const mapping = resourcesOf('AWS::Lambda::EventSourceMapping').find((m) => JSON.stringify(m.Properties.FunctionName).includes(logicalId(synth.stack, synth.stack.functions['advisory-linker'].function)))!;
+    expect(mapping.Properties).toMatchObject({ BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    expect(JSON.stringify(mapping.Properties.EventSourceArn)).toContain(logicalId(synth.stack, synth.stack.queues.advisoryLinks.queue));
+    expect(envOf('stream-router').ADVISORY_LINKS_QUEUE_URL).toBeDefined();
+  });
+
+  it("syncs daily from OSV's bucket on EventBridge Scheduler, with no retry, the ecosystems in the function's environment", () => {
+    const [schedule] = resourcesOf('AWS::Scheduler::Schedule');
+    expect(schedule!.Properties).toMatchObject({ ScheduleExpression: 'rate(1 day)', State: 'ENABLED', Target: { RetryPolicy: { MaximumRetryAttempts: 0 } } });
+    expect(JSON.stringify(schedule!.Properties.Target.Arn)).toContain(logicalId(synth.stack, synth.stack.functions['advisory-sync'].function));
+    expect(envOf('advisory-sync')).toMatchObject({ OSV_SOURCE_URL: 'https://osv-vulnerabilities.storage.googleapis.com', OSV_ECOSYSTEMS: 'npm,PyPI,Maven,Go,crates.io,NuGet,RubyGems,Packagist' });
+  });
+
+  it('takes the ecosystems, the schedule and a mirror from the CDK context, and refuses what they cannot be', () => {
+    const custom = synthesize({}, { context: { osvEcosystems: 'Go, PyPI', osvSyncSchedule: 'cron(0 3 * * ? *)', osvSourceUrl: 'https://osv-mirror.internal.example' } });
+    expect(resourcesOf('AWS::Scheduler::Schedule', custom.template)[0]!.Properties.ScheduleExpression).toBe('cron(0 3 * * ? *)');
+    expect(custom.template.toJSON().Resources[logicalId(custom.stack, custom.stack.functions['advisory-sync'].function)].Properties.Environment.Variables).toMatchObject({
+      OSV_SOURCE_URL: 'https://osv-mirror.internal.example',
+      OSV_ECOSYSTEMS: 'Go,PyPI',
+    });
+    expect(() => synthesize({}, { context: { osvSyncSchedule: 'daily' } })).toThrow(/osvSyncSchedule/);
+    expect(() => synthesize({}, { context: { osvSourceUrl: 'http://osv.example' } })).toThrow(/osvSourceUrl/);
+  });
+});
