@@ -7,7 +7,8 @@
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { AdvisoryLinkMessageSchema } from '../shared/aws/advisory-link-queue.ts';
-import { advisoryLinker, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
+import { lambdaHandler } from '../shared/runtime.ts';
+import { advisoryLinker, type AdvisoryDependencies } from '../shared/advisory-runtime.ts';
 import type { LinkReport, PackageRef } from '../shared/services/advisory-links.ts';
 import { messageBody, processQueueBatch } from '../shared/aws/partial-batch.ts';
 import { logger } from '../shared/observability/logger.ts';
@@ -21,7 +22,7 @@ class MalformedLinkMessageError extends Error {
   }
 }
 
-type LinkerDependencies = Pick<Dependencies, 'advisoryLinker'>;
+type LinkerDependencies = Pick<AdvisoryDependencies, 'advisoryLinker'>;
 
 export const makeHandler = (deps: LinkerDependencies) =>
   instrumented((event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => linkBatch(deps, event, context));

@@ -5,12 +5,13 @@
  * run is made up by the next: it starts where the last one's progress was noted).
  */
 import type { Context } from 'aws-lambda';
-import { advisorySync, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
+import { lambdaHandler, type Dependencies } from '../shared/runtime.ts';
+import { advisorySync, type AdvisoryDependencies } from '../shared/advisory-runtime.ts';
 import type { EcosystemSyncReport } from '../shared/services/advisory-sync.ts';
 import { logger } from '../shared/observability/logger.ts';
 import { instrumented } from '../shared/observability/invocation.ts';
 
-type SyncDependencies = Pick<Dependencies, 'config' | 'advisorySync'>;
+type SyncDependencies = Pick<Dependencies, 'config'> & Pick<AdvisoryDependencies, 'advisorySync'>;
 
 export const makeHandler = (deps: SyncDependencies) => instrumented((_event: unknown, context?: Context) => run(deps, context));
 

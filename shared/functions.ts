@@ -25,6 +25,12 @@ export interface FunctionDefinition {
    * library's models), so its size budget is larger (test/infra/bundling.test.ts).
    */
   readonly readsSboms?: true;
+  /**
+   * Matches published advisories (the linker, the sync): its bundle holds the ecosystems' version
+   * libraries and the OSV record checks (shared/advisory-runtime.ts), so its size budget is larger
+   * (test/infra/bundling.test.ts).
+   */
+  readonly matchesAdvisories?: true;
   /** Writes the audit trail's records and exports them to the audit bucket (s3:PutObject): sets AUDIT_EXPORT_BUCKET and AUDIT_RETENTION_DAYS. */
   readonly auditExport?: true;
   /**
@@ -145,6 +151,7 @@ export const FUNCTIONS = {
     table: 'read-write',
     sendsTo: [],
     publishesEvents: false,
+    matchesAdvisories: true,
   },
   'advisory-sync': {
     entry: 'functions/advisory-sync.ts',
@@ -155,6 +162,7 @@ export const FUNCTIONS = {
     table: 'read-write',
     sendsTo: [],
     publishesEvents: false,
+    matchesAdvisories: true,
   },
   evaluator: {
     entry: 'functions/evaluator.ts',

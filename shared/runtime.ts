@@ -48,10 +48,7 @@ import { ApiKeyService } from './services/api-keys.ts';
 import { ViolationDayStore } from './store/violation-day-store.ts';
 import { PortfolioService } from './services/portfolio.ts';
 import { AdvisoryStore } from './store/advisory-store.ts';
-import { AdvisoryLinker } from './services/advisory-links.ts';
 import { SqsAdvisoryLinkQueue, type AdvisoryLinkQueue } from './aws/advisory-link-queue.ts';
-import { AdvisorySync } from './services/advisory-sync.ts';
-import { AdvisoryLoader } from './services/advisory-load.ts';
 
 /** A factory of one part: it makes the part from a composition's configuration and other parts. */
 export type Factory<T> = (composition: Composition) => T;
@@ -242,26 +239,6 @@ export function advisoryStore(c: Composition): AdvisoryStore {
   return c.once(advisoryStore, () => new AdvisoryStore(dynamoClient(c), c.config.TABLE_NAME));
 }
 
-export function advisoryLinker(c: Composition): AdvisoryLinker {
-  return c.once(
-    advisoryLinker,
-    () => new AdvisoryLinker({ advisories: advisoryStore(c), catalog: catalogStore(c), doc: dynamoClient(c), tableName: c.config.TABLE_NAME, now, newUuid: randomUUID }),
-  );
-}
-
-/** The advisory sync of one run (its time budget), or undefined when no source is configured. */
-export function advisorySync(c: Composition, remainingMs: () => number): AdvisorySync | undefined {
-  if (!c.config.OSV_SOURCE_URL) return undefined;
-  return new AdvisorySync({
-    loader: new AdvisoryLoader({ advisories: advisoryStore(c), now }),
-    advisories: advisoryStore(c),
-    sourceUrl: c.config.OSV_SOURCE_URL,
-    fetch: (url) => fetch(url, { signal: AbortSignal.timeout(120_000) }),
-    now,
-    remainingMs,
-  });
-}
-
 export function advisoryLinkQueue(c: Composition): AdvisoryLinkQueue {
   return c.once(advisoryLinkQueue, () => new SqsAdvisoryLinkQueue(sqsClient(c), requiredSetting(c.config.ADVISORY_LINKS_QUEUE_URL, 'ADVISORY_LINKS_QUEUE_URL')));
 }
@@ -367,10 +344,7 @@ export interface Dependencies {
   readonly evaluation: EvaluationService;
   readonly evaluationQueue: EvaluationQueue;
   readonly evaluationFanOut: EvaluationFanOut;
-  readonly advisoryLinker: AdvisoryLinker;
   readonly advisoryLinkQueue: AdvisoryLinkQueue;
-  /** The advisory sync of a run with this time budget (undefined: no source configured). */
-  readonly advisorySync: (remainingMs: () => number) => AdvisorySync | undefined;
   readonly policy: PolicyService;
   readonly portfolio: PortfolioService;
   readonly violationDays: ViolationDayStore;
@@ -398,9 +372,7 @@ export function dependencyFactories(c: Composition): { readonly [K in keyof Depe
     evaluation: () => evaluationService(c),
     evaluationQueue: () => evaluationQueue(c),
     evaluationFanOut: () => evaluationFanOut(c),
-    advisoryLinker: () => advisoryLinker(c),
     advisoryLinkQueue: () => advisoryLinkQueue(c),
-    advisorySync: () => (remainingMs) => advisorySync(c, remainingMs),
     policy: () => policyService(c),
     portfolio: () => portfolioService(c),
     violationDays: () => violationDayStore(c),

@@ -1,6 +1,6 @@
 /**
  * The local stack's composition root: every function's parts, made from the stack's configuration by
- * the same factories as on Lambda (shared/runtime.ts, shared/sbom-runtime.ts), with the stand-ins'
+ * the same factories as on Lambda (shared/runtime.ts, shared/sbom-runtime.ts, shared/advisory-runtime.ts), with the stand-ins'
  * clients provided for AWS's: DynamoDB Local, the SQS emulator and its S3 API, and the in-process bus
  * for EventBridge.
  */
@@ -12,9 +12,10 @@ import { Composition, dependencyFactories, dynamoClient, eventBridgeClient, lazy
 import { s3Client, sbomDependencyFactories, type SbomDependencies } from '../../shared/sbom-runtime.ts';
 import type { InProcessEventBus } from './event-bus.ts';
 import { auditTrailWriter, type AuditDependencies } from '../../shared/audit-runtime.ts';
+import { advisoryDependencyFactories, type AdvisoryDependencies } from '../../shared/advisory-runtime.ts';
 
 /** What the local stack hands each function's makeHandler: every part, each made when first taken. */
-export type LocalDependencies = Dependencies & SbomDependencies & AuditDependencies;
+export type LocalDependencies = Dependencies & SbomDependencies & AuditDependencies & AdvisoryDependencies;
 
 /** The stand-ins' clients, which the stack makes (and destroys) itself. */
 export interface StandIns {
@@ -34,6 +35,7 @@ export function localDependencies(config: ServiceConfig, { dynamo, sqs, s3, bus 
   return lazy<LocalDependencies>({
     ...dependencyFactories(composition),
     ...sbomDependencyFactories(composition),
+    ...advisoryDependencyFactories(composition),
     auditTrail: () => auditTrailWriter(composition),
   });
 }
