@@ -31,8 +31,11 @@ export interface ExportVulnerability {
   readonly aliases: readonly string[];
   readonly summary: string;
   readonly riskScore: number | null;
-  /** Each affected package of the product (by package uuid) with the product's analysis, if any. */
-  readonly affects: readonly { readonly packageUuid: string; readonly analysis: SbomAnalysis | null }[];
+  /**
+   * Each affected package of the product (by package uuid) with the product's analysis, if any, and the
+   * versions that fix it (from the published advisory that matched it; empty when none is known).
+   */
+  readonly affects: readonly { readonly packageUuid: string; readonly analysis: SbomAnalysis | null; readonly fixedVersions?: readonly string[] }[];
 }
 
 export interface ExportModel {

@@ -47,7 +47,10 @@ export function writeCycloneDx(model: ExportModel, options: CycloneDxOptions): C
     document.components = model.packages.map((pkg) => component(pkg, refs.get(pkg.uuid)!, licenses, specVersion));
     document.dependencies = dependencies(model, refs, productRef);
   }
-  if (withVulnerabilities) document.vulnerabilities = model.vulnerabilities.flatMap((vulnerability) => vulnerabilityEntries(vulnerability, refs));
+  if (withVulnerabilities) {
+    const packages = new Map(model.packages.map((pkg) => [pkg.uuid, pkg]));
+    document.vulnerabilities = model.vulnerabilities.flatMap((vulnerability) => vulnerabilityEntries(vulnerability, refs, packages));
+  }
   return document;
 }
 
@@ -174,23 +177,35 @@ function dependencies(model: ExportModel, refs: ReadonlyMap<string, string>, pro
  * product may have triaged the same vulnerability differently in two of its packages (Dependency-Track
  * likewise writes one entry per finding).
  */
-function vulnerabilityEntries(vulnerability: ExportVulnerability, refs: ReadonlyMap<string, string>): Json[] {
-  const groups = new Map<string, { analysis: Json | null; refs: string[] }>();
+function vulnerabilityEntries(vulnerability: ExportVulnerability, refs: ReadonlyMap<string, string>, packages: ReadonlyMap<string, ExportPackage>): Json[] {
+  const groups = new Map<string, { analysis: Json | null; affects: Json[]; seen: Set<string>; fixes: string[] }>();
   for (const affected of vulnerability.affects) {
     const ref = refs.get(affected.packageUuid);
     if (ref === undefined) continue;
     const analysis = analysisJson(affected.analysis);
     const key = analysis ? JSON.stringify(analysis) : '';
     let group = groups.get(key);
-    if (!group) groups.set(key, (group = { analysis, refs: [] }));
-    if (!group.refs.includes(ref)) group.refs.push(ref);
+    if (!group) groups.set(key, (group = { analysis, affects: [], seen: new Set(), fixes: [] }));
+    if (group.seen.has(ref)) continue;
+    group.seen.add(ref);
+    // The package's version is affected; each version the advisory says fixes it is not.
+    const pkg = packages.get(affected.packageUuid);
+    const fixed = affected.fixedVersions ?? [];
+    group.affects.push({
+      ref,
+      ...(fixed.length > 0 && pkg?.version
+        ? { versions: [{ version: pkg.version, status: 'affected' }, ...fixed.map((version) => ({ version, status: 'unaffected' }))] }
+        : {}),
+    });
+    if (fixed.length > 0 && pkg) group.fixes.push(`${pkg.namespace ? `${pkg.namespace}/` : ''}${pkg.name} ${pkg.version} to ${fixed[0]}${fixed.length > 1 ? ` (fixed also in ${fixed.slice(1).join(', ')})` : ''}`);
   }
   const base = vulnerabilityBase(vulnerability);
   if (groups.size === 0) return [base];
   return [...groups.values()].map((group) => ({
     ...base,
+    ...(group.fixes.length > 0 ? { recommendation: `Upgrade ${group.fixes.join('; ')}.` } : {}),
     ...(group.analysis ? { analysis: group.analysis } : {}),
-    affects: group.refs.map((ref) => ({ ref })),
+    affects: group.affects,
   }));
 }
 

@@ -158,9 +158,11 @@ export class SbomExportService {
           riskScore: vulnerability?.riskScore ?? null,
           affects: uuids.sort().map((packageUuid) => {
             const analysis = analysisOf.get(`${packageUuid}|${id}`);
+            const fixedVersions = packages.get(packageUuid)!.vulnerabilities[id]?.fixedVersions ?? [];
             return {
               packageUuid,
               analysis: analysis ? { state: analysis.state, justification: analysis.justification, responses: analysis.responses, detail: analysis.detail } : null,
+              fixedVersions,
             };
           }),
         };

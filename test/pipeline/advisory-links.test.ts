@@ -69,6 +69,13 @@ describe('a real Go SBOM against the Go vulnerability database, through the pipe
     expect(vulnerability).toMatchObject({ source: 'osv', aliases: JSON.parse(readFileSync(new URL('GO-2020-0001.json', GO), 'utf8')).aliases });
     expect(vulnerability.affected_packages).toEqual([expect.objectContaining({ purl: gin.purl, fixed_versions: ['1.6.0'], matched_by: 'GO-2020-0001' })]);
 
+    // The VEX export says what fixes it: the package's version affected, the fixing versions not.
+    const vex = await ok('GET', `/api/v2/products/${product}/cyclonedx/?content=vex`);
+    expect(vex.vulnerabilities.find((entry: { id: string }) => entry.id === 'GO-2020-0001')).toMatchObject({
+      recommendation: 'Upgrade github.com/gin-gonic/gin v1.4.0 to 1.6.0.',
+      affects: [{ ref: gin.purl, versions: [{ version: 'v1.4.0', status: 'affected' }, { version: '1.6.0', status: 'unaffected' }] }],
+    });
+
     const violation = await eventually(
       () => ok('GET', `/api/v2/products/${product}/policy_violations/`),
       (list: { rule_type: string; violation_count: number }[]) => list.some((v) => v.rule_type === 'vulnerability_detected' && v.violation_count === 14),

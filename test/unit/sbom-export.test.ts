@@ -56,7 +56,8 @@ function aRichModel(): ExportModel {
       affects: [
         { packageUuid: core.uuid, analysis: { state: 'not_affected', justification: 'code_not_reachable', responses: ['will_not_fix'], detail: 'The merge function is never called.' } },
         { packageUuid: dual.uuid, analysis: { state: 'exploitable', justification: null, responses: ['update', 'workaround_available'], detail: '' } },
-        { packageUuid: compound.uuid, analysis: null },
+        // Matched by a published advisory: the versions that fix it.
+        { packageUuid: compound.uuid, analysis: null, fixedVersions: ['2.0.1', '3.0.0'] },
       ],
     }),
     anExportVulnerability({ id: 'GHSA-jfh8-c2jp-5v3q', aliases: [], riskScore: null, summary: '', affects: [{ packageUuid: odd.uuid, analysis: { state: 'in_triage', justification: null, responses: [], detail: '' } }] }),
@@ -340,7 +341,11 @@ describe('vulnerabilities (VEX)', () => {
     expect(document.vulnerabilities).toEqual([
       { ...base, analysis: { state: 'not_affected', justification: 'code_not_reachable', response: ['will_not_fix'], detail: 'The merge function is never called.' }, affects: [{ ref: core!.purl }] },
       { ...base, analysis: { state: 'exploitable', response: ['update', 'workaround_available'] }, affects: [{ ref: dual!.purl }] },
-      { ...base, affects: [{ ref: compound!.purl }] },
+      {
+        ...base,
+        recommendation: `Upgrade ${compound!.namespace ? `${compound!.namespace}/` : ''}${compound!.name} ${compound!.version} to 2.0.1 (fixed also in 3.0.0).`,
+        affects: [{ ref: compound!.purl, versions: [{ version: compound!.version, status: 'affected' }, { version: '2.0.1', status: 'unaffected' }, { version: '3.0.0', status: 'unaffected' }] }],
+      },
       { id: 'GHSA-jfh8-c2jp-5v3q', source: { name: 'GitHub Advisories', url: 'https://github.com/advisories/GHSA-jfh8-c2jp-5v3q' }, analysis: { state: 'in_triage' }, affects: [{ ref: odd!.purl }] },
     ]);
   });
