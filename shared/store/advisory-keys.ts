@@ -5,16 +5,14 @@
  * a package MODIFY on the table's stream: the stream router sends it to the advisory linker, so an
  * existing catalog is matched against the advisories loaded, as a new package is.
  */
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys.ts';
 import { DATASPACE_MARKS, markDataspace, markIn } from './dataspace-marks.ts';
 import { advisoryKeyAttributes, CATALOG_SPECS } from './catalog-store.ts';
-import { isConditionFailure, partitionQueryInput, queryAll } from './dynamo.ts';
+import { partitionQueryInput, queryAll } from './dynamo.ts';
+import { setAtRevision } from './catalog-lookups.ts';
 
 export const ADVISORY_KEYS_INDEXED = DATASPACE_MARKS.advisoryKeysIndexed;
-
-/** Entries written at once by the migration. */
-const CONCURRENCY = 16;
 
 /**
  * Gives every package of the dataspace that lacks it its OSV package entry (only if the package is still
@@ -27,30 +25,9 @@ export async function indexAdvisoryKeys(doc: DynamoDBDocumentClient, tableName: 
   const spec = CATALOG_SPECS.packages;
   const items = await queryAll(doc, partitionQueryInput(tableName, keys.catalogOfDataspace(spec.type, dataspace)));
   const work = items
-    .map((item) => ({ item, entry: advisoryKeyAttributes(spec, spec.fromItem(item)) }))
-    .filter(({ item, entry }) => entry.GSI11PK !== undefined && (item.GSI11PK !== entry.GSI11PK || item.GSI11SK !== entry.GSI11SK));
-  let written = 0;
-  const worker = async () => {
-    for (let next = work.shift(); next; next = work.shift()) {
-      const { item, entry } = next;
-      try {
-        await doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { PK: item.PK, SK: item.SK },
-            UpdateExpression: 'SET GSI11PK = :pk, GSI11SK = :sk, osvKey = :key',
-            ConditionExpression: item.rev === undefined ? 'attribute_exists(PK) AND attribute_not_exists(#rev)' : 'attribute_exists(PK) AND #rev = :rev',
-            ExpressionAttributeNames: { '#rev': 'rev' },
-            ExpressionAttributeValues: { ':pk': entry.GSI11PK, ':sk': entry.GSI11SK, ':key': entry.osvKey, ...(item.rev === undefined ? {} : { ':rev': item.rev }) },
-          }),
-        );
-        written++;
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, work.length) }, worker));
+    .map((item) => ({ item, attributes: advisoryKeyAttributes(spec, spec.fromItem(item)) }))
+    .filter(({ item, attributes }) => attributes.GSI11PK !== undefined && (item.GSI11PK !== attributes.GSI11PK || item.GSI11SK !== attributes.GSI11SK));
+  const written = await setAtRevision(doc, tableName, work);
   await markDataspace(doc, tableName, dataspace, ADVISORY_KEYS_INDEXED);
   return written;
 }

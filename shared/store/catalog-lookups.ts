@@ -26,20 +26,34 @@ export async function indexCatalogLookups(doc: DynamoDBDocumentClient, tableName
 
 async function indexCollection<T extends Stored>(doc: DynamoDBDocumentClient, tableName: string, dataspace: string, spec: CollectionSpec<T>): Promise<number> {
   const items = await queryAll(doc, partitionQueryInput(tableName, keys.catalogOfDataspace(spec.type, dataspace)));
-  const work = items.filter((item) => needsEntry(spec, item));
+  return setAtRevision(
+    doc,
+    tableName,
+    items.filter((item) => needsEntry(spec, item)).map((item) => ({ item, attributes: lookupAttributes(spec, spec.fromItem(item)) })),
+  );
+}
+
+/**
+ * The migrations' writes of index entries onto items an earlier version wrote: each item gets its
+ * attributes only if it is still at the revision read (a write since wrote its own), a few at once.
+ * Answers how many were written.
+ */
+export async function setAtRevision(doc: DynamoDBDocumentClient, tableName: string, work: { item: Item; attributes: Item }[]): Promise<number> {
+  const queue = [...work];
   let written = 0;
   const worker = async () => {
-    for (let item = work.shift(); item; item = work.shift()) {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const { item, attributes } = next;
+      const names = Object.keys(attributes);
       try {
-        const entry = lookupAttributes(spec, spec.fromItem(item));
         await doc.send(
           new UpdateCommand({
             TableName: tableName,
             Key: { PK: item.PK, SK: item.SK },
-            UpdateExpression: 'SET GSI10PK = :pk, GSI10SK = :sk',
+            UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :a${i}`).join(', ')}`,
             ConditionExpression: item.rev === undefined ? 'attribute_exists(PK) AND attribute_not_exists(#rev)' : 'attribute_exists(PK) AND #rev = :rev',
-            ExpressionAttributeNames: { '#rev': 'rev' },
-            ExpressionAttributeValues: { ':pk': entry.GSI10PK, ':sk': entry.GSI10SK, ...(item.rev === undefined ? {} : { ':rev': item.rev }) },
+            ExpressionAttributeNames: { '#rev': 'rev', ...Object.fromEntries(names.map((name, i) => [`#a${i}`, name])) },
+            ExpressionAttributeValues: { ...Object.fromEntries(names.map((name, i) => [`:a${i}`, attributes[name]])), ...(item.rev === undefined ? {} : { ':rev': item.rev }) },
           }),
         );
         written++;
@@ -48,7 +62,7 @@ async function indexCollection<T extends Stored>(doc: DynamoDBDocumentClient, ta
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, work.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
   return written;
 }
 
