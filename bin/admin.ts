@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createDocumentClient, createDynamoClient } from '../shared/aws/clients.ts';
+import { createDocumentClient, createDynamoControlClient } from '../shared/aws/clients.ts';
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { IdentityStore } from '../shared/store/identity-store.ts';
@@ -69,17 +69,21 @@ function connection(doc: DynamoDBDocumentClient, tableName: string, target: stri
 
 const loadOptions = () => ({ now: new Date(), generateKey: generateApiKey, newUuid: randomUUID });
 
+/**
+ * The CLI's calls are batch work, not an API request's: they get the long timeouts and retries of set-up
+ * code (a 25-record BatchWriteItem of advisories took past the API's 2.5 s on a loaded machine).
+ */
 async function connect(): Promise<Connection> {
   const region = process.env.AWS_REGION ?? 'us-east-1';
   const tableName = process.env.TABLE_NAME;
   if (tableName && !process.env.DYNAMODB_ENDPOINT) {
-    const doc = createDocumentClient(createDynamoClient({ region }));
+    const doc = createDocumentClient(createDynamoControlClient({ region }));
     return connection(doc, tableName, `table ${tableName} in ${region}`);
   }
   if (tableName && process.env.DYNAMODB_ENDPOINT) {
     // A DynamoDB (Local) of one's own: the table is made ready the same way npm start and the tests do.
     await ensureTable({ region, endpoint: process.env.DYNAMODB_ENDPOINT }, tableName);
-    const doc = createDocumentClient(createDynamoClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT }));
+    const doc = createDocumentClient(createDynamoControlClient({ region, endpoint: process.env.DYNAMODB_ENDPOINT }));
     return connection(doc, tableName, `table ${tableName} at ${process.env.DYNAMODB_ENDPOINT}`);
   }
   const dataDir = process.env.DATA_DIR ?? DEFAULT_DATA_DIR;
@@ -93,7 +97,7 @@ async function connect(): Promise<Connection> {
   }
   // The stack made its table ready before it wrote its stack file: this only waits for ACTIVE.
   await ensureTable({ region: stack.region, endpoint: stack.dynamodbEndpoint }, stack.tableName);
-  const doc = createDocumentClient(createDynamoClient({ region: stack.region, endpoint: stack.dynamodbEndpoint }));
+  const doc = createDocumentClient(createDynamoControlClient({ region: stack.region, endpoint: stack.dynamodbEndpoint }));
   return connection(doc, stack.tableName, `local stack ${stack.apiUrl}`);
 }
 

@@ -92,6 +92,12 @@ export async function startSignedFront(options: SignedFrontOptions): Promise<Sig
     else req.pipe(upstream);
   }
 
+  // Idle keep-alive connections outlive their clients' own idle timeouts (undici's fetch 4 s, Node's agent
+  // 5 s), as the gateway's do (bin/local/http-gateway.ts): with Node's default 5 s, a second PUT to an upload
+  // URL after a six-second wait reused a connection the front had just closed (ECONNRESET, in a loaded
+  // fresh-clone run, 2026-11-29).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, options.host ?? '127.0.0.1', () => resolve());
