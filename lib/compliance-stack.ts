@@ -416,6 +416,7 @@ export class ComplianceStack extends Stack {
         timeoutSeconds: definition.timeoutSeconds,
         serviceName: SERVICE_NAME,
         readsSboms: 'readsSboms' in definition && definition.readsSboms === true,
+        ...((definition as FunctionDefinition).ephemeralStorageMb ? { ephemeralStorageMb: (definition as FunctionDefinition).ephemeralStorageMb! } : {}),
       });
       if (definition.table !== 'none') {
         fn.bindTable(this.table, definition.table, TABLE.globalSecondaryIndexes.map((gsi) => gsi.indexName));

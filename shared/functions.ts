@@ -31,6 +31,8 @@ export interface FunctionDefinition {
    * (test/infra/bundling.test.ts).
    */
   readonly matchesAdvisories?: true;
+  /** Its /tmp, when Lambda's 512 MB is not enough (the advisory sync streams an ecosystem's whole archive there). */
+  readonly ephemeralStorageMb?: number;
   /** Writes the audit trail's records and exports them to the audit bucket (s3:PutObject): sets AUDIT_EXPORT_BUCKET and AUDIT_RETENTION_DAYS. */
   readonly auditExport?: true;
   /**
@@ -158,6 +160,7 @@ export const FUNCTIONS = {
     description: "EventBridge Scheduler: the published advisories of the configured ecosystems brought up to date from OSV's bucket or a mirror",
     // An ecosystem's first run streams its whole archive to /tmp and loads it (npm's: tens of thousands of records).
     memoryMb: 1024,
+    ephemeralStorageMb: 4096,
     timeoutSeconds: 900,
     table: 'read-write',
     sendsTo: [],

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Duration, Size, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -71,6 +71,8 @@ export interface ServiceFunctionProps {
   readonly logRetention?: logs.RetentionDays;
   /** Copy the CycloneDX JSON schemas beside the bundle, where the SBOM reader looks for them. */
   readonly readsSboms?: boolean;
+  /** The /tmp of the function, when it needs more than Lambda's 512 MB (the advisory sync's archives). */
+  readonly ephemeralStorageMb?: number;
 }
 
 export class ServiceFunction extends Construct {
@@ -100,6 +102,7 @@ export class ServiceFunction extends Construct {
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memoryMb,
+      ...(props.ephemeralStorageMb ? { ephemeralStorageSize: Size.mebibytes(props.ephemeralStorageMb) } : {}),
       timeout: Duration.seconds(props.timeoutSeconds),
       role: this.role,
       logGroup: this.logGroup,

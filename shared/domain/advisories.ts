@@ -188,7 +188,11 @@ export function advisoryFromOsv(input: unknown): AdvisoryResult {
   return { ok: true, advisory };
 }
 
-/** Newer by `modified`; at the same time, the content decides (a repository may leave `modified` alone). */
+/**
+ * Whether `after` was modified later than `before`. Records of the same time are told apart by their
+ * content (the load's hash), not here: a repository may leave `modified` alone (golang/vulndb's files
+ * all say 0001-01-01), and a changed record of the same time is then taken as changed.
+ */
 export function isNewerRecord(before: Pick<Advisory, 'modified'>, after: Pick<Advisory, 'modified'>): boolean {
   return Date.parse(after.modified) > Date.parse(before.modified);
 }

@@ -494,6 +494,8 @@ describe('published advisories', () => {
     expect(schedule!.Properties).toMatchObject({ ScheduleExpression: 'rate(1 day)', State: 'ENABLED', Target: { RetryPolicy: { MaximumRetryAttempts: 0 } } });
     expect(JSON.stringify(schedule!.Properties.Target.Arn)).toContain(logicalId(synth.stack, synth.stack.functions['advisory-sync'].function));
     expect(envOf('advisory-sync')).toMatchObject({ OSV_SOURCE_URL: 'https://osv-vulnerabilities.storage.googleapis.com', OSV_ECOSYSTEMS: 'npm,PyPI,Maven,Go,crates.io,NuGet,RubyGems,Packagist' });
+    // Room in /tmp for an ecosystem's whole archive, 15 minutes to load it.
+    expect(synth.template.toJSON().Resources[logicalId(synth.stack, synth.stack.functions['advisory-sync'].function)].Properties).toMatchObject({ EphemeralStorage: { Size: 4096 }, Timeout: 900 });
   });
 
   it('takes the ecosystems, the schedule and a mirror from the CDK context, and refuses what they cannot be', () => {
