@@ -183,7 +183,9 @@ export function linkedVulnerability(
   const link = new Map(plan.link.map((entry) => [entry.packageUuid, entry.fixedVersions]));
   const affectedPackages: AffectedPackage[] = [];
   for (const affected of base.affectedPackages) {
-    if (affected.matchedBy === advisory.id && unlink.has(affected.packageUuid)) continue;
+    // Matching made it (this record, or another of the same vulnerability that stood for the group when
+    // it linked), and no record of the group affects the package now.
+    if (affected.matchedBy !== undefined && unlink.has(affected.packageUuid)) continue;
     const fixedVersions = link.get(affected.packageUuid);
     link.delete(affected.packageUuid);
     if (fixedVersions === undefined) affectedPackages.push(affected);
