@@ -2,8 +2,8 @@
  * Keeping the links between a dataspace's packages and the published advisories true, in both
  * directions: which links a package's advisories call for (planLinks), and what a vulnerability
  * becomes when an advisory links to it or leaves it (linkedVulnerability); which table changes call
- * for relinking at all is shared/domain/link-targets.ts. Links made by matching say so (`matchedBy`): only those are ever
- * taken back, so what a person typed or an SBOM brought stays. Pure.
+ * for relinking at all is shared/domain/link-targets.ts. Links made by matching say so (`matchedBy`):
+ * only those are ever taken back, so what a person typed or an SBOM brought stays. Pure.
  */
 import type { AffectedPackage, PackageVulnerability, Vulnerability } from './catalog.ts';
 import { advisoriesAffecting, type MatchableAdvisory } from './advisory-matching.ts';
@@ -35,6 +35,11 @@ export interface AdvisoryLinkPlan {
   readonly unlink: readonly string[];
   /** The vulnerability id the advisory's links are under in this dataspace, when any package holds one. */
   readonly linkedAs: string | undefined;
+  /**
+   * Every id the vulnerability may go by in the dataspace already: the ids and aliases of every record of
+   * the group the advisory stands for (a `GO-…` typed in is found through the `GHSA-…` that stands for it).
+   */
+  readonly ids: readonly string[];
 }
 
 /**
@@ -49,12 +54,15 @@ export function planLinks(
   refresh: ReadonlySet<string> = new Set(),
 ): { plans: AdvisoryLinkPlan[]; problems: string[] } {
   const groups = aliasGroups(advisories);
-  const plans = new Map<string, { advisory: LinkableAdvisory; dataspace: string; link: { packageUuid: string; fixedVersions: readonly string[] }[]; unlink: string[]; linkedAs: string | undefined; touched: boolean }>();
+  const idsOf = (canonical: LinkableAdvisory) => [
+    ...new Set([canonical, ...advisories.filter((other) => other !== canonical && groups.get(other.id) === canonical)].flatMap(candidateIds)),
+  ];
+  const plans = new Map<string, { advisory: LinkableAdvisory; dataspace: string; link: { packageUuid: string; fixedVersions: readonly string[] }[]; unlink: string[]; linkedAs: string | undefined; ids: string[]; touched: boolean }>();
   const planFor = (advisory: LinkableAdvisory, dataspace: string) => {
     const key = `${dataspace}\u0000${advisory.id}`;
     let plan = plans.get(key);
     if (!plan) {
-      plan = { advisory, dataspace, link: [], unlink: [], linkedAs: undefined, touched: false };
+      plan = { advisory, dataspace, link: [], unlink: [], linkedAs: undefined, ids: idsOf(advisory), touched: false };
       plans.set(key, plan);
     }
     return plan;
@@ -158,7 +166,7 @@ const MAX_ALIASES = 100;
  * matching did not make keeps that link, with the fixing versions added when it had none.
  */
 export function linkedVulnerability(
-  plan: Pick<AdvisoryLinkPlan, 'advisory' | 'dataspace' | 'link' | 'unlink'>,
+  plan: Pick<AdvisoryLinkPlan, 'advisory' | 'dataspace' | 'link' | 'unlink'> & Partial<Pick<AdvisoryLinkPlan, 'ids'>>,
   before: Vulnerability | undefined,
   made: { readonly uuid: string; readonly now: string },
 ): Vulnerability {
@@ -176,7 +184,7 @@ export function linkedVulnerability(
   };
   const fromAdvisory = base.source === 'osv';
   const aliases = [...base.aliases];
-  for (const alias of candidateIds(advisory)) {
+  for (const alias of plan.ids ?? candidateIds(advisory)) {
     if (alias !== base.vulnerabilityId && !aliases.includes(alias) && aliases.length < MAX_ALIASES) aliases.push(alias);
   }
   const unlink = new Set(plan.unlink);

@@ -11,7 +11,7 @@
  * and the webhooks see it.
  */
 import { ConflictError } from '../domain/errors.ts';
-import { candidateIds, linkedVulnerability, planLinks, type AdvisoryLinkPlan, type LinkablePackage } from '../domain/advisory-links.ts';
+import { linkedVulnerability, planLinks, type AdvisoryLinkPlan, type LinkablePackage } from '../domain/advisory-links.ts';
 import type { Package, Vulnerability } from '../domain/catalog.ts';
 import { isoWithOffset } from '../domain/time.ts';
 import { keys } from '../keys.ts';
@@ -96,7 +96,7 @@ export class AdvisoryLinker {
   /** One advisory's links in one dataspace: one vulnerability write, or none when nothing changes. */
   private async applyPlan(plan: AdvisoryLinkPlan): Promise<{ linked: number; unlinked: number } | undefined> {
     const vulnerabilities = this.deps.catalog.vulnerabilities;
-    const ids = [...new Set([...(plan.linkedAs ? [plan.linkedAs] : []), ...candidateIds(plan.advisory)])];
+    const ids = [...new Set([...(plan.linkedAs ? [plan.linkedAs] : []), ...plan.ids])];
     const found = await vulnerabilities.getByUnique(plan.dataspace, ids, true);
     const before: Vulnerability | undefined = ids.map((id) => found.get(id)).find((vulnerability) => vulnerability !== undefined);
     if (!before && plan.link.length === 0) return undefined;

@@ -15,7 +15,8 @@ describe('planLinks', () => {
     const go = advisory('GO-2024-0001', ['CVE-2024-1', 'GHSA-aaaa-bbbb-cccc'], '1.2.0');
     const ghsa = advisory('GHSA-aaaa-bbbb-cccc', ['CVE-2024-1'], '1.3.0');
     const { plans } = planLinks([go, ghsa], [{ uuid: 'p', dataspace: 'acme', version: '1.1.0', vulnerabilities: {} }]);
-    expect(plans).toEqual([{ advisory: ghsa, dataspace: 'acme', link: [{ packageUuid: 'p', fixedVersions: ['1.2.0', '1.3.0'] }], unlink: [], linkedAs: undefined }]);
+    // Found in the dataspace by any id of the group (a GO-… typed in is not twinned).
+    expect(plans).toEqual([{ advisory: ghsa, dataspace: 'acme', link: [{ packageUuid: 'p', fixedVersions: ['1.2.0', '1.3.0'] }], unlink: [], linkedAs: undefined, ids: ['GHSA-aaaa-bbbb-cccc', 'CVE-2024-1', 'GO-2024-0001'] }]);
   });
 
   it('takes over a link an earlier record of the group made, and takes it back when none affects the package', () => {
