@@ -3,7 +3,8 @@
  * changed) and "relink every package of this key" (an advisory naming it changed). The stream router
  * sends, the advisory linker consumes (functions/advisory-linker.ts). SQS on AWS and on the local stack.
  */
-import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { sendInBatches } from './send-batches.ts';
 import * as z from 'zod';
 
 /** Packages one message names at most (a stream batch holds 100 records). */
@@ -35,16 +36,9 @@ export class SqsAdvisoryLinkQueue implements AdvisoryLinkQueue {
   ) {}
 
   async send(messages: readonly AdvisoryLinkMessage[]): Promise<void> {
-    let failed = 0;
-    for (let i = 0; i < messages.length; i += 10) {
-      const batch = messages.slice(i, i + 10);
-      const result = await this.sqs.send(
-        new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: batch.map((message, j) => ({ Id: String(j), MessageBody: JSON.stringify(message) })) }),
-      );
-      failed += result.Failed?.length ?? 0;
-    }
-    if (failed > 0) throw new Error(`${failed} of ${messages.length} advisory link messages could not be queued`);
+    await sendInBatches(this.sqs, this.queueUrl, messages, 'advisory link messages');
   }
+
 }
 
 /** The messages for a batch's link targets: packages in messages of PACKAGES_PER_MESSAGE, one message a key. */

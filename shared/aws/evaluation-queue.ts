@@ -4,7 +4,8 @@
  * request waits EVALUATION_DELAY_SECONDS, so that a burst of changes to one product is evaluated
  * once, after it; a dataspace page is handled at once.
  */
-import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { sendInBatches } from './send-batches.ts';
 import * as z from 'zod';
 
 export const EvaluationRequestSchema = z.object({
@@ -49,22 +50,8 @@ export class SqsEvaluationQueue implements EvaluationQueue {
   ) {}
 
   async send(messages: readonly EvaluationMessage[]): Promise<void> {
-    let failed = 0;
-    for (let i = 0; i < messages.length; i += 10) {
-      const batch = messages.slice(i, i + 10);
-      const result = await this.sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: this.queueUrl,
-          Entries: batch.map((message, j) => ({
-            Id: String(j),
-            MessageBody: JSON.stringify(message),
-            // A page has nothing to coalesce: the next page follows without waiting.
-            DelaySeconds: isFanOutPage(message) ? 0 : this.delaySeconds,
-          })),
-        }),
-      );
-      failed += result.Failed?.length ?? 0;
-    }
-    if (failed > 0) throw new Error(`${failed} of ${messages.length} evaluation messages could not be queued`);
+    // A page has nothing to coalesce: the next page follows without waiting.
+    await sendInBatches(this.sqs, this.queueUrl, messages, 'evaluation messages', (message) => (isFanOutPage(message) ? 0 : this.delaySeconds));
   }
+
 }
