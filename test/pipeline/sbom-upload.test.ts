@@ -223,6 +223,11 @@ describe('the evaluations an import causes', () => {
   it('are one for its product and one for another product holding a package it linked to a vulnerability', async () => {
     const holder = await ok('POST', '/api/v2/products/', { name: 'Holder' }, 'alice');
     const importer = await ok('POST', '/api/v2/products/', { name: 'Importer' }, 'alice');
+    // Every evaluation a step must cause is waited for (atLeast) before the next step, never a quiet
+    // window alone: in a loaded CI run the holder's baseline was read as 0 in a 2 s window that closed
+    // before its creation's evaluation came; that evaluation then counted against the import ("expected 2 to be 1").
+    // Creating a product evaluates it once.
+    const [holderMade, importerBefore] = [await settled(holder.uuid, 1, 2_000), await settled(importer.uuid, 1, 2_000)];
     const shared: NpmPackage = { name: 'shared-lib', version: '2.0.0', license: 'MIT' };
     const first = await call('POST', `/api/v2/products/${holder.uuid}/load_sboms/`, undefined, 'alice');
     expect(first.status).toBe(415);
@@ -232,7 +237,8 @@ describe('the evaluations an import causes', () => {
       body: JSON.stringify(cyclonedxNpm(PROJECT, [shared])),
     });
     expect(loaded.status).toBe(200);
-    const [holderBefore, importerBefore] = [await settled(holder.uuid, 0, 2_000), await settled(importer.uuid, 0, 2_000)];
+    // Loading into the holder after its first evaluation committed evaluates it once more.
+    const holderBefore = await settled(holder.uuid, holderMade + 1, 2_000);
     const document = cyclonedxNpm(PROJECT, [...packages(40, 'importer-lib'), shared], {
       vulnerabilities: [{ id: 'CVE-2026-0001', score: 7.5, affects: ['shared-lib'], analysis: { state: 'in_triage' } }],
     });
