@@ -250,7 +250,9 @@ async function vulnerabilities(args: string[]): Promise<void> {
     );
   }
   await advisories.noteLoaded(report.ecosystems, new Date());
+  const held = (await advisories.sources()).filter((source) => report.ecosystems.includes(source.ecosystem));
   console.log(`Loaded ${path} into ${connected.target}: ${loadSummary(report)}.`);
+  console.log(`Held now: ${held.map((source) => `${source.ecosystem} ${source.records ?? 0} records`).join(', ')}.`);
 }
 
 const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {

@@ -1,4 +1,4 @@
-/** The catalog: /api/v2/usage_policies/, licenses/, packages/ and vulnerabilities/, and the reference_licenses/ every dataspace reads. */
+/** The catalog: /api/v2/usage_policies/, licenses/, packages/ and vulnerabilities/, and the reference_licenses/ and advisory_sources/ every dataspace reads. */
 import { apiFunction } from '../shared/http/api-handler.ts';
 import { apiDependencies, catalogService, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
 
@@ -16,6 +16,7 @@ export const makeHandler = ({ api, catalog }: Pick<Dependencies, 'api' | 'catalo
   update_license: async (r) => ({ statusCode: 200, body: await catalog.saveLicense(r.caller, r.pathParameters.uuid, () => r.body, r.baseUrl, { ifMatch: r.ifMatch }) }),
   partial_update_license: async (r) => ({ statusCode: 200, body: await catalog.saveLicense(r.caller, r.pathParameters.uuid, () => r.body, r.baseUrl, { ifMatch: r.ifMatch }) }),
   list_reference_licenses: async (r) => ({ statusCode: 200, body: await catalog.listReferenceLicenses(r.query, r.url) }),
+  list_advisory_sources: async (r) => ({ statusCode: 200, body: await catalog.listAdvisorySources(r.query, r.url) }),
   retrieve_reference_license: async (r) => ({ statusCode: 200, body: catalog.retrieveReferenceLicense(r.pathParameters.key) }),
   destroy_license: async (r) => (await catalog.deleteLicense(r.caller, r.pathParameters.uuid, r.ifMatch), { statusCode: 204 }),
 

@@ -103,6 +103,10 @@
  *                GSI11PK=OSVPKG#<ecosystem>#<package>  GSI11SK=<ds>␁<package uuid>   on a package item: the packages
  *                                                              of every dataspace that an advisory's package key names (keys only)
  *                                                              (a new or changed advisory is matched against these, not the catalog)
+ *                GSI11PK=ADVISORIES#<ecosystem>#<shard 0-3>  GSI11SK=<id>   on a record item: the records of an
+ *                                                              ecosystem (its first affected entry's), keys only, counted
+ *                                                              (Select COUNT) after each load; four shards, so that a whole
+ *                                                              ecosystem's load is not held to one index partition's writes
  *   Advisory source PK=ADVISORYSOURCES    SK=<ecosystem>        an ecosystem's load and sync state (when, how many, the
  *                                                              last `modified` synced): one Query lists them all
  *   Outbox event PK=OUTBOX#<event id>     SK=EVENT              an event to publish: the stream carries it to the bus
@@ -151,6 +155,15 @@ export type CountedCollection = 'PRODUCTS' | 'USAGEPOLICIES' | 'LICENSES' | 'PAC
 
 /** Counter items are sharded; shard 0 keeps the unsuffixed key, so counts written before sharding still count. */
 const shardSuffix = (shard: number) => (shard === 0 ? '' : `#${shard}`);
+
+/** The index shards an ecosystem's advisory records are spread over (keys.advisoryInEcosystem). */
+export const ADVISORY_SHARDS = 4;
+/** A record's shard: a 31-polynomial of its id's characters, stable across processes (no hashing module here). */
+function advisoryShard(id: string): number {
+  let sum = 0;
+  for (let i = 0; i < id.length; i++) sum = (sum * 31 + id.charCodeAt(i)) >>> 0;
+  return sum % ADVISORY_SHARDS;
+}
 
 /** The catalog's object types, as they appear in keys. */
 export type CatalogType = 'USAGEPOLICY' | 'LICENSE' | 'PACKAGE' | 'VULNERABILITY';
@@ -344,6 +357,9 @@ export const keys = {
   /** A package's entry under its OSV package key (set on the package item when its purl names one). */
   packageOfAdvisoryKey: (packageKey: string, dataspace: string, uuid: string) => ({ GSI11PK: `OSVPKG#${packageKey}`, GSI11SK: `${dataspace}\u0001${uuid}` }),
   packagesOfAdvisoryKey: (packageKey: string) => ({ index: 'GSI11' as const, indexPK: `OSVPKG#${packageKey}` }),
+  /** A record's entry among its ecosystem's records (counted, never listed): the shard from its id. */
+  advisoryInEcosystem: (ecosystem: string, id: string) => ({ GSI11PK: `ADVISORIES#${ecosystem}#${advisoryShard(id)}`, GSI11SK: id }),
+  advisoriesOfEcosystem: (ecosystem: string, shard: number) => ({ index: 'GSI11' as const, indexPK: `ADVISORIES#${ecosystem}#${shard}` }),
   advisorySource: (ecosystem: string): Key => ({ PK: 'ADVISORYSOURCES', SK: ecosystem }),
   advisorySources: { PK: 'ADVISORYSOURCES' },
 

@@ -23,6 +23,7 @@ import { AUTH_FAILURE_SPACE, DATASPACE_RATE_SPACE, RateLimitStore } from './stor
 import type { ApiFunctionDeps } from './http/api-handler.ts';
 import { IdentityStore } from './store/identity-store.ts';
 import { AuditStore } from './store/audit-store.ts';
+import { AdvisorySources } from './store/advisory-sources.ts';
 import { AuditService } from './services/audit.ts';
 import { ProductStore } from './store/product-store.ts';
 import { ProductService } from './services/products.ts';
@@ -203,7 +204,14 @@ export function requestService(c: Composition): RequestService {
 export function catalogService(c: Composition): CatalogService {
   return c.once(
     catalogService,
-    () => new CatalogService({ catalog: catalogStore(c), productPackages: productPackageStore(c), now, newUuid: randomUUID }),
+    () =>
+      new CatalogService({
+        catalog: catalogStore(c),
+        productPackages: productPackageStore(c),
+        advisorySources: new AdvisorySources(dynamoClient(c), c.config.TABLE_NAME),
+        now,
+        newUuid: randomUUID,
+      }),
   );
 }
 

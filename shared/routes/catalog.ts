@@ -2,6 +2,8 @@
 import type * as z from 'zod';
 import { DetailErrorSchema, FieldErrorsSchema, pageQuery, paginated } from '../schemas/common.ts';
 import {
+  AdvisorySourceListQuery,
+  AdvisorySourceSchema,
   AnalysisBodies,
   AnalysisListQuery,
   AnalysisSchema,
@@ -165,6 +167,22 @@ export const CATALOG_ROUTES = [
     responses: { 200: { description: 'The reference license', schema: ReferenceLicenseSchema }, 401: unauthorized, 404: notFound('reference license') },
   },
   ...crud({ collection: 'packages', one: 'package', label: 'package', fn: 'catalog', schema: PackageSchema, bodies: PackageBodies, query: PackageListQuery, writers: SUPERUSERS }),
+  {
+    method: 'GET',
+    path: '/api/v2/advisory_sources/',
+    function: 'catalog',
+    operationId: 'list_advisory_sources',
+    summary:
+      'The published advisories (OSV) this deployment holds, by ecosystem: how many records, when last loaded and synced. The same for every dataspace; loaded by `npm run admin -- vulnerabilities load` and the scheduled sync',
+    auth: 'api-key',
+    listName: 'advisory_sources',
+    query: AdvisorySourceListQuery,
+    responses: {
+      200: { description: 'A page of ecosystems, by name', schema: paginated(AdvisorySourceSchema, 'AdvisorySourcePage') },
+      401: unauthorized,
+      404: invalidPage,
+    },
+  },
   ...crud({ collection: 'vulnerabilities', one: 'vulnerability', label: 'vulnerability', fn: 'catalog', schema: VulnerabilitySchema, bodies: VulnerabilityBodies, query: VulnerabilityListQuery, writers: SUPERUSERS }),
   ...crud({
     collection: 'product_packages',

@@ -356,6 +356,19 @@ export const VulnerabilitySchema = z
   })
   .meta({ id: 'Vulnerability' });
 
+/** One ecosystem's published advisories as this deployment holds them (GET /api/v2/advisory_sources/). */
+export const AdvisorySourceSchema = z
+  .object({
+    ecosystem: z.string().describe('The OSV ecosystem (PyPI, Go, npm, Maven, ...)'),
+    records: z.number().int().nullable().describe("The records held whose first affected package is of this ecosystem, withdrawn ones included, as counted at the end of the last load (null if never counted)"),
+    last_loaded_date: z.string().nullable().describe('When a load (the admin command or the sync) last took records of it in'),
+    last_synced_date: z.string().nullable().describe('When the scheduled sync last ran for it (null: loaded by the admin command only)'),
+    synced_until: z.string().nullable().describe("The newest `modified` the sync has taken in: its next run reads only records modified after it"),
+  })
+  .meta({ id: 'AdvisorySource' });
+
+export const AdvisorySourceListQuery = pageQuery({});
+
 export const VulnerabilityListQuery = pageQuery({
   vulnerability_id: z.string().optional().describe('Exact vulnerability id (one reservation lookup)'),
 });

@@ -34,6 +34,7 @@ import { isoWithOffset } from '../domain/time.ts';
 import { paginate } from './paginate.ts';
 import { filterCounter } from '../store/counters.ts';
 import { LicenseIndexes } from './license-indexes.ts';
+import type { AdvisorySources, AdvisorySourceState } from '../store/advisory-sources.ts';
 
 export interface CatalogServiceDeps {
   readonly catalog: CatalogStore;
@@ -44,6 +45,8 @@ export interface CatalogServiceDeps {
   readonly references?: ReferenceLibrary;
   /** How expressions are resolved and rendered; by default over `catalog` and the shipped reference library. */
   readonly licenseIndexes?: LicenseIndexes;
+  /** The published advisories' load state, by ecosystem (GET /api/v2/advisory_sources/). */
+  readonly advisorySources?: Pick<AdvisorySources, 'list'>;
 }
 
 type Body = Record<string, unknown>;
@@ -80,6 +83,16 @@ export function licenseView(license: License, baseUrl: string) {
     category: license.category,
     is_exception: license.isException,
     usage_policy: license.usagePolicy,
+  };
+}
+
+export function advisorySourceView(source: AdvisorySourceState) {
+  return {
+    ecosystem: source.ecosystem,
+    records: source.records,
+    last_loaded_date: source.lastLoadedAt,
+    last_synced_date: source.lastSyncedAt,
+    synced_until: source.syncedUntil,
   };
 }
 
@@ -346,6 +359,12 @@ export class CatalogService {
   async listReferenceLicenses(query: Record<string, string | undefined>, url: URL) {
     const matches = filterReferenceLicenses(this.references, licenseQuery(query).criteria);
     return paginate(query, url, async (offset, limit) => ({ count: matches.length, items: matches.slice(offset, offset + limit) }), referenceLicenseView);
+  }
+
+  /** The published advisories held, by ecosystem: a short list (one Query), paged as every list. */
+  async listAdvisorySources(query: Record<string, string | undefined>, url: URL) {
+    const sources = [...((await this.deps.advisorySources?.list()) ?? [])].sort((a, b) => (a.ecosystem < b.ecosystem ? -1 : a.ecosystem > b.ecosystem ? 1 : 0));
+    return paginate(query, url, async (offset, limit) => ({ count: sources.length, items: sources.slice(offset, offset + limit) }), advisorySourceView);
   }
 
   /** One reference license by key, any letter case. */

@@ -6,12 +6,13 @@
  * the next load, finding it unchanged by its content hash, writes it again whole.
  */
 import { createHash } from 'node:crypto';
-import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../keys.ts';
 import type { Advisory, AffectedEntry } from '../domain/advisories.ts';
 import { advisoryPackageKeys, osvPackageKey } from '../domain/osv-packages.ts';
 import { batchGet, batchWriteAll, itemOfImage, queryAll, type Item, type StreamImage, type WriteRequest } from './dynamo.ts';
 import type { LinkImage } from '../domain/link-targets.ts';
+import { AdvisorySources, type AdvisorySourceState } from './advisory-sources.ts';
 
 /** What a load compares a record with: enough to tell it unchanged, and which package items it has. */
 export interface AdvisoryHead {
@@ -41,15 +42,6 @@ export interface AdvisoryWrite {
 /** The hash a load compares: of the record as kept (bounded, normalised), so the same record hashes the same. */
 export function contentHash(advisory: Advisory): string {
   return createHash('sha256').update(JSON.stringify(advisory)).digest('base64url');
-}
-
-/** The state of one ecosystem's advisories (the console's "last synced"). */
-export interface AdvisorySourceState {
-  readonly ecosystem: string;
-  readonly lastLoadedAt: string | null;
-  readonly lastSyncedAt: string | null;
-  /** The newest `modified` the sync has taken in (its next run starts after it). */
-  readonly syncedUntil: string | null;
 }
 
 export class AdvisoryStore {
@@ -100,6 +92,7 @@ export class AdvisoryStore {
             contentHash: contentHash(after),
             packageKeys,
             ecosystems: [...new Set(after.affected.map((entry) => entry.ecosystem))],
+            ...(after.affected[0] ? keys.advisoryInEcosystem(after.affected[0].ecosystem, after.id) : {}),
             loadedAt: now.toISOString(),
           },
         },
@@ -131,30 +124,14 @@ export class AdvisoryStore {
     return items.map(toPackageAdvisory);
   }
 
-  /** Notes a load of records of these ecosystems (the admin command's and the sync's). */
-  async noteLoaded(ecosystems: readonly string[], now: Date, syncedUntil?: string): Promise<void> {
-    for (const ecosystem of new Set(ecosystems)) {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.advisorySource(ecosystem),
-          UpdateExpression: `SET entity = :entity, ecosystem = :ecosystem, lastLoadedAt = :now${syncedUntil ? ', lastSyncedAt = :now, syncedUntil = :until' : ''}`,
-          ExpressionAttributeValues: { ':entity': 'AdvisorySource', ':ecosystem': ecosystem, ':now': now.toISOString(), ...(syncedUntil ? { ':until': syncedUntil } : {}) },
-        }),
-      );
-    }
+  /** Every ecosystem's load state and record count (AdvisorySources). */
+  sources(): Promise<AdvisorySourceState[]> {
+    return new AdvisorySources(this.doc, this.tableName).list();
   }
 
-  async sources(): Promise<AdvisorySourceState[]> {
-    const result = await this.doc.send(
-      new QueryCommand({ TableName: this.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.advisorySources.PK }, ConsistentRead: true }),
-    );
-    return (result.Items ?? []).map((item) => ({
-      ecosystem: String(item.ecosystem),
-      lastLoadedAt: (item.lastLoadedAt as string | undefined) ?? null,
-      lastSyncedAt: (item.lastSyncedAt as string | undefined) ?? null,
-      syncedUntil: (item.syncedUntil as string | undefined) ?? null,
-    }));
+  /** Notes a load of records of these ecosystems (the admin command's and the sync's), and counts them. */
+  noteLoaded(ecosystems: readonly string[], now: Date, syncedUntil?: string): Promise<void> {
+    return new AdvisorySources(this.doc, this.tableName).noteLoaded(ecosystems, now, syncedUntil);
   }
 }
 

@@ -56,6 +56,10 @@ describe('loading OSV records', () => {
     // Not written again: the record still says when it was first loaded.
     const stored = await env.doc.send(new (await import('@aws-sdk/lib-dynamodb')).GetCommand({ TableName: env.tableName, Key: { PK: 'ADVISORY#GO-2022-0236', SK: 'ADVISORY' }, ConsistentRead: true }));
     expect(stored.Item).toMatchObject({ loadedAt: '2026-11-01T00:00:00.000Z', packageKeys: ['Go#stdlib', 'Go#golang.org/x/net'] });
+
+    // What the console's "records held" shows: counted on the index, the withdrawn record included.
+    await advisories.noteLoaded(['Go'], now);
+    expect(await advisories.sources()).toEqual([{ ecosystem: 'Go', records: 78, lastLoadedAt: now.toISOString(), lastSyncedAt: null, syncedUntil: null }]);
   });
 
   it('applies a changed record to the package lookups, leaves an older one alone, and marks a withdrawn one', async () => {
@@ -139,7 +143,12 @@ describe('npm run admin -- vulnerabilities load', () => {
     writeFileSync(join(folder, 'notes.md'), '# not a record');
     const loaded = await admin('vulnerabilities', 'load', folder);
     expect(loaded.status).toBe(0);
-    expect(loaded.stdout.trim()).toBe(`Loaded ${folder} into table ${env.tableName} at ${process.env.DYNAMODB_ENDPOINT}: 0 new, 0 changed, 1 unchanged, 0 withdrawn, 1 refused.`);
+    const held = (await advisories.sources()).find((source) => source.ecosystem === 'Go')!.records;
+    expect(loaded.stdout.trim().split('\n')).toEqual([
+      `Loaded ${folder} into table ${env.tableName} at ${process.env.DYNAMODB_ENDPOINT}: 0 new, 0 changed, 1 unchanged, 0 withdrawn, 1 refused.`,
+      `Held now: Go ${held} records.`,
+    ]);
+    expect(held).toBeGreaterThanOrEqual(78);
     expect(loaded.stderr).toContain('Refused GO-2099-0002 (bad.json): modified: must be an RFC 3339 time, such as 2024-01-31T12:00:00Z');
 
     const empty = join(scratch, 'empty');
