@@ -2,13 +2,16 @@
  * The catalog pages of the console in Chromium against `npm start`, with the data of a real SBOM
  * (npm sbom's own output on this repository) and a VEX: licenses and the reference library (Adopt),
  * packages and a package's "Used in products", vulnerabilities with their risk, analyses and affected
- * products. Every page: axe-core (no serious or critical finding), labelled controls, 360 px wide.
+ * products; and, with the Go vulnerability database's records loaded (test/fixtures/osv/go), the
+ * advisories held, a published advisory's source and "fixed in" versions, on its page and in an inventory. Every page: axe-core (no serious or critical finding), labelled controls, 360 px wide.
  */
 /// <reference lib="dom" />
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { NARROW, accessibilityFindings, screenshot, unlabelledControls, useConsoleStack, widestOutsideTables } from '../support/console-browser.ts';
 import { riskBand } from '../../web/src/lib/catalog-display.ts';
+import { npmRunAdmin } from '../support/npm-start.ts';
+import { eventually } from '../support/local-stack.ts';
 
 const consoleStack = useConsoleStack();
 const { root: rootKey, alice: aliceKey } = consoleStack.keys;
@@ -18,9 +21,13 @@ const { api, created, loadSbom, newPage, signedInPage } = consoleStack;
 const SCOPED_PURL = 'pkg:npm/%40aws-lambda-powertools/batch@2.35.0';
 const AFFECTED_PURL = 'pkg:npm/uri-js@4.4.1';
 const VULNERABILITY_ID = 'CVE-2099-10001';
+/** A real Go module version three records of the Go vulnerability database affect; GO-2020-0001 is fixed in 1.6.0. */
+const GIN_PURL = 'pkg:golang/github.com/gin-gonic/gin@v1.4.0';
+const GIN_ADVISORY = 'GO-2020-0001';
 
 let product: { uuid: string; name: string; version: string };
 let sbomLicense: { key: string; name: string };
+let goService: { uuid: string; name: string; version: string };
 
 beforeAll(async () => {
   product = await created(rootKey, '/api/v2/products/', { name: 'Parse service', version: '1.0' });
@@ -41,7 +48,17 @@ beforeAll(async () => {
   const affected = await api(rootKey, 'GET', `/api/v2/packages/?purl=${encodeURIComponent(AFFECTED_PURL)}`);
   const patched = await api(rootKey, 'PATCH', `/api/v2/packages/${affected.body.results[0].uuid}/`, { usage_policy: 'Review first' });
   expect(patched.status).toBe(200);
-}, 120_000);
+  // Published advisories, loaded as the README loads them; a product holding a module they affect, linked by the stack's pipeline.
+  const advisories = await npmRunAdmin(consoleStack.dataDir, 'vulnerabilities', 'load', 'test/fixtures/osv/go');
+  expect(advisories.status, advisories.stderr).toBe(0);
+  goService = await created(rootKey, '/api/v2/products/', { name: 'Go service', version: '2.1' });
+  const gin = await created<{ uuid: string }>(rootKey, '/api/v2/packages/', { purl: GIN_PURL });
+  await created(rootKey, '/api/v2/product_packages/', { product: goService.uuid, package: gin.uuid });
+  await eventually(
+    async () => (await api<{ affected_by_vulnerabilities: string[] }>(rootKey, 'GET', `/api/v2/packages/${gin.uuid}/`)).body.affected_by_vulnerabilities,
+    (ids) => ids.includes(GIN_ADVISORY),
+  );
+}, 180_000);
 
 /** The checks every page passes: no serious or critical axe finding, every control labelled. */
 async function accessible(page: Page): Promise<void> {
@@ -121,14 +138,14 @@ describe('the catalog pages in Chromium', { timeout: 120_000 }, () => {
     const page = await signedInPage(rootKey);
     await nav(page, 'Packages');
     await page.getByRole('heading', { name: 'Packages', level: 1 }).waitFor();
-    // 34 components, 20 a page; the scoped ones read with "@", never "%40".
-    await main(page).getByText('34 packages, page 1').waitFor();
+    // 34 components and the Go module, 20 a page; the scoped ones read with "@", never "%40".
+    await main(page).getByText('35 packages, page 1').waitFor();
     expect(await page.getByRole('table', { name: 'Packages' }).textContent()).not.toContain('%40');
     await accessible(page);
     await screenshot(page, 'packages');
     await main(page).getByRole('link', { name: 'Next page →' }).click();
-    await main(page).getByText('34 packages, page 2').waitFor();
-    await expect.poll(() => page.getByRole('table', { name: 'Packages' }).getByRole('link').count()).toBe(14);
+    await main(page).getByText('35 packages, page 2').waitFor();
+    await expect.poll(() => page.getByRole('table', { name: 'Packages' }).getByRole('link').count()).toBe(15);
     await page.getByLabel('Search packages').fill('powertools');
     await page.getByRole('button', { name: 'Filter packages' }).click();
     await page.getByRole('link', { name: 'pkg:npm/@aws-lambda-powertools/batch@2.35.0' }).waitFor();
@@ -210,5 +227,39 @@ describe('the catalog pages in Chromium', { timeout: 120_000 }, () => {
 
     await narrow('#/vulnerabilities', (narrowPage) => narrowPage.getByRole('link', { name: VULNERABILITY_ID }).waitFor());
     await narrow(`#/vulnerabilities/${vulnerability.uuid}`, (narrowPage) => narrowPage.getByRole('region', { name: 'Analyses' }).getByText('not affected').waitFor());
+  });
+
+  it('Vulnerabilities: the advisories held, a published advisory with its source and the version that fixes each package, and "fixed in" in the inventory', async () => {
+    const page = await signedInPage(rootKey);
+    await nav(page, 'Vulnerabilities');
+    const held = page.getByRole('region', { name: 'Published advisories' });
+    await held.getByText(/Go: 78 records, last loaded/).waitFor();
+    expect(await held.textContent()).toContain('(not synced)');
+    const typed = page.getByRole('row').filter({ has: page.getByRole('link', { name: VULNERABILITY_ID }) });
+    expect(await typed.textContent()).toContain('SBOM or VEX');
+
+    await page.getByLabel('Vulnerability id (exact)').fill(GIN_ADVISORY);
+    await page.getByRole('button', { name: 'Find' }).click();
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: GIN_ADVISORY }) });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('published advisory');
+    await row.getByRole('link', { name: GIN_ADVISORY }).click();
+    await page.getByRole('heading', { name: GIN_ADVISORY, level: 1 }).waitFor();
+    const affectedRow = page.getByRole('region', { name: 'Affected packages' }).getByRole('row').filter({ hasText: 'gin' });
+    await affectedRow.waitFor();
+    expect(await affectedRow.textContent()).toMatch(/1\.6\.0.*matched by GO-2020-0001/);
+    await page.getByRole('region', { name: 'Affected products' }).getByRole('link', { name: 'Go service 2.1' }).waitFor();
+    await accessible(page);
+    await screenshot(page, 'vulnerability-advisory');
+
+    // The product's inventory: each vulnerability of the module with the version that fixes it.
+    await page.goto(`${consoleStack.stack.apiUrl}/#/products/${goService.uuid}/packages`);
+    const gin = page.getByRole('table', { name: 'Inventory' }).locator(`tr[data-purl="${GIN_PURL}"]`);
+    await gin.getByText(GIN_ADVISORY).waitFor();
+    expect(await gin.getByRole('listitem').filter({ hasText: GIN_ADVISORY }).textContent()).toBe(`${GIN_ADVISORY}fixed in 1.6.0`);
+    await accessible(page);
+    await screenshot(page, 'product-inventory-fixed-in');
+
+    await narrow('#/vulnerabilities', (narrowPage) => narrowPage.getByRole('region', { name: 'Published advisories' }).getByText(/Go: 78 records/).waitFor());
   });
 });

@@ -80,3 +80,10 @@ export function ProductLink({ product }: { product: Product }) {
     </a>
   );
 }
+
+/** The versions that fix a package, oldest first, as the advisory gives them. */
+export function FixedIn({ versions }: { versions: readonly string[] }) {
+  return (
+    <span class="fixed-in">{versions.flatMap((version, i) => [...(i > 0 ? [', '] : []), <code key={version}>{version}</code>])}</span>
+  );
+}

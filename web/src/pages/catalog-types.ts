@@ -1,6 +1,7 @@
 /** The catalog answers the catalog pages read: the output types of the API's own zod schemas (type-only imports). */
 import type * as z from 'zod';
 import type {
+  AdvisorySourceSchema,
   AnalysisSchema,
   LicenseSchema,
   ProductPackageSchema,
@@ -15,3 +16,4 @@ export type UsagePolicy = z.output<typeof UsagePolicySchema>;
 export type Vulnerability = z.output<typeof VulnerabilitySchema>;
 export type ProductPackage = z.output<typeof ProductPackageSchema>;
 export type Analysis = z.output<typeof AnalysisSchema>;
+export type AdvisorySource = z.output<typeof AdvisorySourceSchema>;

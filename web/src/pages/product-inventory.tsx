@@ -1,6 +1,7 @@
 /**
  * A product's inventory: its packages (decoded purls; the effective license, concluded or declared; each
- * license's usage policy in colour and words; vulnerabilities with their risk), paged as the API pages
+ * license's usage policy in colour and words; vulnerabilities with their risk and the versions that fix
+ * each), paged as the API pages
  * them; and the product's policy waivers (what is waived until when, Revoke, Add waiver).
  */
 import { useState } from 'preact/hooks';
@@ -10,6 +11,7 @@ import { RULES, RULE_TYPES, type RuleType } from '../lib/policy-form.ts';
 import { effectiveLicense } from '../lib/sbom-upload.ts';
 import { displayPurl, expressionKeys, policyTone, TONE_SYMBOL } from '../lib/catalog-display.ts';
 import type { Session } from '../session.ts';
+import { FixedIn } from './catalog-parts.tsx';
 import type { Product } from './types.ts';
 import type { InventoryLicense as License, InventoryPackage, InventoryUsagePolicy as UsagePolicy, ProductWaiver as PolicyWaiver } from './product-types.ts';
 
@@ -119,14 +121,21 @@ function InventoryRow({ pkg, index }: { pkg: InventoryPackage; index: PolicyInde
         </ul>
       </td>
       <td>
-        {pkg.affected_by_vulnerabilities.length === 0 ? (
+        {pkg.vulnerabilities.length === 0 ? (
           <span class="muted">none</span>
         ) : (
           <>
             <ul class="plain">
-              {pkg.affected_by_vulnerabilities.map((id) => (
-                <li key={id}>
-                  <code>{id}</code>
+              {pkg.vulnerabilities.map((vulnerability) => (
+                <li key={vulnerability.vulnerability_id}>
+                  <code>{vulnerability.vulnerability_id}</code>
+                  {vulnerability.fixed_versions.length > 0 ? (
+                    <span class="hint">
+                      fixed in <FixedIn versions={vulnerability.fixed_versions} />
+                    </span>
+                  ) : (
+                    <span class="hint muted">no fix known</span>
+                  )}
                 </li>
               ))}
             </ul>

@@ -1,7 +1,9 @@
 /**
- * Vulnerabilities: the dataspace's vulnerabilities with their risk (score and band, in words and
- * colour); one vulnerability (#/vulnerabilities/<uuid>) with the packages it affects, the products
- * that hold them (by name) and the triage analyses recorded for it in those products.
+ * Vulnerabilities: the published advisories the deployment holds (by ecosystem: records, last loaded,
+ * last synced); the dataspace's vulnerabilities with their source, aliases and risk (score and band, in
+ * words and colour); one vulnerability (#/vulnerabilities/<uuid>) with the packages it affects and the
+ * versions that fix each, the products that hold them (by name) and the triage analyses recorded for it
+ * in those products.
  */
 import { useState } from 'preact/hooks';
 import { ErrorSummary, LoadFailed, Loading, PageHeading, Pager, formatDate, useLoad } from '../components.tsx';
@@ -9,9 +11,9 @@ import type { Page } from '../lib/api-client.ts';
 import { lastSegment } from '../lib/catalog-display.ts';
 import { href, navigate } from '../router.ts';
 import type { Session } from '../session.ts';
-import type { Analysis, ProductPackage, Vulnerability } from './catalog-types.ts';
+import type { AdvisorySource, Analysis, ProductPackage, Vulnerability } from './catalog-types.ts';
 import type { Product } from './types.ts';
-import { ProductLink, Purl, RiskBadge, useProducts } from './catalog-parts.tsx';
+import { FixedIn, ProductLink, Purl, RiskBadge, useProducts } from './catalog-parts.tsx';
 
 const PAGE_SIZE = 20;
 /** A detail page follows at most this many affected packages, and products, each one call or two. */
@@ -32,6 +34,7 @@ function VulnerabilityList({ session, query }: { session: Session; query: URLSea
   return (
     <>
       <PageHeading>Vulnerabilities</PageHeading>
+      <AdvisorySources session={session} />
       <IdFilter key={id ?? ''} initial={id ?? ''} />
       {list.error && <ErrorSummary error={list.error} />}
       {list.loading && !list.data && <Loading what="vulnerabilities" />}
@@ -43,6 +46,7 @@ function VulnerabilityList({ session, query }: { session: Session; query: URLSea
               <thead>
                 <tr>
                   <th scope="col">Vulnerability</th>
+                  <th scope="col">Source</th>
                   <th scope="col">Summary</th>
                   <th scope="col">Risk</th>
                   <th scope="col">Affected packages</th>
@@ -55,6 +59,7 @@ function VulnerabilityList({ session, query }: { session: Session; query: URLSea
                       <a href={href(['vulnerabilities', vulnerability.uuid])}>{vulnerability.vulnerability_id}</a>
                       {vulnerability.aliases.length > 0 && <span class="hint">{vulnerability.aliases.join(', ')}</span>}
                     </td>
+                    <td>{SOURCE_WORDS[vulnerability.source]}</td>
                     <td>{vulnerability.summary || <span class="muted">none</span>}</td>
                     <td>
                       <RiskBadge score={vulnerability.risk_score} />
@@ -64,7 +69,9 @@ function VulnerabilityList({ session, query }: { session: Session; query: URLSea
                 ))}
                 {list.data.results.length === 0 && (
                   <tr>
-                    <td colSpan={4}>{id ? `No vulnerability ${id}.` : 'No vulnerabilities yet: an SBOM with vulnerabilities (or a VEX) adds them.'}</td>
+                    <td colSpan={5}>
+                      {id ? `No vulnerability ${id}.` : 'No vulnerabilities yet: a published advisory that matches a package, or an SBOM with vulnerabilities (or a VEX), adds them.'}
+                    </td>
                   </tr>
                 )}
               </tbody>
@@ -74,6 +81,41 @@ function VulnerabilityList({ session, query }: { session: Session; query: URLSea
         </>
       )}
     </>
+  );
+}
+
+/** Where a vulnerability came from (its `source`), in words. */
+const SOURCE_WORDS: Record<Vulnerability['source'], string> = {
+  osv: 'published advisory',
+  sbom: 'SBOM or VEX',
+  manual: 'typed in',
+};
+
+/** The published advisories the deployment holds: what a user needs to trust an empty list. */
+function AdvisorySources({ session }: { session: Session }) {
+  const sources = useLoad(() => session.api.get<Page<AdvisorySource>>('/api/v2/advisory_sources/', { page_size: 100 }), '');
+  if (sources.error) return <ErrorSummary error={sources.error} title="The published advisories could not be read." />;
+  if (!sources.data) return null;
+  const list = sources.data.results;
+  return (
+    <section aria-labelledby="advisory-sources" class="advisory-sources">
+      <h2 id="advisory-sources">Published advisories</h2>
+      {list.length === 0 ? (
+        <p>
+          No published advisories are loaded: only vulnerabilities typed in or brought by SBOMs are known. An administrator loads them with{' '}
+          <code>npm run admin -- vulnerabilities load</code>, or deploys the scheduled sync.
+        </p>
+      ) : (
+        <ul class="plain">
+          {list.map((source) => (
+            <li key={source.ecosystem}>
+              <strong>{source.ecosystem}</strong>: {source.records === null ? 'records not counted yet' : `${source.records.toLocaleString('en')} records`}, last{' '}
+              {source.last_synced_date ? `synced ${formatDate(source.last_synced_date)}` : `loaded ${formatDate(source.last_loaded_date)} (not synced)`}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }
 
@@ -149,6 +191,8 @@ function VulnerabilityPage({ session, uuid }: { session: Session; uuid: string }
         <dd>
           <RiskBadge score={v.risk_score} />
         </dd>
+        <dt>Source</dt>
+        <dd>{SOURCE_WORDS[v.source]}</dd>
         <dt>Summary</dt>
         <dd>{v.summary || '—'}</dd>
         <dt>Aliases</dt>
@@ -166,6 +210,7 @@ function VulnerabilityPage({ session, uuid }: { session: Session; uuid: string }
               <thead>
                 <tr>
                   <th scope="col">Package</th>
+                  <th scope="col">Fixed in</th>
                   <th scope="col">Linked</th>
                 </tr>
               </thead>
@@ -177,7 +222,11 @@ function VulnerabilityPage({ session, uuid }: { session: Session; uuid: string }
                         <Purl purl={affected.purl} />
                       </a>
                     </td>
-                    <td>{formatDate(affected.linked_date)}</td>
+                    <td>{affected.fixed_versions.length > 0 ? <FixedIn versions={affected.fixed_versions} /> : <span class="muted">no fix known</span>}</td>
+                    <td>
+                      {formatDate(affected.linked_date)}
+                      {affected.matched_by && <span class="hint">matched by {affected.matched_by}</span>}
+                    </td>
                   </tr>
                 ))}
               </tbody>
