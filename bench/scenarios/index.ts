@@ -23,6 +23,7 @@ import { listCounts } from './list-counts.ts';
 import { requestCreates } from './request-creates.ts';
 import { apiCapacity } from './api-capacity.ts';
 import { consoleBundle } from './console-bundle.ts';
+import { advisories } from './advisories.ts';
 
 export const SCENARIOS: readonly Scenario[] = [
   apiOverhead,
@@ -38,6 +39,7 @@ export const SCENARIOS: readonly Scenario[] = [
   policyFanOut,
   policyFanOutScale,
   policyBurst,
+  advisories,
   webhookFanOut,
   sbomImport,
   sbomExport,

@@ -1,0 +1,288 @@
+/**
+ * Published advisories (issue 31), on the local stack and tables of their own:
+ * - load: the whole Go vulnerability database as OSV distributes it (bench/data/osv/Go-all.zip, 4,291
+ *   real records) loaded by the admin command's loader (read, checked, bounded, hashed, compared with
+ *   the stored heads, written), against bare BatchWriteItem calls writing the very same items into a
+ *   fresh table (recorded from the load: same items, same calls): ≤ 3×. And the load again: nothing
+ *   written.
+ * - import: 1,000 Go modules of the database (each at v0.0.1, which most of their records affect)
+ *   loaded into a product in one call (load_sboms) with matching on, against the same 1,000 names as
+ *   `pkg:generic` purls, which no advisory database covers (matching off: no index entry, no link
+ *   message): ≤ 1.2×. The links the pipeline then makes are counted, and the time until they are all
+ *   made is reported beside the import's.
+ * - one changed advisory for a package 1,000 products hold, in a dataspace of 100,000 Go packages
+ *   (BENCH_ADVISORY_PACKAGES): the linker's DynamoDB calls and units for that record (AdvisoryLinker
+ *   .linkKey, as the advisory linker runs it), and the products its package change then queues for
+ *   evaluation (ChangeTargetResolver, as the stream router runs it); against the same change in a
+ *   dataspace of 1,000 packages: the cost follows the packages the record names, not the catalog.
+ */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import type { Scenario, ScenarioContext } from '../lib/scenario.ts';
+import type { BenchFigure } from '../lib/results.ts';
+import { callApi } from '../lib/api.ts';
+import { benchDocumentClient, createUserWithKey, patientDocumentClient, writeAll } from '../lib/seed.ts';
+import { capacityCountingClient } from '../lib/capacity.ts';
+import { ensureTable } from '../../bin/local/table-setup.ts';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { createSqsClient } from '../../shared/aws/clients.ts';
+import { osvInputsAt } from '../../shared/admin/osv-files.ts';
+import { AdvisoryLoader } from '../../shared/services/advisory-load.ts';
+import { AdvisoryLinker } from '../../shared/services/advisory-links.ts';
+import { AdvisoryStore } from '../../shared/store/advisory-store.ts';
+import { CatalogStore, CATALOG_SPECS, catalogSeedItems } from '../../shared/store/catalog-store.ts';
+import { ChangeTargetResolver } from '../../shared/store/change-targets.ts';
+import { productPackageItem } from '../../shared/store/product-package-store.ts';
+import { batchWriteAll, type WriteRequest } from '../../shared/store/dynamo.ts';
+import { osvPackageKey } from '../../shared/domain/osv-packages.ts';
+import { NO_PACKAGE_DETAILS, type Package } from '../../shared/domain/catalog.ts';
+
+const NAME = 'advisories';
+const GO_DATABASE = fileURLToPath(new URL('../data/osv/Go-all.zip', import.meta.url));
+const DATASPACE = 'bench-advisories';
+const COMPONENTS = 1_000;
+const PACKAGES = Number(process.env.BENCH_ADVISORY_PACKAGES ?? 100_000);
+const HOLDERS = 1_000;
+/** The module whose record changes in the third part: in the database, and used everywhere. */
+const CHANGED_MODULE = 'golang.org/x/net';
+
+/** A Go module at a version, as the catalog stores it (purl type golang). */
+function goPackage(dataspace: string, module: string, version: string): Package {
+  const slash = module.lastIndexOf('/');
+  return {
+    uuid: randomUUID(),
+    dataspace,
+    rev: 0,
+    type: 'golang',
+    namespace: slash < 0 ? '' : module.slice(0, slash),
+    name: slash < 0 ? module : module.slice(slash + 1),
+    version,
+    qualifiers: {},
+    subpath: '',
+    purl: `pkg:golang/${module}@${version}`,
+    filename: '',
+    downloadUrl: '',
+    ...NO_PACKAGE_DETAILS,
+    licenseExpression: '',
+    licenseKeys: [],
+    countedLicenseKeys: [],
+    declaredLicenseExpression: '',
+    unknownLicenses: [],
+    usagePolicy: null,
+    vulnerabilities: {},
+  };
+}
+
+/** A document client that also keeps every BatchWriteItem request it sends (the load's items, to replay). */
+function recordingClient(context: ScenarioContext) {
+  const { doc, measure } = capacityCountingClient(context, { patient: true });
+  const writes: WriteRequest[] = [];
+  let batchCalls = 0;
+  doc.middlewareStack.add(
+    (next) => async (args) => {
+      const input = args.input as { RequestItems?: Record<string, WriteRequest[]> };
+      const lists = Object.values(input.RequestItems ?? {}).filter((requests) => Array.isArray(requests));
+      if (lists.length > 0) {
+        batchCalls++;
+        // As the document client is given them (the marshalling middleware runs later), so the same client type replays them.
+        for (const requests of lists) writes.push(...structuredClone(requests));
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchRecordWrites' },
+  );
+  return { doc, measure, writes, batchCalls: () => batchCalls };
+}
+
+async function modulesOfDatabase(): Promise<string[]> {
+  const names = new Set<string>();
+  for await (const input of osvInputsAt(GO_DATABASE)) {
+    if ('problem' in input) continue;
+    const record = input.record as { affected?: { package?: { ecosystem?: string; name?: string } }[] };
+    for (const entry of record.affected ?? []) {
+      const name = entry.package?.name;
+      if (entry.package?.ecosystem === 'Go' && name && name !== 'stdlib' && name !== 'toolchain' && name.includes('/')) names.add(name);
+    }
+  }
+  return [...names].sort();
+}
+
+/** Waits until these queues of the stack hold no message (waiting, delayed or in flight) for 3 s. */
+async function queuesQuiet(context: ScenarioContext, names: readonly (keyof ScenarioContext['queues'])[]): Promise<void> {
+  const sqs = createSqsClient({ region: context.region, endpoint: context.sqsEndpoint });
+  try {
+    let quietSince: number | undefined;
+    const deadline = performance.now() + 1_800_000;
+    for (;;) {
+      let pending = 0;
+      for (const name of names) {
+        const { Attributes: a = {} } = await sqs.send(
+          new GetQueueAttributesCommand({ QueueUrl: context.queues[name].url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+        );
+        pending += Number(a.ApproximateNumberOfMessages ?? 0) + Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) + Number(a.ApproximateNumberOfMessagesDelayed ?? 0);
+      }
+      if (pending > 0) quietSince = undefined;
+      else quietSince ??= performance.now();
+      if (quietSince !== undefined && performance.now() - quietSince >= 3_000) return;
+      if (performance.now() > deadline) throw new Error(`the queues ${names.join(', ')} still held ${pending} messages after 30 min`);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  } finally {
+    sqs.destroy();
+  }
+}
+
+/** A CycloneDX 1.5 document of these purls, one component each. */
+function documentOf(purls: readonly string[]) {
+  return {
+    bomFormat: 'CycloneDX',
+    specVersion: '1.5',
+    version: 1,
+    metadata: { component: { type: 'application', name: 'bench-go-service', version: '1.0.0' } },
+    components: purls.map((purl, i) => {
+      const [name, version] = purl.slice(purl.indexOf('/') + 1).split('@') as [string, string];
+      return { type: 'library', 'bom-ref': `c${i}`, name, version, purl };
+    }),
+  };
+}
+
+export const advisories: Scenario = {
+  name: NAME,
+  async run(context) {
+    const { log } = context;
+    const figures: BenchFigure[] = [];
+
+    // --- 1. The whole Go database, loaded; then its items written bare. -------------------------------
+    // Into a table of its own (nothing consumes its stream: the stack's linker would otherwise work beside the bare writes).
+    const loadTable = `bench-advisories-load-${randomUUID().slice(0, 8)}`;
+    await ensureTable({ region: context.region, endpoint: context.dynamodbEndpoint }, loadTable);
+    const recorder = recordingClient(context);
+    const store = new AdvisoryStore(recorder.doc, loadTable);
+    const loader = new AdvisoryLoader({ advisories: store, now: () => new Date() });
+    let started = performance.now();
+    const loaded = await recorder.measure(() => loader.load(osvInputsAt(GO_DATABASE)));
+    const loadMs = performance.now() - started;
+    const records = loaded.result.new + loaded.result.withdrawn;
+    if (loaded.result.refused.length > 0) throw new Error(`the Go database: ${loaded.result.refused.length} refused (${loaded.result.refused[0]!.problems.join('; ')})`);
+    log(`advisories: ${records} records loaded in ${(loadMs / 1000).toFixed(1)} s (${recorder.writes.length} items, ${recorder.batchCalls()} BatchWriteItem calls)`);
+    const again = await recorder.measure(() => loader.load(osvInputsAt(GO_DATABASE)));
+    const bareTable = `bench-advisories-bare-${randomUUID().slice(0, 8)}`;
+    await ensureTable({ region: context.region, endpoint: context.dynamodbEndpoint }, bareTable);
+    const first = recorder.writes[0];
+    if (!first || !('PutRequest' in first) || typeof first.PutRequest.Item.PK !== 'string') throw new Error('the recorded writes are not document-client items');
+    const bare = capacityCountingClient(context, { patient: true });
+    started = performance.now();
+    // The same requests, 25 a call, one call at a time (as the store writes them).
+    const bareWrite = await bare.measure(() => batchWriteAll(bare.doc, bareTable, recorder.writes));
+    const bareMs = performance.now() - started;
+    // What the records keep: each item's attributes as DynamoDB sizes them (names and values, about their JSON).
+    const storedBytes = recorder.writes.reduce((sum, request) => sum + ('PutRequest' in request ? Buffer.byteLength(JSON.stringify(request.PutRequest.Item)) : 0), 0);
+    const loadRatio = loadMs / bareMs;
+    figures.push(
+      { scenario: NAME, figure: 'load the Go database: records a second', value: records / (loadMs / 1000), unit: 'records/s', target: 'reported', met: true, note: `${records} real records (bench/data/osv/Go-all.zip), ${recorder.writes.length} items in ${recorder.batchCalls()} BatchWriteItem calls, ${Math.round(loaded.units)} write and read units, ${(loadMs / 1000).toFixed(1)} s` },
+      { scenario: NAME, figure: 'load the Go database vs bare BatchWriteItem of the same items', value: loadRatio, target: '≤ 3', met: loadRatio <= 3, note: `${(loadMs / 1000).toFixed(1)} s against ${(bareMs / 1000).toFixed(1)} s, in one run` },
+      { scenario: NAME, figure: 'load: write units a record', value: bareWrite.units / records, target: 'reported', met: true, note: `${Math.round(bareWrite.units)} write units for ${records} records (the bare writes of the same items)` },
+      { scenario: NAME, figure: 'load: stored bytes a record', value: storedBytes / records, unit: 'bytes', target: 'reported', met: true, note: `${(storedBytes / 1024 / 1024).toFixed(1)} MB for ${records} records, their package items included` },
+      { scenario: NAME, figure: 'load again: read units a record', value: again.units / records, target: 'reported', met: true, note: 'the stored heads, read strongly consistent, 100 a BatchGetItem' },
+      { scenario: NAME, figure: 'load the Go database again: items written', value: again.result.new + again.result.changed + again.result.withdrawn, target: '0', met: again.result.new + again.result.changed + again.result.withdrawn === 0, note: `${again.result.unchanged} unchanged; ${again.calls} calls, ${Math.round(again.units)} read units (the heads, strongly consistent)` },
+    );
+
+    // --- 2. 1,000 Go modules imported, matching on and off. ------------------------------------------
+    const doc = benchDocumentClient(context);
+    const stackStore = new AdvisoryStore(patientDocumentClient(context), context.tableName);
+    started = performance.now();
+    await new AdvisoryLoader({ advisories: stackStore, now: () => new Date() }).load(osvInputsAt(GO_DATABASE));
+    await stackStore.noteLoaded(['Go'], new Date());
+    // The load's records go through the stack's stream to the linker (a message a package key); the imports are timed once that is done.
+    await queuesQuiet(context, ['advisoryLinks', 'evaluation']);
+    const stackLoadSeconds = (performance.now() - started) / 1000;
+    log(`advisories: the database loaded into the stack and its link messages handled in ${stackLoadSeconds.toFixed(1)} s`);
+    const root = await createUserWithKey(doc, context.tableName, { username: 'bench-advisories-root', dataspace: DATASPACE, isSuperuser: true });
+    const modules = (await modulesOfDatabase()).slice(0, COMPONENTS);
+    if (modules.length < COMPONENTS) throw new Error(`the Go database names ${modules.length} modules, fewer than ${COMPONENTS}`);
+    const importOnce = async (purls: string[], label: string) => {
+      const product = await callApi(context, root, 'POST', '/api/v2/products/', { name: `bench advisories ${label}`, version: randomUUID().slice(0, 8) }, 201);
+      const begun = performance.now();
+      const answer = await callApi(context, root, 'POST', `/api/v2/products/${product.uuid}/load_sboms/`, documentOf(purls), 200, 'application/vnd.cyclonedx+json');
+      return { ms: performance.now() - begun, answer, begun };
+    };
+    // Warm both paths once (first calls compile and open connections), on names of their own.
+    await importOnce(modules.slice(0, 20).map((m) => `pkg:generic/warm-off/${m}@v0.0.1`), 'warm off');
+    await importOnce(modules.slice(0, 20).map((m) => `pkg:golang/${m}@v0.0.2`), 'warm on');
+    await queuesQuiet(context, ['advisoryLinks', 'evaluation']);
+    const off = await importOnce(modules.map((m) => `pkg:generic/${m}@v0.0.1`), 'off');
+    await queuesQuiet(context, ['advisoryLinks', 'evaluation']);
+    const on = await importOnce(modules.map((m) => `pkg:golang/${m}@v0.0.1`), 'on');
+    const importRatio = on.ms / off.ms;
+    // The links the pipeline makes for them, counted on the packages the import created, until the same count twice 5 s apart.
+    const countLinks = async () => {
+      let links = 0;
+      let vulnerable = 0;
+      for (let page = 1; ; page++) {
+        const answer = await callApi(context, root, 'GET', `/api/v2/packages/?type=golang&version=v0.0.1&page=${page}&page_size=100`, undefined, 200);
+        for (const pkg of answer.results as { affected_by_vulnerabilities: string[] }[]) {
+          links += pkg.affected_by_vulnerabilities.length;
+          if (pkg.affected_by_vulnerabilities.length > 0) vulnerable++;
+        }
+        if (!answer.next) break;
+      }
+      return { links, vulnerable };
+    };
+    let linked = { links: 0, vulnerable: 0, at: performance.now() };
+    const deadline = performance.now() + 600_000;
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      const now = await countLinks();
+      if (now.links > 0 && now.links === linked.links) break;
+      if (performance.now() > deadline) throw new Error(`the links of the imported modules did not settle in 600 s (last: ${now.links})`);
+      linked = { ...now, at: performance.now() };
+    }
+    figures.push(
+      { scenario: NAME, figure: 'load the Go database into the running stack, its link messages handled', value: stackLoadSeconds, unit: 's', target: 'reported', met: true, note: 'an empty catalog: a linker Query a package key, nothing to link' },
+      { scenario: NAME, figure: `import of ${COMPONENTS} components, matching on vs off`, value: importRatio, target: '≤ 1.2', met: importRatio <= 1.2, note: `load_sboms ${(on.ms / 1000).toFixed(1)} s (Go purls) against ${(off.ms / 1000).toFixed(1)} s (the same names as pkg:generic), in one run` },
+      { scenario: NAME, figure: `links made for the ${COMPONENTS} imported modules`, value: linked.links, target: 'reported', met: true, note: `${linked.vulnerable} modules linked; all made ${((linked.at - on.begun) / 1000).toFixed(1)} s after the import began (the import itself: ${(on.ms / 1000).toFixed(1)} s)` },
+    );
+
+    // --- 3. One changed advisory, 100,000 packages, 1,000 products. ----------------------------------
+    for (const size of [Math.min(1_000, PACKAGES), PACKAGES]) {
+      const table = `bench-advisories-scale-${randomUUID().slice(0, 8)}`;
+      await ensureTable({ region: context.region, endpoint: context.dynamodbEndpoint }, table);
+      const seed = patientDocumentClient(context);
+      const dataspace = `bench-advisory-scale-${size}`;
+      // The packages: the database's modules at versions of their own, the changed module's once (at a version its records affect).
+      const target = goPackage(dataspace, CHANGED_MODULE, 'v0.0.1');
+      const others = Array.from({ length: size - 1 }, (_, i) => goPackage(dataspace, modules[i % modules.length]!, `v1.${Math.floor(i / modules.length)}.${i % 97}`));
+      started = performance.now();
+      await writeAll(seed, table, [target, ...others].flatMap((pkg) => catalogSeedItems(CATALOG_SPECS.packages, pkg)));
+      await writeAll(
+        seed,
+        table,
+        Array.from({ length: HOLDERS }, () =>
+          productPackageItem({ uuid: randomUUID(), dataspace, productUuid: randomUUID(), packageUuid: target.uuid, createdDate: new Date().toISOString(), rev: 1, licenseExpression: '', licenseKeys: [], declaredLicenseExpression: '', unknownLicenses: [], isDeployed: true, isModified: false, dependsOn: [] }),
+        ),
+      );
+      // The advisories of the changed module, as the load wrote them (copied from the stack's table).
+      const source = new AdvisoryStore(doc, context.tableName);
+      const packageKey = osvPackageKey('Go', CHANGED_MODULE);
+      const ofModule = await source.ofPackageKey(packageKey);
+      const full = (await Promise.all(ofModule.map((advisory) => source.get(advisory.id)))).filter((a) => a !== undefined);
+      await new AdvisoryStore(seed, table).save(full.map((after) => ({ before: undefined, after })), new Date());
+      log(`advisories: ${size} packages and ${HOLDERS} holders seeded in ${((performance.now() - started) / 1000).toFixed(1)} s; ${full.length} records name ${CHANGED_MODULE}`);
+
+      const counting = capacityCountingClient(context, { patient: true });
+      const linker = new AdvisoryLinker({ advisories: new AdvisoryStore(counting.doc, table), catalog: new CatalogStore(counting.doc, table), doc: counting.doc, tableName: table, now: () => new Date(), newUuid: randomUUID });
+      // First the links as they stand (the module's records, all new), then one record changed: what the sync's change costs.
+      await linker.linkKey(packageKey, full.map((advisory) => advisory.id));
+      const changed = full[0]!;
+      await new AdvisoryStore(seed, table).save([{ before: undefined, after: { ...changed, summary: `${changed.summary} (changed)`, modified: new Date().toISOString() } }], new Date());
+      const linking = await counting.measure(() => linker.linkKey(packageKey, [changed.id]));
+      const resolving = await counting.measure(() => new ChangeTargetResolver(counting.doc, table).products([{ kind: 'package', dataspace, uuid: target.uuid }]));
+      figures.push(
+        { scenario: NAME, figure: `one changed advisory, ${size.toLocaleString('en')} packages: linker calls`, value: linking.calls, target: 'reported', met: true, note: `${linking.units.toFixed(1)} capacity units; ${linking.result.written} vulnerability written` },
+        { scenario: NAME, figure: `one changed advisory, ${size.toLocaleString('en')} packages: products queued for evaluation`, value: resolving.result.length, target: `${HOLDERS}`, met: resolving.result.length === HOLDERS, note: `${resolving.calls} calls, ${resolving.units.toFixed(1)} read units` },
+      );
+    }
+    return figures;
+  },
+};
