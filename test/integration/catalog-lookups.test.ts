@@ -149,5 +149,8 @@ describe('catalog lookups', () => {
       expect(after.read).toBeLessThanOrEqual(after.view.count + 6);
     }
     expect((await migrateData(env.doc, env.tableName)).catalogLookupsWritten).toBe(0);
-  });
+    // Two migrations of the whole table and 2 × 8 lists: 1.8 to 5.7 s in fresh-clone runs, alone or beside a
+    // second suite; over the default 30 s once, in two runs side by side with development tests beside them
+    // (load average 14 on 2 cores, 2026-11-29), its DynamoDB Local shared with the other files of its worker.
+  }, 90_000);
 });
