@@ -36,7 +36,8 @@ import { ChangeTargetResolver } from '../../shared/store/change-targets.ts';
 import { productPackageItem } from '../../shared/store/product-package-store.ts';
 import { batchWriteAll, type WriteRequest } from '../../shared/store/dynamo.ts';
 import { osvPackageKey } from '../../shared/domain/osv-packages.ts';
-import { NO_PACKAGE_DETAILS, type Package } from '../../shared/domain/catalog.ts';
+import type { Package } from '../../shared/domain/catalog.ts';
+import { aPackage } from '../../test/support/factories.ts';
 
 const NAME = 'advisories';
 const GO_DATABASE = fileURLToPath(new URL('../data/osv/Go-all.zip', import.meta.url));
@@ -50,28 +51,7 @@ const CHANGED_MODULE = 'golang.org/x/net';
 /** A Go module at a version, as the catalog stores it (purl type golang). */
 function goPackage(dataspace: string, module: string, version: string): Package {
   const slash = module.lastIndexOf('/');
-  return {
-    uuid: randomUUID(),
-    dataspace,
-    rev: 0,
-    type: 'golang',
-    namespace: slash < 0 ? '' : module.slice(0, slash),
-    name: slash < 0 ? module : module.slice(slash + 1),
-    version,
-    qualifiers: {},
-    subpath: '',
-    purl: `pkg:golang/${module}@${version}`,
-    filename: '',
-    downloadUrl: '',
-    ...NO_PACKAGE_DETAILS,
-    licenseExpression: '',
-    licenseKeys: [],
-    countedLicenseKeys: [],
-    declaredLicenseExpression: '',
-    unknownLicenses: [],
-    usagePolicy: null,
-    vulnerabilities: {},
-  };
+  return aPackage({ dataspace, type: 'golang', namespace: slash < 0 ? '' : module.slice(0, slash), name: slash < 0 ? module : module.slice(slash + 1), version });
 }
 
 /** A document client that also keeps every BatchWriteItem request it sends (the load's items, to replay). */

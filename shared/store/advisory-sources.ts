@@ -4,7 +4,8 @@
  * many records the table holds. The count is exact after every load: each load ends by counting the
  * ecosystem's entries on GSI11 (keys.advisoryInEcosystem; Select COUNT reads keys-only entries, about
  * 100 bytes a record: 15,000 records are about 190 read units), so a load cut short is counted right
- * by the next. Kept apart from AdvisoryStore so that the API's catalog function reads it without the
+ * by the next. An index is eventually consistent: a count taken as a load ends may miss records written
+ * in its last fraction of a second, which the next load's count includes. Kept apart from AdvisoryStore so that the API's catalog function reads it without the
  * matching libraries.
  */
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';

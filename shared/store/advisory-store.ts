@@ -92,7 +92,8 @@ export class AdvisoryStore {
             contentHash: contentHash(after),
             packageKeys,
             ecosystems: [...new Set(after.affected.map((entry) => entry.ecosystem))],
-            ...(after.affected[0] ? keys.advisoryInEcosystem(after.affected[0].ecosystem, after.id) : {}),
+            // Counted under its first entry's ecosystem, without a release (`Debian:12` is Debian), as loads report them.
+            ...(after.affected[0] ? keys.advisoryInEcosystem(after.affected[0].ecosystem.split(':')[0]!, after.id) : {}),
             loadedAt: now.toISOString(),
           },
         },
