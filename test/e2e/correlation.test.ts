@@ -119,10 +119,19 @@ describe('one correlation id along the whole path', () => {
     expect([...functionsLogging].sort()).toEqual([...onPath].sort());
     expect(jsonLines().find((line) => line.correlation_id === id && line.message === 'Event fanned out')).toMatchObject({ delivered: 1 });
 
-    const metricNames = new Set(
-      jsonLines().flatMap((line) => ((line._aws as { CloudWatchMetrics?: { Metrics: { Name: string }[] }[] } | undefined)?.CloudWatchMetrics ?? []).flatMap((m) => m.Metrics.map((metric) => metric.Name))),
+    // Each function's metrics are one line written as its invocation ends, after its own log lines: the
+    // fan-out's came after "Event fanned out" had been read in a loaded fresh-clone run (2026-11-29), so
+    // they are waited for as its log line was.
+    const expectedMetrics = ['Evaluations', 'ViolationsDetected', 'EventsPublished', 'WebhookDeliveries'];
+    const metricNames = await eventually(
+      async () =>
+        new Set(
+          jsonLines().flatMap((line) => ((line._aws as { CloudWatchMetrics?: { Metrics: { Name: string }[] }[] } | undefined)?.CloudWatchMetrics ?? []).flatMap((m) => m.Metrics.map((metric) => metric.Name))),
+        ),
+      (names) => expectedMetrics.every((name) => names.has(name)),
+      30_000,
     );
-    for (const name of ['Evaluations', 'ViolationsDetected', 'EventsPublished', 'WebhookDeliveries']) expect(metricNames).toContain(name);
+    for (const name of expectedMetrics) expect(metricNames).toContain(name);
   }, 300_000);
 
   it('refuses a malformed X-Correlation-Id with 400 in the API error format, and answers with an id of its own when none is given', async () => {
