@@ -120,7 +120,10 @@ export class AdvisorySync {
     let syncedUntil: string | null = since;
     let fetched = 0;
     for (let i = 0; i < changed.length; i += BATCH) {
-      if (this.deps.remainingMs() < RESERVE_MS) return { ecosystem, mode: 'incremental', fetched, ...totals, syncedUntil, left: changed.length - i };
+      if (this.deps.remainingMs() < RESERVE_MS) {
+        await this.deps.advisories.noteLoaded([ecosystem], this.deps.now(), syncedUntil ?? since);
+        return { ecosystem, mode: 'incremental', fetched, ...totals, syncedUntil, left: changed.length - i };
+      }
       const batch = changed.slice(i, i + BATCH);
       const inputs = await this.fetchRecords(ecosystem, batch.map((entry) => entry.id));
       fetched += inputs.length;
@@ -128,9 +131,10 @@ export class AdvisorySync {
       for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += counts(report)[key];
       // Every record up to the batch's newest is in: the next run starts after it.
       syncedUntil = batch[batch.length - 1]!.modified;
-      await this.deps.advisories.noteLoaded([ecosystem], this.deps.now(), syncedUntil);
+      // Progress, so that a run cut short starts after it; the count once, at the end of the run.
+      await this.deps.advisories.noteLoaded([ecosystem], this.deps.now(), syncedUntil, { count: false });
     }
-    if (changed.length === 0) await this.deps.advisories.noteLoaded([ecosystem], this.deps.now(), since);
+    await this.deps.advisories.noteLoaded([ecosystem], this.deps.now(), syncedUntil ?? since);
     return { ecosystem, mode: 'incremental', fetched, ...totals, syncedUntil, left: 0 };
   }
 

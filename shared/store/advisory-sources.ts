@@ -58,20 +58,24 @@ export class AdvisorySources {
     return total;
   }
 
-  /** Notes a load of records of these ecosystems (the admin command's and the sync's), with their counts. */
-  async noteLoaded(ecosystems: readonly string[], now: Date, syncedUntil?: string): Promise<void> {
+  /**
+   * Notes a load of records of these ecosystems (the admin command's and the sync's), with their counts
+   * unless `count` is false: the sync notes its progress after every batch of a run and counts once, at
+   * its end (a count reads the whole ecosystem's entries).
+   */
+  async noteLoaded(ecosystems: readonly string[], now: Date, syncedUntil?: string, { count = true }: { count?: boolean } = {}): Promise<void> {
     for (const ecosystem of new Set(ecosystems)) {
-      const records = await this.count(ecosystem);
+      const records = count ? await this.count(ecosystem) : undefined;
       await this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.advisorySource(ecosystem),
-          UpdateExpression: `SET entity = :entity, ecosystem = :ecosystem, lastLoadedAt = :now, records = :records${syncedUntil ? ', lastSyncedAt = :now, syncedUntil = :until' : ''}`,
+          UpdateExpression: `SET entity = :entity, ecosystem = :ecosystem, lastLoadedAt = :now${records === undefined ? '' : ', records = :records'}${syncedUntil ? ', lastSyncedAt = :now, syncedUntil = :until' : ''}`,
           ExpressionAttributeValues: {
             ':entity': 'AdvisorySource',
             ':ecosystem': ecosystem,
             ':now': now.toISOString(),
-            ':records': records,
+            ...(records === undefined ? {} : { ':records': records }),
             ...(syncedUntil ? { ':until': syncedUntil } : {}),
           },
         }),

@@ -131,8 +131,8 @@ export class AdvisoryStore {
   }
 
   /** Notes a load of records of these ecosystems (the admin command's and the sync's), and counts them. */
-  noteLoaded(ecosystems: readonly string[], now: Date, syncedUntil?: string): Promise<void> {
-    return new AdvisorySources(this.doc, this.tableName).noteLoaded(ecosystems, now, syncedUntil);
+  noteLoaded(ecosystems: readonly string[], now: Date, syncedUntil?: string, options: { count?: boolean } = {}): Promise<void> {
+    return new AdvisorySources(this.doc, this.tableName).noteLoaded(ecosystems, now, syncedUntil, options);
   }
 }
 

@@ -97,6 +97,25 @@ describe('the advisory sync', () => {
     expect(await sync().sync('PyPI')).toMatchObject({ fetched: 1, changed: 0, unchanged: 1 });
   });
 
+  it('notes its progress after each batch and counts the records held once, at the end of the run', async () => {
+    const later = Date.parse(newest());
+    const ids = [...records.keys()].slice(0, 150);
+    ids.forEach((id, i) => records.set(id, { ...records.get(id)!, modified: new Date(later + 1_000 * (i + 1)).toISOString() }));
+    const notes: { syncedUntil: string | undefined; count: boolean }[] = [];
+    const spied = Object.assign(Object.create(advisories) as AdvisoryStore, {
+      noteLoaded: (ecosystems: readonly string[], now: Date, syncedUntil?: string, options: { count?: boolean } = {}) => {
+        notes.push({ syncedUntil, count: options.count ?? true });
+        return advisories.noteLoaded(ecosystems, now, syncedUntil, options);
+      },
+    });
+    const report = await new AdvisorySync({ loader: new AdvisoryLoader({ advisories, now: () => new Date() }), advisories: spied, sourceUrl: `${base}/`, fetch: (url) => fetch(url), now: () => new Date(), remainingMs: () => 600_000 }).sync('PyPI');
+    expect(report).toMatchObject({ mode: 'incremental', changed: 150, syncedUntil: newest() });
+    // Two batches of at most 100: two progress notes without a count, then one count (a count reads every entry of the ecosystem).
+    expect(notes.map((note) => note.count)).toEqual([false, false, true]);
+    expect(notes.at(-1)!.syncedUntil).toBe(newest());
+    expect((await advisories.sources()).find((source) => source.ecosystem === 'PyPI')).toMatchObject({ records: 212, syncedUntil: newest() });
+  });
+
   it('fails a run whose source fails, without moving its progress', async () => {
     const state = (await advisories.sources()).find((source) => source.ecosystem === 'PyPI')!;
     failCsv = true;
