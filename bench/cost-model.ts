@@ -1,6 +1,6 @@
 /**
  * The cost model: docs/cost.md, computed from the benchmark's consumed-capacity figures
- * (bench/results/latest.json, the "api capacity", "policy evaluation" and "sbom import" scenarios) and
+ * (bench/results/latest.json, the "api capacity", "policy evaluation", "sbom import" and "advisories" scenarios) and
  * AWS's list prices, for three sizes of customer; and the next ceiling of each part of the service.
  *
  * `npm run cost` writes docs/cost.md; test/unit/cost-model.test.ts fails when the file is not what this
@@ -54,6 +54,14 @@ export interface Size {
   readonly webhookDeliveriesPerMonth: number;
   /** Busiest hour's share of a month's API calls, for the ceilings (a month of 22 working days of 8 hours: 1/176). */
   readonly peakHourShare: number;
+  /**
+   * The published advisories of the ecosystems it uses (OSV records held, deployment-wide), and how many
+   * of them change a day (new, changed or withdrawn: what the daily sync loads and matches). Assumed, not
+   * measured: the Go database's files carry no real `modified` dates to count changes from.
+   */
+  readonly advisoryEcosystems: string;
+  readonly advisoryRecords: number;
+  readonly advisoryChangesPerDay: number;
 }
 
 export const SIZES: readonly Size[] = [
@@ -71,6 +79,9 @@ export const SIZES: readonly Size[] = [
     readsPerMonth: 50_000,
     webhookDeliveriesPerMonth: 5_000,
     peakHourShare: 1 / 100,
+    advisoryEcosystems: 'Go, PyPI',
+    advisoryRecords: 10_000,
+    advisoryChangesPerDay: 20,
   },
   {
     name: 'Mid-size company',
@@ -86,6 +97,9 @@ export const SIZES: readonly Size[] = [
     readsPerMonth: 2_000_000,
     webhookDeliveriesPerMonth: 200_000,
     peakHourShare: 1 / 100,
+    advisoryEcosystems: 'npm, PyPI, Maven, Go',
+    advisoryRecords: 50_000,
+    advisoryChangesPerDay: 100,
   },
   {
     name: 'Large enterprise',
@@ -101,6 +115,9 @@ export const SIZES: readonly Size[] = [
     readsPerMonth: 30_000_000,
     webhookDeliveriesPerMonth: 5_000_000,
     peakHourShare: 1 / 100,
+    advisoryEcosystems: 'every ecosystem matched',
+    advisoryRecords: 200_000,
+    advisoryChangesPerDay: 400,
   },
 ];
 
@@ -134,6 +151,15 @@ export interface Inputs {
   readonly syncImportSeconds: number;
   /** Components of the SBOM the component figures were measured with. */
   readonly componentsPerImport: number;
+  /** Published advisories, from the "advisories" scenario (the whole Go database loaded). */
+  readonly advisory: {
+    readonly writeUnitsPerRecord: number;
+    readonly readUnitsPerRecord: number;
+    readonly bytesPerRecord: number;
+    readonly recordsPerSecond: number;
+    /** The linker's units (reads and writes) for one changed record of a package in a 100,000-package dataspace. */
+    readonly linkerUnitsPerChange: number;
+  };
 }
 
 function find(figures: readonly BenchFigure[], scenario: string, figure: string): BenchFigure {
@@ -169,6 +195,50 @@ function largeEvaluationTime(figures: readonly BenchFigure[]): { msPerPackage: n
   return { msPerPackage: (number(found.note, /^([\d.]+) s in this process/, 'the large evaluation\'s seconds') * 1000) / packages, packages };
 }
 
+function advisoryInputs(figures: readonly BenchFigure[]): Inputs['advisory'] {
+  const linker = figures.find((f) => f.scenario === 'advisories' && /^one changed advisory, [\d,]+ packages: linker calls$/.test(f.figure) && number(f.figure, /([\d,]+) packages/, 'the dataspace\'s packages') >= 100_000);
+  if (!linker) throw new Error('bench/results/latest.json has no "advisories" figure "one changed advisory, 100,000 packages: linker calls": run npm run bench -- advisories');
+  return {
+    writeUnitsPerRecord: find(figures, 'advisories', 'load: write units a record').value,
+    readUnitsPerRecord: find(figures, 'advisories', 'load again: read units a record').value,
+    bytesPerRecord: find(figures, 'advisories', 'load: stored bytes a record').value,
+    recordsPerSecond: find(figures, 'advisories', 'load the Go database: records a second').value,
+    linkerUnitsPerChange: number(linker.note, /^([\d.]+) capacity units/, 'the linker\'s units'),
+  };
+}
+
+function advisoryUsd(month: ReturnType<typeof advisoryMonth>): number {
+  return (
+    month.writeUnits * PRICES.dynamodbWriteUnit.usd +
+    month.readUnits * PRICES.dynamodbReadUnit.usd +
+    (month.storedKb / GB) * PRICES.dynamodbStorageGbMonth.usd +
+    month.invocations * PRICES.lambdaRequest.usd +
+    month.syncGbSeconds * PRICES.lambdaGbSecondArm.usd +
+    month.sqsRequests * PRICES.sqsRequest.usd
+  );
+}
+
+/** The size of a record's entry on the counting index (keys.advisoryInEcosystem): its keys and DynamoDB's 100 bytes of index overhead. */
+const COUNT_ENTRY_BYTES = 200;
+
+/** A month of the advisory sync: the records changed, their loads and matching, in units, seconds and calls. */
+function advisoryMonth(size: Size, inputs: Inputs) {
+  const changes = size.advisoryChangesPerDay * 30;
+  const a = inputs.advisory;
+  return {
+    changes,
+    // The linker's units are reads and writes together: charged as writes, an upper bound.
+    writeUnits: changes * (a.writeUnitsPerRecord + a.linkerUnitsPerChange),
+    // The heads a load compares, and the day's count of the records held (a keys-only index entry of about 200 bytes
+    // a record, index overhead included, read eventually consistent: half a unit a 4 KB).
+    readUnits: changes * a.readUnitsPerRecord + 30 * Math.ceil((size.advisoryRecords * COUNT_ENTRY_BYTES) / 4096 / 2),
+    storedKb: (size.advisoryRecords * a.bytesPerRecord) / 1024,
+    syncGbSeconds: 30 * (size.advisoryChangesPerDay / a.recordsPerSecond) * (FUNCTIONS['advisory-sync'].memoryMb / 1024),
+    invocations: 30 + changes,
+    sqsRequests: changes * 3,
+  };
+}
+
 export function inputsOf(figures: readonly BenchFigure[]): Inputs {
   const evaluation = find(figures, 'policy evaluation', 'one evaluation of a product with 2,000 packages / reading its data');
   return {
@@ -187,6 +257,7 @@ export function inputsOf(figures: readonly BenchFigure[]): Inputs {
     evaluationReadsPerPackage: largeEvaluationReadsPerPackage(figures),
     largeEvaluation: largeEvaluationTime(figures),
     componentsPerImport: number(find(figures, 'api capacity', 'read units per SBOM component new to the catalog').note, /one import of (\d+) components/, 'the SBOM\'s components'),
+    advisory: advisoryInputs(figures),
     syncImportSeconds: find(figures, 'sbom import', `POST load_sboms of ${IMPORT_LIMITS.syncComponents.toLocaleString('en-US')} new components (the synchronous limit)`).value,
   };
 }
@@ -236,11 +307,14 @@ export function bill(size: Size, inputs: Inputs): Line[] {
     { what: 'webhook deliveries', n: size.webhookDeliveriesPerMonth, u: inputs.delivery },
     { what: 'evaluations', n: evaluations, u: { read: size.packagesPerProduct * inputs.evaluationReadsPerPackage, write: 0 } },
   ];
-  const writeUnits = ops.reduce((sum, op) => sum + op.n * Math.max(0, op.u.write), 0);
-  const readUnits = ops.reduce((sum, op) => sum + op.n * Math.max(0, op.u.read), 0);
+  const advisories = advisoryMonth(size, inputs);
+  const writeUnits = ops.reduce((sum, op) => sum + op.n * Math.max(0, op.u.write), 0) + advisories.writeUnits;
+  const readUnits = ops.reduce((sum, op) => sum + op.n * Math.max(0, op.u.read), 0) + advisories.readUnits;
   // Storage: an item written in a transaction costs 2 write units a KB, its index copies included:
   // half the units of an object's creation is an upper bound of the KB it keeps.
-  const storedKb = (size.products * size.packagesPerProduct * inputs.componentAdded.write + size.catalogPackages * (inputs.componentNew.write - inputs.componentAdded.write) + size.requestsPerMonth * 12 * (inputs.requestCreate.write + size.commentsPerRequest * inputs.comment.write)) / 2;
+  const storedKb =
+    (size.products * size.packagesPerProduct * inputs.componentAdded.write + size.catalogPackages * (inputs.componentNew.write - inputs.componentAdded.write) + size.requestsPerMonth * 12 * (inputs.requestCreate.write + size.commentsPerRequest * inputs.comment.write)) / 2 +
+    advisories.storedKb;
   const apiCalls = apiCallsPerMonth(size);
   const apiGbSeconds =
     ((size.readsPerMonth * readMix(inputs, (u) => u.ms) + size.requestsPerMonth * inputs.requestCreate.ms + comments * inputs.comment.ms + changes * inputs.requestChange.ms) / 1000) * (FUNCTIONS.requests.memoryMb / 1024) +
@@ -250,7 +324,7 @@ export function bill(size: Size, inputs: Inputs): Line[] {
   const queues = EVENT_SOURCES.filter((source) => source.kind === 'queue').length;
   // Lambda's pollers keep 5 long polls (20 s) open on each queue: about 648,000 receives a queue a month.
   const pollingRequests = queues * 5 * ((30 * 24 * 3600) / 20);
-  const sqsRequests = pollingRequests + evaluations * 3 + events * 3;
+  const sqsRequests = pollingRequests + evaluations * 3 + events * 3 + advisories.sqsRequests;
   return [
     { part: 'DynamoDB writes', usd: writeUnits * PRICES.dynamodbWriteUnit.usd, how: `${units(writeUnits)} write units` },
     { part: 'DynamoDB reads', usd: readUnits * PRICES.dynamodbReadUnit.usd, how: `${units(readUnits)} read units` },
@@ -258,8 +332,8 @@ export function bill(size: Size, inputs: Inputs): Line[] {
     { part: 'API Gateway', usd: apiCalls * PRICES.apiGatewayRequest.usd, how: `${units(apiCalls)} calls` },
     {
       part: 'Lambda',
-      usd: (apiCalls + evaluations + events) * PRICES.lambdaRequest.usd + (apiGbSeconds + evaluatorGbSeconds) * PRICES.lambdaGbSecondArm.usd,
-      how: `${units(apiCalls + evaluations + events)} invocations, ${units(apiGbSeconds + evaluatorGbSeconds)} GB-s (${count(evaluations)} evaluations)`,
+      usd: (apiCalls + evaluations + events + advisories.invocations) * PRICES.lambdaRequest.usd + (apiGbSeconds + evaluatorGbSeconds + advisories.syncGbSeconds) * PRICES.lambdaGbSecondArm.usd,
+      how: `${units(apiCalls + evaluations + events + advisories.invocations)} invocations, ${units(apiGbSeconds + evaluatorGbSeconds + advisories.syncGbSeconds)} GB-s (${count(evaluations)} evaluations)`,
     },
     { part: 'SQS', usd: sqsRequests * PRICES.sqsRequest.usd, how: `${units(sqsRequests)} requests (${units(pollingRequests)} of them the pollers' long polls on ${queues} queues)` },
     { part: 'EventBridge', usd: events * PRICES.eventBridgeEvent.usd, how: `${units(events)} events` },
@@ -357,14 +431,32 @@ export function renderCostModel(figures: readonly BenchFigure[]): string {
   row('Components new to the product, to the catalog', (s) => `${s.addedToProductShare * 100}%, ${s.newToCatalogShare * 100}%`);
   row('Reads (GETs) a month', (s) => count(s.readsPerMonth));
   row('Webhook deliveries a month', (s) => count(s.webhookDeliveriesPerMonth));
+  row('Published advisories held, changed a day (assumed)', (s) => `${count(s.advisoryRecords)}, ${count(s.advisoryChangesPerDay)} (${s.advisoryEcosystems})`);
   const bills = SIZES.map((s) => bill(s, inputs));
   for (const [i, line] of bills[0]!.entries()) row(`**${line.part}**`, (s) => `${money(bills[SIZES.indexOf(s)]![i]!.usd)} (${bills[SIZES.indexOf(s)]![i]!.how})`);
   row('**Total a month**', (s) => `**${money(bills[SIZES.indexOf(s)]!.reduce((sum, line) => sum + line.usd, 0))}**`);
+  row('of which the published advisories (store and daily sync)', (s) => money(advisoryUsd(advisoryMonth(s, inputs))));
+  row('First load of the published advisories (once)', (s) => {
+    const a = inputs.advisory;
+    const seconds = s.advisoryRecords / a.recordsPerSecond;
+    const usd = s.advisoryRecords * a.writeUnitsPerRecord * PRICES.dynamodbWriteUnit.usd + seconds * (FUNCTIONS['advisory-sync'].memoryMb / 1024) * PRICES.lambdaGbSecondArm.usd;
+    return `${money(usd)} (${units(s.advisoryRecords * a.writeUnitsPerRecord)} write units; ${Math.ceil(seconds / 60)} min at the ${Math.round(a.recordsPerSecond)} records/s of DynamoDB Local beside a test suite)`;
+  });
   lines.push(
     '',
     'Not counted: CloudWatch logs, metrics and alarms, X-Ray traces, S3 for uploaded documents (kept a day), data',
     'transfer, and the free tiers. An SBOM import that changes nothing writes only its import record and the caller\'s',
     `rate-limit state (${inputs.componentUnchanged.write} write units a component of the ${inputs.componentsPerImport}-component import here) and asks for no evaluation.`,
+    '',
+    'Published advisories (OSV records, once per deployment) are measured by the "advisories" scenario on the whole Go',
+    `database (4,291 real records): ${inputs.advisory.writeUnitsPerRecord.toFixed(1)} write units and ${Math.round(inputs.advisory.bytesPerRecord).toLocaleString('en-US')} bytes a record with its package items, ${inputs.advisory.readUnitsPerRecord.toFixed(2)} read units a record`,
+    `to compare a load with what is stored, and ${inputs.advisory.linkerUnitsPerChange.toFixed(1)} units (reads and writes, charged as writes) to match one changed record against a`,
+    'package of a 100,000-package dataspace, the same as in a 1,000-package one: matching reads the packages a record names,',
+    'not the catalog. The products a changed link re-evaluates are the evaluations above. The sync runs once a day for the',
+    'changes of the day, and counts the records held once a run; its download from OSV\'s bucket is not counted (data',
+    'transfer in is free). The first run loads each ecosystem\'s whole archive within one invocation of the sync',
+    `function (${FUNCTIONS['advisory-sync'].timeoutSeconds} s): at the local rate above that is ${count(FUNCTIONS['advisory-sync'].timeoutSeconds * inputs.advisory.recordsPerSecond)} records; a larger archive on a table as slow would need`,
+    'the admin load (`npm run admin -- vulnerabilities load <Ecosystem>/all.zip` against the deployed table) first.',
     '',
     '## Prices',
     '',
