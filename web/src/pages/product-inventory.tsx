@@ -1,8 +1,8 @@
 /**
  * A product's inventory: its packages (decoded purls; the effective license, concluded or declared; each
  * license's usage policy in colour and words; vulnerabilities with their risk and the versions that fix
- * each), paged as the API pages
- * them; and the product's policy waivers (what is waived until when, Revoke, Add waiver).
+ * each), paged as the API pages them; and the product's policy waivers (what is waived until when,
+ * Revoke, Add waiver).
  */
 import { useState } from 'preact/hooks';
 import { ErrorSummary, FieldError, Loading, Notice, Pager, fieldMessages, formatDate, invalidProps, useAction, useLoad } from '../components.tsx';
