@@ -363,7 +363,8 @@ export class CatalogService {
 
   /** The published advisories held, by ecosystem: a short list (one Query), paged as every list. */
   async listAdvisorySources(query: Record<string, string | undefined>, url: URL) {
-    const sources = [...((await this.deps.advisorySources?.list()) ?? [])].sort((a, b) => (a.ecosystem < b.ecosystem ? -1 : a.ecosystem > b.ecosystem ? 1 : 0));
+    // In the sort key's order: by ecosystem name (AdvisorySources.list).
+    const sources = (await this.deps.advisorySources?.list()) ?? [];
     return paginate(query, url, async (offset, limit) => ({ count: sources.length, items: sources.slice(offset, offset + limit) }), advisorySourceView);
   }
 

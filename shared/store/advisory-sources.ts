@@ -28,7 +28,7 @@ export class AdvisorySources {
     private readonly tableName: string,
   ) {}
 
-  /** Every ecosystem loaded, by name: one Query. */
+  /** Every ecosystem loaded, by name (the sort key, ASCII as OSV names them): one Query. */
   async list(): Promise<AdvisorySourceState[]> {
     const result = await this.doc.send(
       new QueryCommand({ TableName: this.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.advisorySources.PK }, ConsistentRead: true }),

@@ -45,10 +45,15 @@ export function contentHash(advisory: Advisory): string {
 }
 
 export class AdvisoryStore {
+  /** The ecosystems' load state and counts, on the same table. */
+  private readonly state: AdvisorySources;
+
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+  ) {
+    this.state = new AdvisorySources(doc, tableName);
+  }
 
   /** The stored heads of these records, strongly consistent (a load run twice must see its first run). */
   async heads(ids: readonly string[]): Promise<Map<string, AdvisoryHead>> {
@@ -127,12 +132,12 @@ export class AdvisoryStore {
 
   /** Every ecosystem's load state and record count (AdvisorySources). */
   sources(): Promise<AdvisorySourceState[]> {
-    return new AdvisorySources(this.doc, this.tableName).list();
+    return this.state.list();
   }
 
   /** Notes a load of records of these ecosystems (the admin command's and the sync's), and counts them. */
   noteLoaded(ecosystems: readonly string[], now: Date, syncedUntil?: string, options: { count?: boolean } = {}): Promise<void> {
-    return new AdvisorySources(this.doc, this.tableName).noteLoaded(ecosystems, now, syncedUntil, options);
+    return this.state.noteLoaded(ecosystems, now, syncedUntil, options);
   }
 }
 
