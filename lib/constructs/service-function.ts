@@ -17,6 +17,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ServiceConfig } from '../../shared/config.ts';
 import { REFERENCE_DATA_FILE } from '../../shared/reference/scancode-licensedb.ts';
+import { RULES_DATA_FILE } from '../../shared/reference/scancode-rules.ts';
 import { CYCLONEDX_SCHEMA_FOLDER, cyclonedxSchemaFiles } from '../../shared/sbom/schema-validation.ts';
 
 /** Where the CycloneDX library keeps its JSON schemas, from the repository root. */
@@ -24,6 +25,8 @@ const CYCLONEDX_SCHEMA_SOURCE = path.join('node_modules', '@cyclonedx', 'cyclone
 
 /** The reference license data, from the repository root; each bundle gets a copy beside it. */
 const REFERENCE_DATA_PATH = path.join('shared', 'reference', REFERENCE_DATA_FILE);
+/** ScanCode's license rules index (license names, URLs, text digests), copied the same way. */
+const RULES_DATA_PATH = path.join('shared', 'reference', RULES_DATA_FILE);
 
 const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
@@ -128,13 +131,14 @@ export class ServiceFunction extends Construct {
         bundleAwsSDK: true,
         externalModules: [],
         forceDockerBundling: false,
-        // The reference license library is a data file read at run time beside index.mjs
-        // (shared/reference/scancode-licensedb.ts): bundled, it would add about 450-620 KB to a bundle.
+        // The reference license library and ScanCode's rules index are data files read at run time beside
+        // index.mjs (shared/reference/): bundled, they would add about 0.5 MB and 2.4 MB to a bundle.
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
           afterBundling: (inputDir, outputDir) => [
             `cp ${shellQuote(path.join(inputDir, REFERENCE_DATA_PATH))} ${shellQuote(path.join(outputDir, REFERENCE_DATA_FILE))}`,
+            `cp ${shellQuote(path.join(inputDir, RULES_DATA_PATH))} ${shellQuote(path.join(outputDir, RULES_DATA_FILE))}`,
             // The SBOM reader's CycloneDX schemas are read at run time from a folder beside the bundle.
             ...(props.readsSboms
               ? [

@@ -4,6 +4,7 @@
  * vulnerabilities. Pure types and rules.
  */
 import type { Caller } from './caller.ts';
+import type { Resolution } from './license-resolution.ts';
 import type { LicenseCategory } from './reference-license.ts';
 
 export const POLICY_CONTENT_TYPES = ['package', 'license'] as const;
@@ -116,6 +117,11 @@ export interface Package extends Stored {
   readonly declaredLicenseExpression: string;
   /** The symbols, or the whole free text, that resolved to no license, as written. */
   readonly unknownLicenses: readonly string[];
+  /**
+   * The licenses as written that were recognised by name, URL, text or a dataspace mapping, not by key
+   * or SPDX id, and what said so (absent on packages written before recognition: none).
+   */
+  readonly resolvedFrom?: readonly Resolution[];
   /** Label of a package usage policy. */
   readonly usagePolicy: string | null;
   /** By vulnerability id: kept in step with the vulnerabilities that affect the package. */

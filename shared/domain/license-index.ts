@@ -6,7 +6,9 @@
  * licenseCategory), the dataspace license's own values first.
  */
 import type { License } from './catalog.ts';
-import { spdxRefForKey, type KnownLicense, type LicenseIndex } from './license-resolution.ts';
+import type { LicenseKnowledge } from './license-knowledge.ts';
+import { normaliseLicenseName } from './license-names.ts';
+import { spdxRefForKey, type KnownLicense, type LicenseHint, type LicenseIndex, type Recognition } from './license-resolution.ts';
 import type { ReferenceLibrary, ReferenceLicense } from './reference-license.ts';
 
 const fold = (text: string) => text.trim().toLowerCase();
@@ -38,7 +40,41 @@ export interface DataspaceLicenseIndex extends LicenseIndex {
   categoryOf(key: string): string;
 }
 
-export function buildLicenseIndex(dataspaceLicenses: readonly DataspaceLicense[], library: ReferenceLibrary): DataspaceLicenseIndex {
+/** A dataspace's curation of a license as written: `text` means `licenseExpression` (license-mappings). */
+export interface MappingRule {
+  readonly uuid: string;
+  readonly text: string;
+  readonly licenseExpression: string;
+}
+
+/** What recognises licenses that are no key or SPDX id: the dataspace's mappings first, then ScanCode's rules. */
+export interface Recognisers {
+  readonly knowledge?: LicenseKnowledge;
+  readonly mappings?: readonly MappingRule[];
+}
+
+/**
+ * A license as written, recognised: a mapping of its text (normalised as names are), then ScanCode's
+ * rules for the text by its shape (a URL, a full text, else a name), then what the document says
+ * beside it: its name (SPDX extracted licenses), its URL, its text.
+ */
+export function recogniserOf({ knowledge, mappings = [] }: Recognisers): (written: string, hint?: LicenseHint) => Recognition | undefined {
+  const mapped = new Map<string, MappingRule>();
+  for (const mapping of mappings) if (!mapped.has(normaliseLicenseName(mapping.text))) mapped.set(normaliseLicenseName(mapping.text), mapping);
+  const byMapping = (text: string | undefined): Recognition | undefined => {
+    const mapping = text ? mapped.get(normaliseLicenseName(text)) : undefined;
+    return mapping && { expression: mapping.licenseExpression, by: 'mapping', rule: mapping.uuid };
+  };
+  return (written, hint) =>
+    byMapping(written) ??
+    byMapping(hint?.name) ??
+    knowledge?.recognise(written) ??
+    (hint?.name ? knowledge?.byName(hint.name) : undefined) ??
+    (hint?.url ? knowledge?.byUrl(hint.url) : undefined) ??
+    (hint?.text ? knowledge?.byText(hint.text) : undefined);
+}
+
+export function buildLicenseIndex(dataspaceLicenses: readonly DataspaceLicense[], library: ReferenceLibrary, recognisers: Recognisers = {}): DataspaceLicenseIndex {
   const own = new Map<string, DataspaceLicense>();
   const ownSpdx = new Map<string, DataspaceLicense>();
   // Exact keys first, so that of two keys differing only in case the one written exactly wins.
@@ -95,6 +131,7 @@ export function buildLicenseIndex(dataspaceLicenses: readonly DataspaceLicense[]
       const reference = library.byName(text);
       return reference ? fromReference(reference) : undefined;
     },
+    recognise: recogniserOf(recognisers),
     spdxKeyOf: (key) => licenseSpdxKey(key, exact.get(key), library),
     categoryOf: (key) => licenseCategory(key, exact.get(key), library),
   };

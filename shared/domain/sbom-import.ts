@@ -21,7 +21,7 @@
  */
 import { packageLink, type Analysis, type Package, type PackageVulnerability, type ProductPackage, type Vulnerability } from './catalog.ts';
 import { HASH_LENGTHS, NO_PACKAGE_DETAILS, PRODUCT_PACKAGE_DEFAULTS, normalizedHash, type HashField } from './catalog.ts';
-import { resolveLicenseExpression, type LicenseIndex, type ResolvedExpression } from './license-resolution.ts';
+import { resolveLicenseExpression, type LicenseHints, type LicenseIndex, type Resolution, type ResolvedExpression } from './license-resolution.ts';
 import type { Inventory, SbomAnalysis, SbomComponent, SbomFormat, SkippedComponent } from '../sbom/inventory.ts';
 
 export const IMPORT_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
@@ -44,6 +44,8 @@ export interface ImportSummary {
   readonly skipped: readonly SkippedComponent[];
   /** Symbols and texts kept as unknown licenses, as written, sorted. */
   readonly unknownLicenses: readonly string[];
+  /** Licenses as written that were recognised by name, URL, text or mapping, each once, by what is written (absent before recognition). */
+  readonly resolvedLicenses?: readonly Resolution[];
   /** Vulnerabilities of the document imported (created, or found and linked), and analyses of the product's packages it states. */
   readonly vulnerabilities: number;
   readonly analyses: number;
@@ -195,6 +197,7 @@ function newPackage(
     licenseExpression: declared.expression,
     declaredLicenseExpression: cut(declared.declared, TEXT_LIMITS.declared),
     unknownLicenses: [...declared.unknown],
+    resolvedFrom: [...declared.resolvedFrom],
     licenseKeys: [...declared.keys],
     // Only the dataspace's own licenses are counted on (their use counters: see catalog-store.ts).
     countedLicenseKeys: [...declared.dataspaceKeys],
@@ -231,6 +234,7 @@ function filled(before: Package, component: SbomComponent, declared: ResolvedExp
       licenseExpression: declared.expression,
       declaredLicenseExpression: cut(declared.declared, TEXT_LIMITS.declared),
       unknownLicenses: [...declared.unknown],
+      resolvedFrom: [...declared.resolvedFrom],
       licenseKeys: [...declared.keys],
       countedLicenseKeys: [...declared.dataspaceKeys],
     });
@@ -254,14 +258,18 @@ function samePackage(a: Package, b: Package): boolean {
 
 export function planImport(inventory: Inventory, prepared: readonly PreparedComponent[], state: CurrentState, context: PlanContext): ImportPlan {
   const unknown = new Set<string>();
+  const recognised = new Map<string, Resolution>();
   const resolved = new Map<string, ResolvedExpression>();
-  const resolve = (text: string) => {
-    let result = resolved.get(text);
+  /** Each distinct text (with what the document says beside its licenses) is resolved once. */
+  const resolve = (text: string, hints: LicenseHints | undefined) => {
+    const cacheKey = hints && hints.size > 0 ? `${text}\u0000${JSON.stringify([...hints])}` : text;
+    let result = resolved.get(cacheKey);
     if (!result) {
-      result = resolveLicenseExpression(text, context.index);
-      resolved.set(text, result);
+      result = resolveLicenseExpression(text, context.index, hints);
+      resolved.set(cacheKey, result);
     }
     for (const symbol of result.unknown) unknown.add(symbol);
+    for (const resolution of result.resolvedFrom) recognised.set(`${resolution.written}\u0000${resolution.expression}`, resolution);
     return result;
   };
 
@@ -281,8 +289,8 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
         skipped.push({ component: component.ref || component.purl || component.name, reason: problem ?? 'The component has no usable package URL.' });
         continue;
       }
-      const declared = resolve(component.declaredLicense);
-      const concluded = component.concludedLicense.trim() === '' ? undefined : resolve(component.concludedLicense);
+      const declared = resolve(component.declaredLicense, component.licenseHints);
+      const concluded = component.concludedLicense.trim() === '' ? undefined : resolve(component.concludedLicense, component.licenseHints);
       let pkg = byPurl.get(purl);
       if (!pkg) {
         pkg = newPackage(component, purl, declared, { uuid: context.newUuid(), dataspace: state.dataspace });
@@ -471,6 +479,7 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
     unchanged: kept,
     skipped,
     unknownLicenses: [...unknown].sort(),
+    resolvedLicenses: [...recognised.values()].sort((a, b) => (a.written < b.written ? -1 : a.written > b.written ? 1 : 0)),
     vulnerabilities: vulnerabilityCount,
     analyses: analysisCount,
   };

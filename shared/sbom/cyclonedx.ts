@@ -6,6 +6,7 @@
  * surrogate, a control character) skips its component or vulnerability, and refuses the document in
  * its metadata (cyclonedxTextErrors, before anything is read).
  */
+import type { LicenseHint } from '../domain/license-resolution.ts';
 import { ANALYSIS_STATES, JUSTIFICATIONS, RESPONSES, type AnalysisResponse, type AnalysisState, type Justification } from '../domain/catalog.ts';
 import type { Inventory, SbomAnalysis, SbomHashes, SbomVulnerability } from './inventory.ts';
 import { documentTextErrors, httpUrl, InventoryBuilder, isObject, joinLicenses, list, text, TextCheck } from './inventory-builder.ts';
@@ -71,6 +72,7 @@ function candidate(component: Record<string, unknown>, pointer: string) {
   // or importing an export would lose the package's own expression.
   const evidence = isObject(component.evidence) ? readLicenses(component.evidence.licenses, 'evidence/licenses', check, (entry) => acknowledgementOf(entry) === 'declared') : undefined;
   const licenses = { concluded: stated.concluded, declared: stated.declared || (evidence?.declared ?? '') };
+  const licenseHints = new Map([...(evidence?.hints ?? []), ...stated.hints]);
   const hashes: Partial<Record<keyof SbomHashes, string>> = {};
   const references = list(component.externalReferences).flatMap((ref, index) => {
     if (!isObject(ref)) return [];
@@ -100,6 +102,7 @@ function candidate(component: Record<string, unknown>, pointer: string) {
     version: check.text(component.version, 'version'),
     declaredLicense: licenses.declared,
     concludedLicense: licenses.concluded,
+    licenseHints,
     hashes,
     description: check.prose(component.description, 'description'),
     homepageUrl: firstUrl('website'),
@@ -116,9 +119,10 @@ function candidate(component: Record<string, unknown>, pointer: string) {
  * AND (a component under all of them); CycloneDX 1.6 `acknowledgement: "concluded"` ones make the
  * concluded expression, the others (declared, or not said) the declared one.
  */
-function readLicenses(entries: unknown, at: string, check: TextCheck, read: (entry: unknown) => boolean = () => true): { declared: string; concluded: string } {
+function readLicenses(entries: unknown, at: string, check: TextCheck, read: (entry: unknown) => boolean = () => true): { declared: string; concluded: string; hints: Map<string, LicenseHint> } {
   const declared: string[] = [];
   const concluded: string[] = [];
+  const hints = new Map<string, LicenseHint>();
   list(entries).forEach((entry, index) => {
     if (!isObject(entry) || !read(entry)) return;
     let written = '';
@@ -126,13 +130,40 @@ function readLicenses(entries: unknown, at: string, check: TextCheck, read: (ent
     if (isObject(entry.license)) {
       written = check.asserted(entry.license.id, `${at}/${index}/license/id`) || check.asserted(entry.license.name, `${at}/${index}/license/name`);
       acknowledgement = entry.license.acknowledgement;
+      const hint = licenseHint(entry.license);
+      if (written && hint && !hints.has(written.trim())) hints.set(written.trim(), hint);
     } else if (typeof entry.expression === 'string') {
       written = check.asserted(entry.expression, `${at}/${index}/expression`);
       acknowledgement = entry.acknowledgement;
     }
     if (written) (acknowledgement === 'concluded' ? concluded : declared).push(written);
   });
-  return { declared: joinLicenses(declared), concluded: joinLicenses(concluded) };
+  return { declared: joinLicenses(declared), concluded: joinLicenses(concluded), hints };
+}
+
+/** A license text longer than this (characters, decoded) is not compared: no license text is near it. */
+const MAX_HINT_TEXT = 200_000;
+
+/**
+ * What a license entry says beside its id or name: its `url` (http, https or ftp) and its `text`
+ * (decoded from base64 when so encoded). Used only to recognise a license its name does not; a value of
+ * the wrong type or an undecodable text is left out, not an error.
+ */
+function licenseHint(license: Record<string, unknown>): LicenseHint | undefined {
+  const url = typeof license.url === 'string' && /^(https?|ftp):\/\//i.test(license.url.trim()) && license.url.length <= 2_048 ? license.url.trim() : undefined;
+  let content: string | undefined;
+  if (isObject(license.text) && typeof license.text.content === 'string' && license.text.content.length <= MAX_HINT_TEXT * 2) {
+    content = license.text.encoding === 'base64' ? decodeBase64(license.text.content) : license.text.content;
+    if (content !== undefined && (content.length > MAX_HINT_TEXT || content.trim() === '')) content = undefined;
+  }
+  if (!url && !content) return undefined;
+  return { ...(url ? { url } : {}), ...(content ? { text: content } : {}) };
+}
+
+function decodeBase64(content: string): string | undefined {
+  if (!/^[A-Za-z0-9+/=\s]*$/.test(content)) return undefined;
+  const decoded = Buffer.from(content, 'base64').toString('utf8');
+  return decoded.includes('\uFFFD') ? undefined : decoded;
 }
 
 function acknowledgementOf(entry: unknown): unknown {

@@ -22,6 +22,7 @@
  *   its tabs and line breaks read as spaces: the catalog refuses them too, and they are no reason to
  *   lose a component.
  */
+import type { LicenseHints } from '../domain/license-resolution.ts';
 import { printable, storedTextProblem } from '../domain/stored-text.ts';
 import type { Inventory, SbomComponent, SbomHashes, SkippedComponent, SbomVulnerability } from './inventory.ts';
 import { clip, purlFromParts, purlFromString } from './purl.ts';
@@ -40,6 +41,7 @@ export interface ComponentCandidate {
   readonly version: string;
   readonly declaredLicense: string;
   readonly concludedLicense: string;
+  readonly licenseHints?: LicenseHints | undefined;
   readonly hashes: SbomHashes;
   readonly description: string;
   readonly homepageUrl: string;
@@ -106,6 +108,7 @@ export class InventoryBuilder {
       hadPurl: candidate.purl !== '',
       declaredLicense: candidate.declaredLicense,
       concludedLicense: candidate.concludedLicense,
+      ...(candidate.licenseHints && candidate.licenseHints.size > 0 ? { licenseHints: candidate.licenseHints } : {}),
       hashes: candidate.hashes,
       description: candidate.description,
       homepageUrl: candidate.homepageUrl,

@@ -4,6 +4,7 @@
  * product packages, dependencies, vulnerabilities and analyses. Pure types.
  */
 import type { AnalysisResponse, AnalysisState, Justification } from '../domain/catalog.ts';
+import type { LicenseHints } from '../domain/license-resolution.ts';
 
 export type SbomFormat = 'cyclonedx' | 'spdx';
 
@@ -33,6 +34,11 @@ export interface SbomComponent {
   readonly declaredLicense: string;
   /** SPDX licenseConcluded, CycloneDX `acknowledgement: concluded`; '' when none or NOASSERTION. */
   readonly concludedLicense: string;
+  /**
+   * What the document says beside a license it names, by the name or id as written: CycloneDX
+   * `license.url` and `license.text`, SPDX extracted licensing info (`name`, `extractedText`). Absent when it says nothing more.
+   */
+  readonly licenseHints?: LicenseHints;
   readonly hashes: SbomHashes;
   readonly description: string;
   readonly homepageUrl: string;

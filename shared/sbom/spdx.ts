@@ -6,6 +6,7 @@
  * surrogate, a control character) skips its package, and refuses the document in the document's own
  * fields or its described product (spdxTextErrors, before anything is read).
  */
+import type { LicenseHint } from '../domain/license-resolution.ts';
 import type { Inventory, SbomHashes } from './inventory.ts';
 import { asserted, documentTextErrors, httpUrl, InventoryBuilder, isObject, list, text, TextCheck } from './inventory-builder.ts';
 
@@ -66,10 +67,45 @@ function describedProduct(document: Record<string, unknown>): { subject: Record<
   return indexes.length === 1 ? { subject: packages[indexes[0]!] as Record<string, unknown>, index: indexes[0]! } : { subject: undefined, index: -1 };
 }
 
+/** A license text longer than this (characters) is not compared: no license text is near it. */
+const MAX_EXTRACTED_TEXT = 200_000;
+
+/**
+ * The document's extracted licensing infos by licenseId (`LicenseRef-1`): their `name` and
+ * `extractedText`, what recognises a LicenseRef the service does not know by its id.
+ */
+function extractedLicenses(document: Record<string, unknown>): Map<string, LicenseHint> {
+  const hints = new Map<string, LicenseHint>();
+  for (const info of list(document.hasExtractedLicensingInfos).filter(isObject)) {
+    const id = text(info.licenseId).trim();
+    if (!id || hints.has(id)) continue;
+    const name = text(info.name).trim();
+    const extractedText = text(info.extractedText);
+    const hint: LicenseHint = {
+      ...(name && name !== 'NOASSERTION' && name.length <= 1_024 ? { name } : {}),
+      ...(extractedText.trim() && extractedText.length <= MAX_EXTRACTED_TEXT ? { text: extractedText } : {}),
+    };
+    if (hint.name || hint.text) hints.set(id, hint);
+  }
+  return hints;
+}
+
+/** The extracted licenses a package's expressions name (LicenseRef ids are whole symbols of them). */
+function hintsFor(expressions: readonly string[], extracted: ReadonlyMap<string, LicenseHint>): Map<string, LicenseHint> | undefined {
+  if (extracted.size === 0) return undefined;
+  const hints = new Map<string, LicenseHint>();
+  for (const symbol of expressions.flatMap((expression) => expression.split(/[\s()]+/))) {
+    const hint = extracted.get(symbol);
+    if (hint) hints.set(symbol, hint);
+  }
+  return hints;
+}
+
 export function spdxInventory(document: Record<string, unknown>, specVersion: string): Inventory {
   const builder = new InventoryBuilder();
   const relationships = list(document.relationships).filter(isObject);
   const { subject } = describedProduct(document);
+  const extracted = extractedLicenses(document);
 
   list(document.packages).forEach((pkg, index) => {
     if (!isObject(pkg) || pkg === subject) return;
@@ -92,6 +128,7 @@ export function spdxInventory(document: Record<string, unknown>, specVersion: st
       version: check.text(pkg.versionInfo, 'versionInfo'),
       declaredLicense: check.asserted(pkg.licenseDeclared, 'licenseDeclared'),
       concludedLicense: check.asserted(pkg.licenseConcluded, 'licenseConcluded'),
+      licenseHints: hintsFor([text(pkg.licenseDeclared), text(pkg.licenseConcluded)], extracted),
       hashes,
       description: check.prose(pkg.description, 'description') || check.prose(pkg.summary, 'summary'),
       homepageUrl: httpUrl(check.asserted(pkg.homepage, 'homepage')),

@@ -250,8 +250,18 @@ export const PackageBodies = bodies(
     license_expression: '',
     usage_policy: null,
   },
-  ['uuid', 'api_url', 'risk_score', 'affected_by_vulnerabilities', 'vulnerabilities', 'license_expression_spdx', 'unknown_licenses'],
+  ['uuid', 'api_url', 'risk_score', 'affected_by_vulnerabilities', 'vulnerabilities', 'license_expression_spdx', 'unknown_licenses', 'resolved_from'],
 );
+
+/** One license as written that was recognised, not named by key or SPDX id, and what said so. */
+export const ResolvedFromSchema = z
+  .object({
+    written: z.string().describe('The license as the document or the write named it'),
+    license_expression: z.string().describe('The expression it resolved to, over license keys'),
+    by: z.enum(['mapping', 'name', 'url', 'text']).describe("What recognised it: a dataspace license mapping, or ScanCode's rules for a license name, URL or full text"),
+    rule: z.string().describe("The ScanCode rule or license file that says so (apache-2.0_1308.RULE), the mapping's uuid, or 'reference library' for a reference license's own name"),
+  })
+  .meta({ id: 'LicenseResolution' });
 
 export const PackageSchema = z
   .object({
@@ -276,6 +286,7 @@ export const PackageSchema = z
     declared_license_expression: z.string().describe('The license text as written'),
     license_expression_spdx: z.string().describe("license_expression with each key's SPDX id as known now (LicenseRef-… for keys without one)"),
     unknown_licenses: z.array(z.string()).describe('The symbols or free text that resolved to no license, as written'),
+    resolved_from: z.array(ResolvedFromSchema).describe('The licenses as written that were recognised by name, URL, text or mapping (docs/license-expressions.md)'),
     usage_policy: z.string().nullable(),
     risk_score: z.number().nullable().describe('The highest risk score of its vulnerabilities'),
     affected_by_vulnerabilities: z.array(z.string()),

@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { IMPORT_LIMITS, IMPORT_MODES, IMPORT_STATUSES } from '../domain/sbom-import.ts';
 import { shown, writableObject } from './common.ts';
+import { ResolvedFromSchema } from './catalog.ts';
 
 const SBOM_MEDIA_TYPES = ['application/vnd.cyclonedx+json', 'application/spdx+json', 'application/json'] as const;
 const BOOLEAN_WORDS = ['true', 'True', '1', 'on', 'yes', 'false', 'False', '0', 'off', 'no', ''] as const;
@@ -62,6 +63,7 @@ const SummarySchema = z
     unchanged: z.int().nonnegative().describe('Product packages kept'),
     skipped: z.array(z.object({ component: z.string(), reason: z.string() })).describe('Components that could not be used (the first 1,000)'),
     unknown_licenses: z.array(z.string()).describe('Symbols and texts kept as unknown licenses, as written'),
+    resolved_licenses: z.array(ResolvedFromSchema).describe('Licenses as written that were recognised by name, URL, text or a dataspace mapping, each once, and what said so'),
     vulnerabilities: z.int().nonnegative().describe('Vulnerabilities of the document imported'),
     analyses: z.int().nonnegative().describe("Analyses of the product's packages the document states"),
   })

@@ -20,7 +20,7 @@ import { isUuid, uuidOf } from '../domain/identifiers.ts';
 import { invisibleCharacter, invisibleMessage } from '../domain/text.ts';
 import { SEARCH_FIELDS, objectMatches, searchTerms } from '../domain/search.ts';
 import { parseLicenseExpression } from '../domain/license-expression.ts';
-import { namedLicenseCount, resolveLicenseExpression, UNKNOWN_LICENSE_KEY, type ResolvedExpression } from '../domain/license-resolution.ts';
+import { namedLicenseCount, resolveLicenseExpression, UNKNOWN_LICENSE_KEY, type Resolution, type ResolvedExpression } from '../domain/license-resolution.ts';
 import type { Page } from '../domain/pagination.ts';
 import { retryOnConflict } from '../store/dynamo.ts';
 import { entityTag, requireMatch, tagged, type IfMatch } from '../domain/etag.ts';
@@ -129,6 +129,11 @@ function licenseQuery(query: Readonly<Record<string, string | undefined>>): { cr
 /** Renders a canonical expression in SPDX form (LicenseIndexes.spdxRenderer: one read per page). */
 export type SpdxRenderer = (expression: string) => string;
 
+/** How each license recognised by name, URL, text or mapping was resolved, as answered (`resolved_from`). */
+export function resolvedFromView(resolutions: readonly Resolution[]) {
+  return resolutions.map((r) => ({ written: r.written, license_expression: r.expression, by: r.by, rule: r.rule }));
+}
+
 export function packageView(pkg: Package, baseUrl: string, spdx: SpdxRenderer) {
   return {
     uuid: pkg.uuid,
@@ -152,6 +157,7 @@ export function packageView(pkg: Package, baseUrl: string, spdx: SpdxRenderer) {
     declared_license_expression: pkg.declaredLicenseExpression,
     license_expression_spdx: spdx(pkg.licenseExpression),
     unknown_licenses: pkg.unknownLicenses,
+    resolved_from: resolvedFromView(pkg.resolvedFrom ?? []),
     usage_policy: pkg.usagePolicy,
     risk_score: packageRiskScore(pkg),
     affected_by_vulnerabilities: Object.keys(pkg.vulnerabilities).sort(),
@@ -455,6 +461,7 @@ export class CatalogService {
         countedLicenseKeys: license.countedLicenseKeys,
         declaredLicenseExpression: license.declaredLicenseExpression,
         unknownLicenses: license.unknownLicenses,
+        resolvedFrom: license.resolvedFrom ?? [],
         usagePolicy,
       };
       await this.store.packages.write(before, after);
@@ -589,9 +596,9 @@ export class CatalogService {
 export const MAX_LICENSE_KEYS = 40;
 
 /** What a package or product package stores of its license. */
-export type PackageLicense = Pick<Package, 'licenseExpression' | 'licenseKeys' | 'countedLicenseKeys' | 'declaredLicenseExpression' | 'unknownLicenses'>;
+export type PackageLicense = Pick<Package, 'licenseExpression' | 'licenseKeys' | 'countedLicenseKeys' | 'declaredLicenseExpression' | 'unknownLicenses' | 'resolvedFrom'>;
 
-const NO_LICENSE: PackageLicense = { licenseExpression: '', licenseKeys: [], countedLicenseKeys: [], declaredLicenseExpression: '', unknownLicenses: [] };
+const NO_LICENSE: PackageLicense = { licenseExpression: '', licenseKeys: [], countedLicenseKeys: [], declaredLicenseExpression: '', unknownLicenses: [], resolvedFrom: [] };
 
 /**
  * The license text a write gives, if it gives one: `license_expression` unless it is blank, else
@@ -619,6 +626,7 @@ export function packageLicense(resolved: ResolvedExpression, input: NonNullable<
     countedLicenseKeys: resolved.dataspaceKeys,
     declaredLicenseExpression: input.declared ?? (same ? before.declaredLicenseExpression : resolved.declared),
     unknownLicenses: same ? before.unknownLicenses : resolved.unknown,
+    resolvedFrom: same ? (before.resolvedFrom ?? []) : resolved.resolvedFrom,
   };
 }
 

@@ -9,12 +9,16 @@ import { buildLicenseIndex, licenseSpdxKey, type DataspaceLicenseIndex } from '.
 import { canonicalToSpdx, resolveLicenseExpression, type ResolvedExpression } from '../domain/license-resolution.ts';
 import type { ReferenceLibrary } from '../domain/reference-license.ts';
 import { scancodeLibrary } from '../reference/scancode-licensedb.ts';
+import { scancodeKnowledge } from '../reference/scancode-rules.ts';
+import type { LicenseKnowledge } from '../domain/license-knowledge.ts';
 import type { CatalogStore } from '../store/catalog-store.ts';
 
 export class LicenseIndexes {
   constructor(
     private readonly catalog: CatalogStore,
     readonly library: ReferenceLibrary = scancodeLibrary(),
+    /** ScanCode's rules (about 2.4 MB of data): read on the first resolution, not when a function starts. */
+    private readonly knowledge: () => LicenseKnowledge = scancodeKnowledge,
   ) {}
 
   /**
@@ -23,7 +27,7 @@ export class LicenseIndexes {
    * of it then fails its condition and is retried from a fresh read (shared/store/catalog-store.ts).
    */
   async forDataspace(dataspace: string): Promise<DataspaceLicenseIndex> {
-    return buildLicenseIndex(await this.catalog.licenses.all(dataspace), this.library);
+    return buildLicenseIndex(await this.catalog.licenses.all(dataspace), this.library, { knowledge: this.knowledge() });
   }
 
   /** Resolves each text for the dataspace, reading its licenses once (an SBOM's N expressions, one read). */

@@ -30,7 +30,7 @@ import type { Inventory } from '../sbom/inventory.ts';
 import { readSbom } from '../sbom/read-sbom.ts';
 import { ImportProductGoneError, isImportRace, type SbomImportStore } from '../store/sbom-import-store.ts';
 import { UploadReplacedError, type SbomUploads } from '../aws/sbom-uploads.ts';
-import { canonicalPurl } from './catalog.ts';
+import { canonicalPurl, resolvedFromView } from './catalog.ts';
 import { isoWithOffset } from '../domain/time.ts';
 import { productUrl, type ProductService } from './products.ts';
 import { tooLarge, type ImportOptions, type SbomRequest } from '../http/sbom-request.ts';
@@ -101,6 +101,7 @@ function summaryView(summary: ImportSummary) {
     unchanged: summary.unchanged,
     skipped: summary.skipped.map((entry) => ({ component: entry.component, reason: entry.reason })),
     unknown_licenses: summary.unknownLicenses,
+    resolved_licenses: resolvedFromView(summary.resolvedLicenses ?? []),
     vulnerabilities: summary.vulnerabilities,
     analyses: summary.analyses,
   };
@@ -284,6 +285,7 @@ export class SbomImportService {
     const summary = result.summary;
     const errors = [...result.warnings];
     if (summary.skipped.length > LISTED) errors.push(`${summary.skipped.length.toLocaleString('en-US')} components were skipped; the summary lists the first ${LISTED}.`);
+    if ((summary.resolvedLicenses?.length ?? 0) > LISTED) errors.push(`${summary.resolvedLicenses!.length.toLocaleString('en-US')} licenses were recognised; the summary lists the first ${LISTED}.`);
     if (summary.unknownLicenses.length > LISTED) errors.push(`${summary.unknownLicenses.length.toLocaleString('en-US')} unknown licenses; the summary lists the first ${LISTED}.`);
     const cut = (text: string) => (text.length > 300 ? `${text.slice(0, 299)}…` : text);
     return {
@@ -295,6 +297,7 @@ export class SbomImportService {
         ...summary,
         skipped: summary.skipped.slice(0, LISTED).map((entry) => ({ component: cut(entry.component), reason: cut(entry.reason) })),
         unknownLicenses: summary.unknownLicenses.slice(0, LISTED).map(cut),
+        resolvedLicenses: (summary.resolvedLicenses ?? []).slice(0, LISTED).map((resolution) => ({ ...resolution, written: cut(resolution.written) })),
       },
     };
   }

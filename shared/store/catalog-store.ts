@@ -586,6 +586,8 @@ export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSp
       countedLicenseKeys: [...p.countedLicenseKeys],
       declaredLicenseExpression: p.declaredLicenseExpression,
       unknownLicenses: [...p.unknownLicenses],
+      // Only when something was recognised: most packages name their licenses by SPDX id.
+      ...(p.resolvedFrom && p.resolvedFrom.length > 0 ? { resolvedFrom: p.resolvedFrom.map((r) => ({ ...r })) } : {}),
       usagePolicy: p.usagePolicy,
       vulnerabilities: p.vulnerabilities,
     }),
@@ -616,6 +618,7 @@ export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSp
       countedLicenseKeys: (item.countedLicenseKeys as string[] | undefined) ?? (item.licenseKeys as string[] | undefined) ?? [],
       declaredLicenseExpression: String(item.declaredLicenseExpression ?? item.licenseExpression ?? ''),
       unknownLicenses: (item.unknownLicenses as string[] | undefined) ?? [],
+      resolvedFrom: (item.resolvedFrom as Package['resolvedFrom']) ?? [],
       usagePolicy: (item.usagePolicy as string | null | undefined) ?? null,
       vulnerabilities: (item.vulnerabilities as Package['vulnerabilities'] | undefined) ?? {},
     }),

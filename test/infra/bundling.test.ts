@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
 import { logicalId, synthesize, type Synthesized } from './helpers.ts';
 import { REFERENCE_DATA_FILE } from '../../shared/reference/scancode-licensedb.ts';
+import { RULES_DATA_FILE } from '../../shared/reference/scancode-rules.ts';
 import { CYCLONEDX_SCHEMA_FOLDER, cyclonedxSchemaFiles } from '../../shared/sbom/schema-validation.ts';
 import { useTestTable } from '../support/environment.ts';
 import { aUserWithKey } from '../support/factories.ts';
@@ -57,9 +58,11 @@ describe('bundled functions', () => {
     },
   );
 
-  it.each(names)('%s has the reference license data beside its bundle, as the source tree has it', (name) => {
-    const copy = path.join(path.dirname(bundleOf(name)), REFERENCE_DATA_FILE);
-    expect(readFileSync(copy)).toEqual(readFileSync(path.join(import.meta.dirname, '..', '..', 'shared', 'reference', REFERENCE_DATA_FILE)));
+  it.each(names)('%s has the reference license data and the rules index beside its bundle, as the source tree has them', (name) => {
+    for (const file of [REFERENCE_DATA_FILE, RULES_DATA_FILE]) {
+      const copy = path.join(path.dirname(bundleOf(name)), file);
+      expect(readFileSync(copy).equals(readFileSync(path.join(import.meta.dirname, '..', '..', 'shared', 'reference', file))), file).toBe(true);
+    }
   });
 
   it('the catalog bundle reads the data from beside itself, and holds none of it', () => {
@@ -67,11 +70,13 @@ describe('bundled functions', () => {
     // (toBe on includes: a failed toContain would print the whole bundle.)
     expect(code.includes(REFERENCE_DATA_FILE)).toBe(true);
     expect(code.includes('389 Directory Server Exception to GPL 2.0')).toBe(false);
+    expect(code.includes(RULES_DATA_FILE)).toBe(true);
+    expect(code.includes('bsd-3-clause-no-nuclear-warranty_9.RULE')).toBe(false);
   });
 
-  it('runs: the catalog function answers a reference license from the data beside its bundle', async () => {
+  it('runs: the catalog function answers a reference license, and resolves a license name with ScanCode\'s rules, from the data beside its bundle', async () => {
     const env = await useTestTable();
-    const { apiKey } = await aUserWithKey(env);
+    const { apiKey } = await aUserWithKey(env, { isSuperuser: true });
     const { handler } = (await import(pathToFileURL(bundleOf('catalog')).href)) as {
       handler: (event: unknown, context: unknown) => Promise<{ statusCode: number; body: string }>;
     };
@@ -96,7 +101,35 @@ describe('bundled functions', () => {
     const response = await handler(event, context);
     expect(response.statusCode, response.body).toBe(200);
     expect(JSON.parse(response.body)).toMatchObject({ key: 'mit', spdx_license_key: 'MIT', category: 'Permissive' });
-  });
+
+    // ScanCode's rules index is read from beside the bundle too: a Maven-style name resolves (superuser writes).
+    const packagesPath = '/api/v2/packages/';
+    const body = JSON.stringify({ type: 'maven', namespace: 'org.example', name: 'bundled', version: '1.0', declared_license_expression: 'ALv2' });
+    const write = {
+      version: '2.0',
+      routeKey: 'POST /api/v2/packages',
+      rawPath: packagesPath,
+      rawQueryString: '',
+      headers: { host: 'api.example.com', authorization: `Token ${apiKey}`, 'content-type': 'application/json' },
+      body,
+      requestContext: {
+        http: { method: 'POST', path: packagesPath, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
+        requestId: 'test-request-rules',
+        routeKey: 'POST /api/v2/packages',
+        stage: '$default',
+        domainName: 'api.example.com',
+      },
+      isBase64Encoded: false,
+    };
+    const writeContext = { awsRequestId: 'test-request-rules', functionName: 'catalog', getRemainingTimeInMillis: () => 5_000 };
+    const written = await handler(write, writeContext);
+    expect(written.statusCode, written.body).toBe(201);
+    expect(JSON.parse(written.body)).toMatchObject({
+      license_expression: 'apache-2.0',
+      unknown_licenses: [],
+      resolved_from: [{ written: 'ALv2', license_expression: 'apache-2.0', by: 'name', rule: 'apache-2.0_388.RULE' }],
+    });
+    });
 
   it('runs: the $default function answers 404 for an unknown path', async () => {
     const { handler } = (await import(pathToFileURL(bundleOf('not-found')).href)) as {

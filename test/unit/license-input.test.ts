@@ -37,6 +37,7 @@ describe('packageLicense', () => {
     countedLicenseKeys: ['mit'],
     declaredLicenseExpression: 'MIT OR Foo',
     unknownLicenses: ['Foo'],
+    resolvedFrom: [],
   };
 
   it('keeps the declared text and unknowns when the same canonical expression comes back', () => {
@@ -53,6 +54,7 @@ describe('packageLicense', () => {
       countedLicenseKeys: [],
       declaredLicenseExpression: 'Apache-2.0',
       unknownLicenses: [],
+      resolvedFrom: [],
     });
   });
 
@@ -63,6 +65,7 @@ describe('packageLicense', () => {
       countedLicenseKeys: ['mit'],
       declaredLicenseExpression: 'licenseDeclared text',
       unknownLicenses: ['Bar'],
+      resolvedFrom: [],
     });
   });
 });

@@ -57,7 +57,7 @@ describe('resolveLicenseExpression', () => {
     ['ACME-EULA', 'acme-eula', 'LicenseRef-dejacode-acme-eula', ['acme-eula'], ['acme-eula']],
   ])('resolves %s', (text, expression, spdx, keys, dataspaceKeys) => {
     const resolved = resolveLicenseExpression(text, index);
-    expect(resolved).toEqual({ declared: text, expression, spdx, keys, dataspaceKeys, unknown: [] });
+    expect(resolved).toEqual({ declared: text, expression, spdx, keys, dataspaceKeys, unknown: [], resolvedFrom: [] });
   });
 
   it('keeps a symbol it cannot resolve as an unknown license, and the rest of the expression', () => {
@@ -77,6 +77,7 @@ describe('resolveLicenseExpression', () => {
       keys: [UNKNOWN_LICENSE_KEY],
       dataspaceKeys: [],
       unknown: ['SEE LICENSE IN LICENSE.md'],
+      resolvedFrom: [],
     });
   });
 
