@@ -191,12 +191,13 @@ class Resolver {
    * (`MPL 2.0 or EPL 1.0`, `Apache License, Version 2.0 AND MIT`), all joined by the same word. What
    * does not resolve whole is undefined: the caller keeps it as written.
    */
-  freeText(text: string): Resolved | undefined {
+  freeText(text: string, within?: 'and' | 'or'): Resolved | undefined {
     const written = text.trim();
-    if (this.memo.has(written)) return this.memo.get(written) ?? undefined;
-    this.memo.set(written, null);
-    const result = this.whole(written) ?? this.inParentheses(written) ?? this.split(written) ?? this.withException(written);
-    this.memo.set(written, result ?? null);
+    const memoKey = `${within ?? ''}\u0000${written}`;
+    if (this.memo.has(memoKey)) return this.memo.get(memoKey) ?? undefined;
+    this.memo.set(memoKey, null);
+    const result = this.whole(written) ?? this.inParentheses(written) ?? this.split(written, within) ?? this.withException(written);
+    this.memo.set(memoKey, result ?? null);
     return result;
   }
 
@@ -261,24 +262,29 @@ class Resolver {
     return undefined;
   }
 
-  private split(written: string): Resolved | undefined {
+  /**
+   * `within`: the word the enclosing split used. A part is split again only by the same word: `A or B
+   * and C` mixes the two, and which binds tighter is not guessed at.
+   */
+  private split(written: string, within?: 'and' | 'or'): Resolved | undefined {
     const words = splitWords(written);
     if (words.length === 0 || words.length > MAX_SPLIT_WORDS) return undefined;
     // Fewest parts first: choose which of the words split, by the number of splits.
     for (let splits = 1; splits <= words.length; splits++) {
       for (const chosen of combinations(words.length, splits)) {
         const kinds = new Set(chosen.map((i) => words[i]!.kind));
-        if (kinds.size !== 1) continue;
+        const kind = [...kinds][0]!;
+        if (kinds.size !== 1 || (within !== undefined && kind !== within)) continue;
         const operands: Resolved[] = [];
         let from = 0;
         for (const i of [...chosen, -1]) {
           const part = i === -1 ? written.slice(from) : written.slice(from, words[i]!.start);
-          const resolved = part.trim() === '' ? undefined : this.freeText(part);
+          const resolved = part.trim() === '' ? undefined : this.freeText(part, kind);
           if (!resolved) break;
           operands.push(resolved);
           if (i !== -1) from = words[i]!.end;
         }
-        if (operands.length === chosen.length + 1) return { kind: [...kinds][0]!, operands };
+        if (operands.length === chosen.length + 1) return { kind, operands };
       }
     }
     return undefined;
