@@ -13,6 +13,7 @@
  * docs/console/ (how the README's pictures are refreshed: `CONSOLE_SCREENSHOTS=docs npm run test:browser`).
  */
 /// <reference lib="dom" />
+import { GET_RETRIES } from '../../web/src/lib/api-client.ts';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -99,10 +100,20 @@ export function useConsoleStack(seed: Readonly<Record<string, unknown[]>> = {}):
   };
 
   const api = async <T>(key: string, method: string, path: string, body?: unknown): Promise<ApiAnswer<T>> => {
-    const { response, text } = await tracked(method, path, {
+    const init = {
       headers: { Authorization: `Token ${key}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    };
+    let { response, text } = await tracked(method, path, init);
+    // A read answered 503 with Retry-After ("busy") is asked again, as the console's own client and the SDKs
+    // do (web/src/lib/api-client.ts, GET_RETRIES). A run of two suites side by side once starved the stack's
+    // DynamoDB Local so that a product's packages page took three 2.5 s attempts and answered 503 (the
+    // console retried; this helper did not, and the test read `count` from the 503's body).
+    for (let attempt = 0; response.status === 503 && method === 'GET' && attempt < GET_RETRIES; attempt++) {
+      const after = Number(response.headers.get('retry-after'));
+      await new Promise((done) => setTimeout(done, Number.isFinite(after) && after > 0 ? Math.min(after, 5) * 1000 : 1000));
+      ({ response, text } = await tracked(method, path, init));
+    }
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : undefined;
