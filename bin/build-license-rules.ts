@@ -121,12 +121,25 @@ export async function buildRulesData(toolkit: string, commit: string): Promise<{
   const urls = new Claims();
   const texts = new Claims();
   let unknownKeys = 0;
-  /** The expression in canonical form when every key is in the reference library, else ''. */
+  let namingUnknown = 0;
+  // ScanCode's "unknown" licenses (is_unknown: unknown-license-reference, see-license, free-unknown, …) say
+  // that a text is a license reference it cannot resolve: such a rule resolves nothing here, and the text
+  // stays among the package's unknown licenses (where a team finds it), not hidden behind a key.
+  const unknownLicenseKeys = new Set<string>();
+  for (const file of (await readdir(path.join(dataDir, 'licenses'))).filter((name) => name.endsWith('.LICENSE'))) {
+    const { front } = parseFrontMatter(await readFile(path.join(dataDir, 'licenses', file), 'utf8'));
+    if (yes(front, 'is_unknown')) unknownLicenseKeys.add(String(front.key ?? ''));
+  }
+  /** The expression in canonical form when every key is in the reference library and none is an unknown one, else ''. */
   const canonical = (written: string): string => {
     const parsed = parseLicenseExpression(written);
     if (!parsed.ok) return '';
     if (!parsed.keys.every((key) => known.has(key))) {
       unknownKeys++;
+      return '';
+    }
+    if (parsed.keys.some((key) => unknownLicenseKeys.has(key))) {
+      namingUnknown++;
       return '';
     }
     return parsed.normalized;
@@ -194,7 +207,7 @@ export async function buildRulesData(toolkit: string, commit: string): Promise<{
     `names: ${data.names.length} (${names.ambiguous.size} ambiguous, ${names.refused.size} false-positive texts left out)`,
     `URLs: ${data.urls.length} (${urls.ambiguous.size} ambiguous)`,
     `texts: ${data.texts.length} (${texts.ambiguous.size} ambiguous)`,
-    `expressions: ${expressions.length}; rules naming a key the reference library lacks: ${unknownKeys}`,
+    `expressions: ${expressions.length}; rules left out for naming a key the reference library lacks: ${unknownKeys}, an unknown license (${[...unknownLicenseKeys].sort().join(', ')}): ${namingUnknown}`,
   ];
   return { data, report };
 }

@@ -426,3 +426,32 @@ export function canonicalToSpdx(expression: string, spdxKeyOf: (key: string) => 
   };
   return render(parsed.expression, true);
 }
+
+/** What a package stores of its license, as re-resolution reads it. */
+export interface StoredLicense {
+  readonly licenseExpression: string;
+  readonly declaredLicenseExpression: string;
+  readonly unknownLicenses: readonly string[];
+}
+
+/**
+ * A stored license resolved again with what the index knows now (ScanCode's rules of a newer data file,
+ * a dataspace's new mapping), or undefined when nothing is to change. Only a license whose expression is
+ * what its declared text gives with its unknown parts left unknown is re-resolved (it came from that
+ * text, not from an expression written beside it, nor from a URL or text the SBOM gave beside a name);
+ * and only to fewer unknown licenses: re-resolution never makes a known license unknown.
+ */
+export function reresolution(stored: StoredLicense, index: LicenseIndex): ResolvedExpression | undefined {
+  const declared = stored.declaredLicenseExpression.trim();
+  if (stored.unknownLicenses.length === 0 || declared === '') return undefined;
+  const unknown = new Set(stored.unknownLicenses);
+  const isUnknown = (written: string) => unknown.has(written.trim()) || unknown.has(unwrapped(written.trim()));
+  const asStored: LicenseIndex = {
+    find: (symbol) => index.find(symbol),
+    findByName: (text) => (isUnknown(text) ? undefined : index.findByName?.(text)),
+    recognise: (written, hint) => (isUnknown(written) ? undefined : index.recognise?.(written, hint)),
+  };
+  if (resolveLicenseExpression(declared, asStored).expression !== stored.licenseExpression) return undefined;
+  const now = resolveLicenseExpression(declared, index);
+  return now.unknown.length < stored.unknownLicenses.length ? now : undefined;
+}

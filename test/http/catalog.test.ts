@@ -130,6 +130,7 @@ describe('packages', () => {
       declared_license_expression: 'mit or apache-2.0',
       license_expression_spdx: 'MIT OR Apache-2.0',
       unknown_licenses: [],
+      resolved_from: [],
       usage_policy: 'Approved',
       risk_score: null,
       affected_by_vulnerabilities: [],

@@ -92,6 +92,7 @@ describe('loading an SBOM within the call', () => {
         unchanged: 0,
         skipped: [],
         unknown_licenses: ['SEE LICENSE IN LICENSE.md'],
+        resolved_licenses: [],
         vulnerabilities: 0,
         analyses: 0,
       },

@@ -109,7 +109,8 @@ describe('resolving licenses as the world writes them', () => {
 
   it('does not over-resolve: what ScanCode gives two meanings, or only a clue, stays unknown', () => {
     // "GNU Lesser General Public License" is lgpl-2.0-plus in one rule and (as "Licence") lgpl-2.1-plus in another.
-    for (const written of ['GNU Lesser General Public License', 'GNU Lesser General Public Licence', 'Public Domain', 'CDDL+GPL', 'BSD', 'jQuery license']) {
+    // ScanCode's rules for "see the license file" name its unknown licenses (unknown-license-reference): no resolution.
+    for (const written of ['GNU Lesser General Public License', 'GNU Lesser General Public Licence', 'Public Domain', 'CDDL+GPL', 'BSD', 'jQuery license', 'SEE LICENSE IN COPYING.txt']) {
       expect(resolve(written), written).toMatchObject({ expression: 'unknown-license-reference', unknown: [written], resolvedFrom: [] });
     }
     // An exception alone is no license, whatever its URL says.
