@@ -217,7 +217,7 @@ async function migrate(args: string[]): Promise<void> {
   console.log(
     `Migrated ${connected.target}: ${report.requestCountersFolded} request counter items folded into their groups, ` +
       `${report.catalogLookupsWritten} catalog lookup entries written, ${report.apiKeysNamed} API keys named, ` +
-      `${report.advisoryKeysWritten} packages given their advisory key.`,
+      `${report.advisoryKeysWritten} packages given their advisory key, ${report.packagesReresolved} packages with unknown licenses resolved again.`,
   );
 }
 

@@ -11,6 +11,7 @@ import { indexCatalogLookups } from './catalog-lookups.ts';
 import { indexAdvisoryKeys } from './advisory-keys.ts';
 import { ApiKeyStore } from './api-key-store.ts';
 import { ProductStore } from './product-store.ts';
+import { reresolveWithRules } from './license-reresolution.ts';
 
 export interface MigrationReport {
   /** Request counter items of the layout before grouping, folded into their groups. */
@@ -23,6 +24,8 @@ export interface MigrationReport {
   readonly productGatesIndexed: number;
   /** Packages written before advisories were matched, given their OSV package entry (then matched through the stream). */
   readonly advisoryKeysWritten: number;
+  /** Packages whose unknown licenses ScanCode's rules index (of this version) now recognises, written resolved (then evaluated through the stream). */
+  readonly packagesReresolved: number;
 }
 
 export interface MigrationOptions {
@@ -39,6 +42,7 @@ export async function migrateData(doc: DynamoDBDocumentClient, tableName: string
   let apiKeysNamed = 0;
   let productGatesIndexed = 0;
   let advisoryKeysWritten = 0;
+  let packagesReresolved = 0;
   const products = new ProductStore(doc, tableName);
   const identity = new IdentityStore(doc, tableName);
   const apiKeys = new ApiKeyStore(doc, tableName);
@@ -49,6 +53,7 @@ export async function migrateData(doc: DynamoDBDocumentClient, tableName: string
     apiKeysNamed += await apiKeys.nameLegacyKeys(dataspace.name, now, newUuid);
     productGatesIndexed += await products.indexLegacyGates(dataspace.name);
     advisoryKeysWritten += await indexAdvisoryKeys(doc, tableName, dataspace.name);
+    packagesReresolved += await reresolveWithRules(doc, tableName, dataspace.name);
   }
-  return { requestCountersFolded, catalogLookupsWritten, apiKeysNamed, productGatesIndexed, advisoryKeysWritten };
+  return { requestCountersFolded, catalogLookupsWritten, apiKeysNamed, productGatesIndexed, advisoryKeysWritten, packagesReresolved };
 }

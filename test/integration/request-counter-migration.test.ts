@@ -123,7 +123,7 @@ describe('folding request counters of the earlier layout', () => {
     expect(await counts('triggered')).toEqual(expected);
     // The function reads its table from the environment useTestTable set, as on AWS.
     const { handler } = await import('../../functions/migrate.ts');
-    expect(await handler()).toEqual({ requestCountersFolded: written, catalogLookupsWritten: 0, apiKeysNamed: 0, productGatesIndexed: 0, advisoryKeysWritten: 0 });
+    expect(await handler()).toEqual({ requestCountersFolded: written, catalogLookupsWritten: 0, apiKeysNamed: 0, productGatesIndexed: 0, advisoryKeysWritten: 0, packagesReresolved: 0 });
     expect(await counts('triggered')).toEqual(expected);
   });
 });
