@@ -44,7 +44,7 @@ export interface ImportSummary {
   readonly skipped: readonly SkippedComponent[];
   /** Symbols and texts kept as unknown licenses, as written, sorted. */
   readonly unknownLicenses: readonly string[];
-  /** Licenses as written that were recognised by name, URL, text or mapping, each once, by what is written (absent before recognition). */
+  /** Licenses as written that were recognised by name, URL, text or mapping, each once a rule (absent before recognition). */
   readonly resolvedLicenses?: readonly Resolution[];
   /** Vulnerabilities of the document imported (created, or found and linked), and analyses of the product's packages it states. */
   readonly vulnerabilities: number;
@@ -269,7 +269,7 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
       resolved.set(cacheKey, result);
     }
     for (const symbol of result.unknown) unknown.add(symbol);
-    for (const resolution of result.resolvedFrom) recognised.set(`${resolution.written}\u0000${resolution.expression}`, resolution);
+    for (const resolution of result.resolvedFrom) recognised.set(`${resolution.written}\u0000${resolution.expression}\u0000${resolution.rule}`, resolution);
     return result;
   };
 
@@ -479,7 +479,7 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
     unchanged: kept,
     skipped,
     unknownLicenses: [...unknown].sort(),
-    resolvedLicenses: [...recognised.values()].sort((a, b) => (a.written < b.written ? -1 : a.written > b.written ? 1 : 0)),
+    resolvedLicenses: [...recognised.values()].sort((a, b) => a.written.localeCompare(b.written, 'en') || a.rule.localeCompare(b.rule, 'en')),
     vulnerabilities: vulnerabilityCount,
     analyses: analysisCount,
   };

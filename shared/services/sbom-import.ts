@@ -15,6 +15,8 @@ import { NotFoundError, PayloadTooLargeError, ServiceUnavailableError, Unsupport
 import { isUuid } from '../domain/identifiers.ts';
 import { buildLicenseIndex } from '../domain/license-index.ts';
 import type { ReferenceLibrary } from '../domain/reference-license.ts';
+import type { LicenseKnowledge } from '../domain/license-knowledge.ts';
+import { scancodeKnowledge } from '../reference/scancode-rules.ts';
 import {
   IMPORT_LIMITS,
   effectiveImport,
@@ -46,6 +48,8 @@ export interface SbomImportDeps {
   readonly products: ProductService;
   /** Resolved when first used: indexing the reference licenses is no part of a cold start. */
   readonly library: () => ReferenceLibrary;
+  /** ScanCode's license rules (names, URLs, texts), read when first used; the shipped index unless given. */
+  readonly knowledge?: () => LicenseKnowledge;
   /** Resolved when first used: the synchronous import and reading need no bucket. */
   readonly uploads: () => SbomUploads;
   readonly now: () => Date;
@@ -347,7 +351,7 @@ export class SbomImportService {
           vulnerabilitiesById: vulnerabilities,
         },
         {
-          index: buildLicenseIndex(licenses, this.deps.library()),
+          index: buildLicenseIndex(licenses, this.deps.library(), { knowledge: (this.deps.knowledge ?? scancodeKnowledge)() }),
           now: isoWithOffset(this.deps.now()),
           newUuid: this.deps.newUuid,
           mode: record.mode as ImportMode,

@@ -5,6 +5,7 @@
  * and unknown fields; the unknown-license filters; the in-use counters of licenses named through
  * their SPDX ids; and the concluded expression of a product package.
  */
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useHttpTeam } from '../support/http-team.ts';
 
@@ -230,5 +231,40 @@ describe('product packages: the license concluded for the product', () => {
     expect((await call('viewer', 'PATCH', path, { is_modified: true })).status).toBe(403);
     expect((await call('mallory', 'PATCH', path, { is_modified: true })).status).toBe(404);
     expect(await snapshot()).toBe(before);
+  });
+});
+
+describe("licenses recognised with ScanCode's rules", () => {
+  it('resolves a name in a write, and says which rule did', async () => {
+    const pkg = await create('packages', { purl: purl('named'), declared_license_expression: 'ALv2 OR MIT' });
+    expect(pkg).toMatchObject({
+      license_expression: 'apache-2.0 OR mit',
+      declared_license_expression: 'ALv2 OR MIT',
+      license_expression_spdx: 'Apache-2.0 OR MIT',
+      unknown_licenses: [],
+      resolved_from: [{ written: 'ALv2', license_expression: 'apache-2.0', by: 'name', rule: 'apache-2.0_388.RULE' }],
+    });
+    expect((await call('viewer', 'GET', `/api/v2/packages/${pkg.uuid}/`)).json.resolved_from).toEqual(pkg.resolved_from);
+  });
+
+  it("resolves a real Maven SBOM's free-text names and URLs on import, and lists them in the summary", async () => {
+    const product = await create('products', { name: 'Dropwizard', version: '1.3.15' });
+    const document = JSON.parse(readFileSync(new URL('../fixtures/sbom/licenses/maven-dropwizard-1.3.15.cdx.json', import.meta.url), 'utf8'));
+    const response = await call('root', 'POST', `/api/v2/products/${product.uuid}/load_sboms/`, document);
+    expect(response.status, response.text).toBe(200);
+    const summary = response.json.summary;
+    // Without ScanCode's rules 20 of its 167 components kept an unknown license (test/unit/license-recognition-real.test.ts).
+    expect(summary.unknown_licenses).toEqual([]);
+    expect(summary.resolved_licenses).toEqual(
+      expect.arrayContaining([
+        { written: 'Eclipse Distribution License (EDL), Version 1.0', license_expression: 'bsd-new', by: 'name', rule: 'bsd-new_803.RULE' },
+        // The same name beside two URLs: each rule that recognised it.
+        { written: 'GNU Lesser General Public License', license_expression: 'lgpl-2.1', by: 'url', rule: 'lgpl-2.1_21.RULE' },
+        { written: 'GNU Lesser General Public License', license_expression: 'lgpl-2.1', by: 'url', rule: 'lgpl-2.1_316.RULE' },
+      ]),
+    );
+    const h2 = (await call('root', 'GET', `/api/v2/packages/?purl=${encodeURIComponent('pkg:maven/com.h2database/h2@1.4.197?type=jar')}`)).json.results[0];
+    expect(h2).toMatchObject({ license_expression: 'mpl-2.0 OR epl-1.0', unknown_licenses: [] });
+    expect(h2.resolved_from.map((r: { written: string }) => r.written)).toEqual(['MPL 2.0', 'EPL 1.0']);
   });
 });
