@@ -24,6 +24,7 @@ import { requestCreates } from './request-creates.ts';
 import { apiCapacity } from './api-capacity.ts';
 import { consoleBundle } from './console-bundle.ts';
 import { advisories } from './advisories.ts';
+import { licenseResolution } from './license-resolution.ts';
 
 export const SCENARIOS: readonly Scenario[] = [
   apiOverhead,
@@ -40,6 +41,7 @@ export const SCENARIOS: readonly Scenario[] = [
   policyFanOutScale,
   policyBurst,
   advisories,
+  licenseResolution,
   webhookFanOut,
   sbomImport,
   sbomExport,
