@@ -345,7 +345,7 @@ function* combinations(n: number, k: number, from = 0, chosen: number[] = []): G
 }
 
 /** Whether the whole text is one parenthesized group: "(A OR B)", not "(A) OR (B)". */
-function wrapped(text: string): boolean {
+export function wrapped(text: string): boolean {
   if (!text.startsWith('(') || !text.endsWith(')')) return false;
   let depth = 0;
   for (let i = 0; i < text.length; i++) {

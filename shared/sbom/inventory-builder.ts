@@ -22,7 +22,7 @@
  *   its tabs and line breaks read as spaces: the catalog refuses them too, and they are no reason to
  *   lose a component.
  */
-import type { LicenseHints } from '../domain/license-resolution.ts';
+import { wrapped, type LicenseHints } from '../domain/license-resolution.ts';
 import { printable, storedTextProblem } from '../domain/stored-text.ts';
 import type { Inventory, SbomComponent, SbomHashes, SkippedComponent, SbomVulnerability } from './inventory.ts';
 import { clip, purlFromParts, purlFromString } from './purl.ts';
@@ -285,20 +285,6 @@ export function joinLicenses(parts: readonly string[]): string {
   const unique = [...new Set(parts.map((part) => part.trim()).filter((part) => part !== ''))];
   if (unique.length <= 1) return unique[0] ?? '';
   return unique.map((part) => (/\s(and|or)\s/i.test(part) && !wrapped(part) ? `(${part})` : part)).join(' AND ');
-}
-
-/** Whether the whole text is one parenthesized group: "(A OR B)", not "(A) OR (B)". */
-function wrapped(part: string): boolean {
-  if (!part.startsWith('(') || !part.endsWith(')')) return false;
-  let depth = 0;
-  for (let i = 0; i < part.length; i++) {
-    if (part[i] === '(') depth++;
-    else if (part[i] === ')') {
-      depth--;
-      if (depth === 0 && i < part.length - 1) return false;
-    }
-  }
-  return true;
 }
 
 /** SPDX's "no information" and "nothing" markers read as empty. */
