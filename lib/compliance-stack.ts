@@ -416,6 +416,7 @@ export class ComplianceStack extends Stack {
         timeoutSeconds: definition.timeoutSeconds,
         serviceName: SERVICE_NAME,
         readsSboms: 'readsSboms' in definition && definition.readsSboms === true,
+        servesLicenseTexts: (definition as FunctionDefinition).servesLicenseTexts === true,
         ...((definition as FunctionDefinition).ephemeralStorageMb ? { ephemeralStorageMb: (definition as FunctionDefinition).ephemeralStorageMb! } : {}),
       });
       if (definition.table !== 'none') {

@@ -31,6 +31,11 @@ export interface FunctionDefinition {
    * (test/infra/bundling.test.ts).
    */
   readonly matchesAdvisories?: true;
+  /**
+   * Serves reference license texts (GET /api/v2/reference_licenses/{key}/): its package gets the texts
+   * file beside the bundle (4.8 MB, shared/reference/scancode-texts.ts); the other functions' do not.
+   */
+  readonly servesLicenseTexts?: true;
   /** Its /tmp, when Lambda's 512 MB is not enough (the advisory sync streams an ecosystem's whole archive there). */
   readonly ephemeralStorageMb?: number;
   /** Writes the audit trail's records and exports them to the audit bucket (s3:PutObject): sets AUDIT_EXPORT_BUCKET and AUDIT_RETENTION_DAYS. */
@@ -105,6 +110,7 @@ export const FUNCTIONS = {
     table: 'read-write',
     sendsTo: [],
     publishesEvents: false,
+    servesLicenseTexts: true,
   },
   'product-packages': {
     entry: 'functions/product-packages.ts',

@@ -18,6 +18,7 @@ import { Construct } from 'constructs';
 import type { ServiceConfig } from '../../shared/config.ts';
 import { REFERENCE_DATA_FILE } from '../../shared/reference/scancode-licensedb.ts';
 import { RULES_DATA_FILE } from '../../shared/reference/scancode-rules.ts';
+import { TEXTS_DATA_FILE } from '../../shared/reference/scancode-texts.ts';
 import { CYCLONEDX_SCHEMA_FOLDER, cyclonedxSchemaFiles } from '../../shared/sbom/schema-validation.ts';
 
 /** Where the CycloneDX library keeps its JSON schemas, from the repository root. */
@@ -27,6 +28,8 @@ const CYCLONEDX_SCHEMA_SOURCE = path.join('node_modules', '@cyclonedx', 'cyclone
 const REFERENCE_DATA_PATH = path.join('shared', 'reference', REFERENCE_DATA_FILE);
 /** ScanCode's license rules index (license names, URLs, text digests), copied the same way. */
 const RULES_DATA_PATH = path.join('shared', 'reference', RULES_DATA_FILE);
+/** The reference license texts, copied beside the bundles of the functions that serve them. */
+const TEXTS_DATA_PATH = path.join('shared', 'reference', TEXTS_DATA_FILE);
 
 const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
@@ -74,6 +77,8 @@ export interface ServiceFunctionProps {
   readonly logRetention?: logs.RetentionDays;
   /** Copy the CycloneDX JSON schemas beside the bundle, where the SBOM reader looks for them. */
   readonly readsSboms?: boolean;
+  /** Copy the reference license texts beside the bundle (shared/reference/scancode-texts.ts). */
+  readonly servesLicenseTexts?: boolean;
   /** The /tmp of the function, when it needs more than Lambda's 512 MB (the advisory sync's archives). */
   readonly ephemeralStorageMb?: number;
 }
@@ -139,6 +144,7 @@ export class ServiceFunction extends Construct {
           afterBundling: (inputDir, outputDir) => [
             `cp ${shellQuote(path.join(inputDir, REFERENCE_DATA_PATH))} ${shellQuote(path.join(outputDir, REFERENCE_DATA_FILE))}`,
             `cp ${shellQuote(path.join(inputDir, RULES_DATA_PATH))} ${shellQuote(path.join(outputDir, RULES_DATA_FILE))}`,
+            ...(props.servesLicenseTexts ? [`cp ${shellQuote(path.join(inputDir, TEXTS_DATA_PATH))} ${shellQuote(path.join(outputDir, TEXTS_DATA_FILE))}`] : []),
             // The SBOM reader's CycloneDX schemas are read at run time from a folder beside the bundle.
             ...(props.readsSboms
               ? [

@@ -12,6 +12,7 @@ import {
   LicenseSchema,
   ReferenceLicenseListQuery,
   ReferenceLicenseSchema,
+  ReferenceLicenseDetailSchema,
   PackageBodies,
   PackageListQuery,
   PackageSchema,
@@ -164,7 +165,7 @@ export const CATALOG_ROUTES = [
     operationId: 'retrieve_reference_license',
     summary: 'One reference license, by key in any letter case',
     auth: 'api-key',
-    responses: { 200: { description: 'The reference license', schema: ReferenceLicenseSchema }, 401: unauthorized, 404: notFound('reference license') },
+    responses: { 200: { description: 'The reference license, with its full text', schema: ReferenceLicenseDetailSchema }, 401: unauthorized, 404: notFound('reference license') },
   },
   ...crud({ collection: 'packages', one: 'package', label: 'package', fn: 'catalog', schema: PackageSchema, bodies: PackageBodies, query: PackageListQuery, writers: SUPERUSERS }),
   {

@@ -172,6 +172,11 @@ export const ReferenceLicenseSchema = z
   })
   .meta({ id: 'ReferenceLicense' });
 
+/** One reference license with its full text (the detail answer; lists leave the text out). */
+export const ReferenceLicenseDetailSchema = ReferenceLicenseSchema.extend({
+  text: z.string().describe("The license's full text, from ScanCode's LicenseDB (CC-BY-4.0); '' for the few licenses it holds none of"),
+}).meta({ id: 'ReferenceLicenseDetail' });
+
 export const ReferenceLicenseListQuery = pageQuery({
   key: z.string().optional().describe('Key, any letter case'),
   spdx_license_key: z.string().optional().describe('SPDX id, any letter case: the current one or one of other_spdx_license_keys'),

@@ -29,6 +29,7 @@ import { licenseMatches, searchFold, searchWords, type LicenseCriteria } from '.
 import { filterReferenceLicenses, type LicenseCategory, type ReferenceLibrary, type ReferenceLicense } from '../domain/reference-license.ts';
 import { spdxRefForKey } from '../domain/license-resolution.ts';
 import { scancodeLibrary } from '../reference/scancode-licensedb.ts';
+import { scancodeTexts, type LicenseTexts } from '../reference/scancode-texts.ts';
 import type { ProductPackageStore } from '../store/product-package-store.ts';
 import { isoWithOffset } from '../domain/time.ts';
 import { paginate } from './paginate.ts';
@@ -47,6 +48,8 @@ export interface CatalogServiceDeps {
   readonly licenseIndexes?: LicenseIndexes;
   /** The published advisories' load state, by ecosystem (GET /api/v2/advisory_sources/). */
   readonly advisorySources?: Pick<AdvisorySources, 'list'>;
+  /** The reference licenses' full texts; the shipped ones (the file beside the bundle, read on first use) by default. */
+  readonly licenseTexts?: () => Pick<LicenseTexts, 'text'>;
 }
 
 type Body = Record<string, unknown>;
@@ -378,7 +381,8 @@ export class CatalogService {
   retrieveReferenceLicense(key: string) {
     const license = this.references.byKey(key);
     if (!license) throw new NotFoundError();
-    return referenceLicenseView(license);
+    // The text only here, not in lists: one text is up to 90 KB (esri), all of them 13 MB.
+    return { ...referenceLicenseView(license), text: (this.deps.licenseTexts ?? scancodeTexts)().text(license.key) ?? '' };
   }
 
   async deleteLicense(caller: Caller, uuid: string, ifMatch?: IfMatch): Promise<void> {

@@ -2,7 +2,7 @@
  * The one infrastructure test that bundles for real (local esbuild, no Docker): every function becomes
  * an ES module asset with a source map, small enough, and the bundle runs on this Node.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,6 +11,7 @@ import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
 import { logicalId, synthesize, type Synthesized } from './helpers.ts';
 import { REFERENCE_DATA_FILE } from '../../shared/reference/scancode-licensedb.ts';
 import { RULES_DATA_FILE } from '../../shared/reference/scancode-rules.ts';
+import { TEXTS_DATA_FILE } from '../../shared/reference/scancode-texts.ts';
 import { CYCLONEDX_SCHEMA_FOLDER, cyclonedxSchemaFiles } from '../../shared/sbom/schema-validation.ts';
 import { useTestTable } from '../support/environment.ts';
 import { aUserWithKey } from '../support/factories.ts';
@@ -65,6 +66,13 @@ describe('bundled functions', () => {
     }
   });
 
+  it.each(names)('%s has the license texts beside its bundle only if it serves them', (name) => {
+    const copy = path.join(path.dirname(bundleOf(name)), TEXTS_DATA_FILE);
+    const serves = (FUNCTIONS[name] as { servesLicenseTexts?: true }).servesLicenseTexts === true;
+    expect(existsSync(copy)).toBe(serves);
+    if (serves) expect(readFileSync(copy).equals(readFileSync(path.join(import.meta.dirname, '..', '..', 'shared', 'reference', TEXTS_DATA_FILE)))).toBe(true);
+  });
+
   it('the catalog bundle reads the data from beside itself, and holds none of it', () => {
     const code = readFileSync(bundleOf('catalog'), 'utf8');
     // (toBe on includes: a failed toContain would print the whole bundle.)
@@ -101,6 +109,8 @@ describe('bundled functions', () => {
     const response = await handler(event, context);
     expect(response.statusCode, response.body).toBe(200);
     expect(JSON.parse(response.body)).toMatchObject({ key: 'mit', spdx_license_key: 'MIT', category: 'Permissive' });
+    // Its text is read from the texts file beside the bundle.
+    expect(JSON.parse(response.body).text).toMatch(/^Permission is hereby granted/);
 
     // ScanCode's rules index is read from beside the bundle too: a Maven-style name resolves (superuser writes).
     const packagesPath = '/api/v2/packages/';
