@@ -130,6 +130,7 @@ export const FUNCTIONS = {
     table: 'read',
     sendsTo: [],
     publishesEvents: false,
+    servesLicenseTexts: true,
   },
   policy: {
     entry: 'functions/policy.ts',

@@ -177,7 +177,12 @@ function responsesOf(route: Route, components: Components): Record<string, JsonO
     responses[status] = {
       description: response.description,
       headers: single && status === '200' && route.method !== 'DELETE' ? { ETag: { $ref: headerUri('ETag') }, ...CORRELATION } : CORRELATION,
-      ...(response.schema ? { content: { [response.mediaType ?? 'application/json']: { schema: components.ref(response.schema, 'output', `${route.operationId}_${status}`) } } }
+      ...(response.schema
+        ? {
+            content: Object.fromEntries(
+              (response.mediaTypes ?? [response.mediaType ?? 'application/json']).map((type) => [type, { schema: components.ref(response.schema!, 'output', `${route.operationId}_${status}`) }]),
+            ),
+          }
         : {}),
     };
   }

@@ -124,6 +124,8 @@ export function baseUrlOf(event: Event, publicBaseUrl?: string): string {
 
 export function jsonResult(statusCode: number, body: unknown, headers: Readonly<Record<string, string>> = {}): Result {
   if (body === undefined) return { statusCode, headers: { Vary: 'Accept, Authorization', ...headers }, body: '' };
+  // A text answer (an attribution notice: text/html, text/plain) goes as written, under the type its handler set.
+  if (typeof body === 'string' && /^text\//i.test(headers['Content-Type'] ?? '')) return { statusCode, headers: { Vary: 'Accept, Authorization', ...headers }, body };
   return {
     statusCode,
     headers: { 'Content-Type': 'application/json', Vary: 'Accept, Authorization', ...headers },

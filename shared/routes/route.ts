@@ -15,6 +15,8 @@ export interface RouteResponse {
   readonly schema?: z.ZodType;
   /** The answer's media type when it is not application/json (an SBOM export: application/spdx+json). */
   readonly mediaType?: string;
+  /** Its media types when the answer has several, chosen by a parameter (an attribution: text/html, text/plain). */
+  readonly mediaTypes?: readonly string[];
 }
 
 export interface Route {

@@ -2,12 +2,18 @@
 import * as z from 'zod';
 import { CYCLONEDX_CONTENTS, CYCLONEDX_SPEC_VERSIONS } from '../sbom/export-options.ts';
 import { shown } from '../schemas/common.ts';
+import { ATTRIBUTION_FORMATS, ATTRIBUTION_INCLUDES } from '../domain/attribution.ts';
 import { notFound, unauthorized, type Route } from './route.ts';
 
 const choice = <T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
   z
     .enum(values, { error: (issue) => `Select a valid choice. ${shown(issue.input)} is not one of the available choices (${values.join(', ')}).` })
     .default(fallback);
+
+export const AttributionQuery = z.object({
+  format: choice(ATTRIBUTION_FORMATS, 'html').describe('html (a self-contained, printable page; the default) or text (for a NOTICE file)'),
+  include: choice(ATTRIBUTION_INCLUDES, 'deployed').describe('deployed (the packages deployed with the product; the default) or all'),
+});
 
 export const CycloneDxExportQuery = z.object({
   spec_version: choice(CYCLONEDX_SPEC_VERSIONS, '1.6').describe('CycloneDX specification version (default 1.6)'),
@@ -43,6 +49,22 @@ export const SBOM_EXPORT_ROUTES = [
     auth: 'api-key',
     responses: {
       200: { description: 'The document, with a Content-Disposition file name', schema: SpdxDocument, mediaType: 'application/spdx+json' },
+      401: unauthorized,
+      404: notFound('product'),
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v2/products/{uuid}/attribution/',
+    function: 'sbom-export',
+    operationId: 'product_attribution',
+    summary:
+      "The product's attribution notice: each package (deployed ones by default) with its version, home page, copyright and license (the concluded one when set), then each license's full text once; unknown licenses as written",
+    auth: 'api-key',
+    query: AttributionQuery,
+    responses: {
+      200: { description: 'The notice, with a Content-Disposition file name', schema: z.string().meta({ id: 'AttributionNotice' }), mediaTypes: ['text/html', 'text/plain'] },
+      400: { description: 'An unknown format or include, naming the choices' },
       401: unauthorized,
       404: notFound('product'),
     },

@@ -15,6 +15,8 @@ import type { CatalogStore } from '../store/catalog-store.ts';
 import type { PolicyStore } from '../store/policy-store.ts';
 import type { LicenseIndexes } from './license-indexes.ts';
 import type { ProductService } from './products.ts';
+import { attributionHtml, attributionLicenseKeys, attributionText, sortedForAttribution, type AttributionFormat, type AttributionInclude } from '../domain/attribution.ts';
+import { scancodeTexts, type LicenseTexts } from '../reference/scancode-texts.ts';
 import { productUrl } from './products.ts';
 
 export interface SbomExportDeps {
@@ -25,6 +27,13 @@ export interface SbomExportDeps {
   readonly now: () => Date;
   readonly newUuid: () => string;
   readonly tool: { readonly name: string; readonly version: string };
+  /** The reference licenses' full texts (attribution); the shipped ones, read on first use, by default. */
+  readonly licenseTexts?: () => Pick<LicenseTexts, 'text'>;
+}
+
+export interface AttributionOptions {
+  readonly format: AttributionFormat;
+  readonly include: AttributionInclude;
 }
 
 export interface ExportedDocument<D> {
@@ -60,6 +69,51 @@ export class SbomExportService {
   async spdx(caller: Caller, productUuid: string, baseUrl: string): Promise<ExportedDocument<SpdxDocument>> {
     const { model, product } = await this.model(caller, productUuid, baseUrl);
     return { document: writeSpdx(model), filename: exportFilename(product, 'spdx.json') };
+  }
+
+  /**
+   * The product's attribution notice: its packages (the deployed ones unless `include` is all) with the
+   * effective license (the concluded one when set), then each license's text once. Reads: the product's
+   * partition (one Query), its packages in batches, the licenses they name once; the texts from the file.
+   */
+  async attribution(caller: Caller, productUuid: string, options: AttributionOptions): Promise<{ body: string; filename: string; contentType: string }> {
+    const product = await this.deps.products.authorize(caller, productUuid, 'view');
+    const data = await this.deps.policy.readProduct(product.uuid);
+    const productPackages = (data?.productPackages ?? []).filter((pp) => options.include === 'all' || pp.isDeployed);
+    const packages = await this.deps.catalog.packages.getMany(productPackages.map((pp) => pp.packageUuid));
+    const byUuid = new Map(packages.map((pkg) => [pkg.uuid, pkg]));
+    const held = productPackages.filter((pp) => byUuid.has(pp.packageUuid));
+    const effective = held.map((pp) => {
+      const pkg = byUuid.get(pp.packageUuid)!;
+      const concluded = pp.licenseExpression !== '';
+      return { pkg, licenseExpression: concluded ? pp.licenseExpression : pkg.licenseExpression, licenseKeys: concluded ? pp.licenseKeys : pkg.licenseKeys, unknownLicenses: concluded ? pp.unknownLicenses : pkg.unknownLicenses };
+    });
+    const spdx = await this.deps.licenseIndexes.spdxRenderer(product.dataspace, effective);
+    const attributionPackages = sortedForAttribution(
+      effective.map(({ pkg, licenseExpression, unknownLicenses }) => ({
+        name: pkg.name,
+        version: pkg.version,
+        purl: pkg.purl,
+        homepageUrl: pkg.homepageUrl,
+        copyright: pkg.copyright,
+        notice: '',
+        licenseExpression,
+        licenseExpressionSpdx: spdx(licenseExpression),
+        unknownLicenses,
+      })),
+    );
+    const keys = attributionLicenseKeys(attributionPackages);
+    const own = keys.length > 0 ? await this.deps.catalog.licenses.getByUnique(product.dataspace, keys) : new Map();
+    const library = this.deps.licenseIndexes.library;
+    const texts = (this.deps.licenseTexts ?? scancodeTexts)();
+    const licenses = keys.map((key) => {
+      const reference = library.byKey(key);
+      return { key, name: own.get(key)?.name || reference?.name || key, spdxKey: spdx(key), text: texts.text(key) ?? '' };
+    });
+    const attribution = { product: { name: product.name, version: product.version }, packages: attributionPackages, licenses, generatedAt: isoSeconds(this.deps.now()) };
+    return options.format === 'text'
+      ? { body: attributionText(attribution), filename: exportFilename(product, 'attribution.txt'), contentType: 'text/plain; charset=utf-8' }
+      : { body: attributionHtml(attribution), filename: exportFilename(product, 'attribution.html'), contentType: 'text/html; charset=utf-8' };
   }
 
   /** What the product holds, as the writers take it; 404 for a product the caller cannot view. */

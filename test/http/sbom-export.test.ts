@@ -131,3 +131,67 @@ describe('GET /api/v2/products/{uuid}/spdx/', () => {
     expect((await call('mallory', 'GET', `/api/v2/products/${product.uuid}/spdx/`)).status).toBe(404);
   });
 });
+
+describe('GET /api/v2/products/{uuid}/attribution/', () => {
+  let notice: { uuid: string };
+  beforeAll(async () => {
+    // A product of its own: its packages' deployed flags are this test's.
+    notice = await create('alice', '/api/v2/products/', { name: 'Notice <b>', version: '1' });
+    await call('alice', 'POST', `/api/v2/products/${notice.uuid}/permissions/`, { user: 'viewer', permissions: ['view_product'] });
+    const pkgs = (await call('root', 'GET', '/api/v2/packages/?page_size=100')).json.results as { uuid: string; purl: string }[];
+    const of = (purl: string) => pkgs.find((p) => p.purl === purl)!.uuid;
+    await create('alice', '/api/v2/product_packages/', { product: notice.uuid, package: of(purls.express) });
+    await create('alice', '/api/v2/product_packages/', { product: notice.uuid, package: of(purls.accepts), license_expression: 'Apache-2.0' });
+    await create('alice', '/api/v2/product_packages/', { product: notice.uuid, package: of(purls.odd) });
+    await create('alice', '/api/v2/product_packages/', { product: notice.uuid, package: of(purls.jdk), is_deployed: false });
+  });
+  const attribution = (as: string, query = '') => call(as, 'GET', `/api/v2/products/${notice.uuid}/attribution/${query}`);
+
+  it('answers a self-contained HTML notice: the deployed packages with their licenses (the concluded one when set), each text once', async () => {
+    const response = await attribution('viewer');
+    expect(response.status, response.text).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('content-disposition')).toBe('attachment; filename="Notice_b_-1.attribution.html"');
+    const html = response.text;
+    expect(html).toMatch(/^<!DOCTYPE html>/);
+    // Escaped: the product's name is shown, not interpreted.
+    expect(html).toContain('<h1>Attribution: Notice &lt;b&gt; 1</h1>');
+    // No external asset, no script.
+    expect(html).not.toMatch(/<script|<link|<img|src=|@import|url\(/i);
+    expect(html).toContain('pkg:npm/express@4.19.2');
+    expect(html).toContain('pkg:npm/accepts@1.3.8');
+    // accepts is concluded Apache-2.0 in this product: its own "mit OR Apache-2.0" is not what is shown.
+    expect(html).toMatch(/accepts[\s\S]*?License: <code>Apache-2.0<\/code>/);
+    // The unknown license, as written.
+    expect(html).toContain('(as written: “SEE LICENSE IN LICENSE.md”)');
+    // jdk is not deployed: left out by default.
+    expect(html).not.toContain('pkg:maven/org.openjdk/jdk@17.0.1');
+    // Each license's text once: MIT (express) and Apache-2.0 (accepts), from the reference texts.
+    expect(html.split('Permission is hereby granted, free of charge').length - 1).toBe(1);
+    expect(html.split('TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION').length - 1).toBe(1);
+    expect(html).toContain('id="license-mit"');
+  });
+
+  it('lists every package with include=all, and answers plain text with format=text', async () => {
+    const all = await attribution('viewer', '?include=all');
+    expect(all.text).toContain('pkg:maven/org.openjdk/jdk@17.0.1');
+    expect(all.text).toContain('GPL-2.0-only WITH Classpath-exception-2.0');
+    const text = await attribution('viewer', '?format=text&include=all');
+    expect(text.status).toBe(200);
+    expect(text.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(text.headers.get('content-disposition')).toBe('attachment; filename="Notice_b_-1.attribution.txt"');
+    expect(text.text).toMatch(/^Attribution: Notice <b> 1\n/);
+    expect(text.text).toContain('express 4.19.2\n  pkg:npm/express@4.19.2\n  License: MIT\n');
+    expect(text.text.split('Permission is hereby granted, free of charge').length - 1).toBe(1);
+  });
+
+  it('refuses an unknown format or include naming the choices, and answers 404 to who cannot view the product', async () => {
+    const pdf = await attribution('viewer', '?format=pdf');
+    expect(pdf.status).toBe(400);
+    expect(pdf.json).toEqual({ format: ['Select a valid choice. pdf is not one of the available choices (html, text).'] });
+    expect((await attribution('viewer', '?include=some')).status).toBe(400);
+    expect((await attribution('stranger')).status).toBe(404);
+    expect((await attribution('mallory')).status).toBe(404);
+    expect((await call('viewer', 'GET', '/api/v2/products/00000000-0000-4000-8000-000000000000/attribution/')).status).toBe(404);
+  });
+});
