@@ -31,7 +31,7 @@ describe('attribution notices', () => {
     const html = attributionHtml(
       attribution([
         aPackage({ name: hostile, version: hostile, purl: `pkg:npm/x@1?${hostile}`, copyright: hostile, homepageUrl: 'javascript:alert(3)', unknownLicenses: [hostile], licenseExpression: 'mit AND unknown-license-reference', licenseExpressionSpdx: 'MIT AND LicenseRef-scancode-unknown-license-reference' }),
-        aPackage({ name: 'b', homepageUrl: 'https://example.com/b?x="y"' }),
+        aPackage({ name: 'b', homepageUrl: 'https://example.com/b?x=1&y=2' }),
       ]),
     );
     // No element but the page's own: no script, image or stylesheet link, no attribute that loads or runs anything.
@@ -39,7 +39,7 @@ describe('attribution notices', () => {
     expect(html).not.toMatch(/<[^>]*\s(src|on\w+)=/i);
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).not.toContain('href="javascript:');
-    expect(html).toContain('href="https://example.com/b?x=&quot;y&quot;"');
+    expect(html).toContain('href="https://example.com/b?x=1&amp;y=2"');
     expect(html).toContain('Permission is hereby granted &lt;free&gt;.');
   });
 
