@@ -155,6 +155,18 @@ describe('the product page with real SBOMs', () => {
     expect(purls).toHaveLength(count);
     expect(spdxSchemaErrors(spdx.document)).toBeNull();
     await page.getByText('Downloaded Shop-1.0.0.spdx.json.').waitFor();
+
+    // Download attribution: the notice with every (deployed) package and each license's text once.
+    await page.getByLabel('Attribution format').selectOption('html');
+    const [notice] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download attribution' }).click()]);
+    expect(notice.suggestedFilename()).toBe('Shop-1.0.0.attribution.html');
+    const html = readFileSync(await notice.path(), 'utf8');
+    expect(html).toMatch(/^<!DOCTYPE html>/);
+    for (const purl of purls) expect(html, purl).toContain(purl.replace(/&/g, '&amp;'));
+    // MIT's section once, however many packages name it (the text is shared by the MIT family's other licenses).
+    expect(html.split('id="license-mit"').length - 1).toBe(1);
+    expect(html).toMatch(/id="license-mit"><h3>MIT License[^<]*<span class="key">\(MIT\)<\/span><\/h3><pre>Permission is hereby granted, free of charge/);
+    await page.getByText('Downloaded Shop-1.0.0.attribution.html.').waitFor();
   }, 180_000);
 
   it('uploads a larger SBOM through the upload URL, to the bucket origin, with upload and import progress', async () => {

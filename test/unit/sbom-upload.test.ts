@@ -54,6 +54,7 @@ describe('what the inventory shows', () => {
   it("names a download as the API's Content-Disposition does, else after the product", () => {
     expect(downloadFileName('attachment; filename="Shop-1.0.0.cdx.json"', { name: 'Shop', version: '1.0.0' }, 'cyclonedx')).toBe('Shop-1.0.0.cdx.json');
     expect(downloadFileName(null, { name: 'My shop/web', version: '' }, 'spdx')).toBe('My_shop_web.spdx.json');
+    expect(downloadFileName(null, { name: 'Shop', version: '2' }, 'attribution-text')).toBe('Shop-2.attribution.txt');
   });
 });
 

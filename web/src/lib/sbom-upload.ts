@@ -66,12 +66,16 @@ export function effectiveLicense(pkg: { readonly license_expression: string; rea
 }
 
 /** The file name of a download: the API's Content-Disposition name, else the product's name and version. */
-export function downloadFileName(disposition: string | null, product: { readonly name: string; readonly version: string }, format: 'cyclonedx' | 'spdx'): string {
+export function downloadFileName(disposition: string | null, product: { readonly name: string; readonly version: string }, format: DownloadKind): string {
   const named = disposition ? /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition)?.[1] : undefined;
   if (named) return decodePart(named.trim());
   const stem = [product.name, product.version].filter(Boolean).join('-').replace(/[^A-Za-z0-9._-]+/g, '_') || 'product';
-  return `${stem}.${format === 'spdx' ? 'spdx.json' : 'cdx.json'}`;
+  return `${stem}.${DOWNLOAD_SUFFIXES[format]}`;
 }
+
+/** What the product page downloads: an SBOM (CycloneDX, SPDX) or the attribution notice (HTML, text). */
+export type DownloadKind = 'cyclonedx' | 'spdx' | 'attribution-html' | 'attribution-text';
+const DOWNLOAD_SUFFIXES: Record<DownloadKind, string> = { cyclonedx: 'cdx.json', spdx: 'spdx.json', 'attribution-html': 'attribution.html', 'attribution-text': 'attribution.txt' };
 
 /** What the import's progress bar shows for a status (queued, running, completed, failed). */
 export function importProgress(status: string): { value: number; text: string } {

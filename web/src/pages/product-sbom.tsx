@@ -10,6 +10,7 @@ import {
   IMPORT_STEPS,
   directUploadLimit,
   downloadFileName,
+  type DownloadKind,
   importProgress,
   putWithProgress,
   sbomMediaType,
@@ -93,11 +94,12 @@ export function SbomPanel({ session, product, query, onImported }: { session: Se
   });
 
   const [format, setFormat] = useState<'cyclonedx' | 'spdx'>('cyclonedx');
+  const [noticeFormat, setNoticeFormat] = useState<'html' | 'text'>('html');
   const [downloaded, setDownloaded] = useState<string | undefined>();
-  const download = useAction(async () => {
+  const save = async (path: string, kind: DownloadKind) => {
     setDownloaded(undefined);
-    const document = await session.api.getDocument(`${base}/${format}/`);
-    const name = downloadFileName(document.disposition, product, format);
+    const document = await session.api.getDocument(path);
+    const name = downloadFileName(document.disposition, product, kind);
     const blob = new Blob([document.text], { type: document.contentType ?? 'application/json' });
     const url = URL.createObjectURL(blob);
     const link = window.document.createElement('a');
@@ -109,7 +111,10 @@ export function SbomPanel({ session, product, query, onImported }: { session: Se
     link.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
     setDownloaded(`Downloaded ${name}.`);
-  });
+  };
+  const download = useAction(() => save(`${base}/${format}/`, format));
+  // The attribution notice: the deployed packages, their licenses and each license's text (GET …/attribution/).
+  const downloadNotice = useAction(() => save(`${base}/attribution/?format=${noticeFormat}`, noticeFormat === 'html' ? 'attribution-html' : 'attribution-text'));
 
   const busy = upload.running;
   return (
@@ -171,10 +176,28 @@ export function SbomPanel({ session, product, query, onImported }: { session: Se
             Download SBOM
           </button>
         </form>
+        <form
+          class="sbom-download"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void downloadNotice.run();
+          }}
+        >
+          <div class="field">
+            <label for="notice-format">Attribution format</label>
+            <select id="notice-format" value={noticeFormat} onChange={(event) => setNoticeFormat(event.currentTarget.value as 'html' | 'text')}>
+              <option value="html">HTML page</option>
+              <option value="text">Plain text (NOTICE)</option>
+            </select>
+          </div>
+          <button type="submit" class="secondary" disabled={downloadNotice.running}>
+            Download attribution
+          </button>
+        </form>
       </div>
       <div aria-live="polite" class="progress-area">
         {busy && <UploadProgress stage={stage} />}
-        {downloaded && !download.running && (
+        {downloaded && !download.running && !downloadNotice.running && (
           <p role="status" class="notice notice-success">
             {downloaded}
           </p>
@@ -182,6 +205,7 @@ export function SbomPanel({ session, product, query, onImported }: { session: Se
       </div>
       <ErrorSummary error={upload.error} title="The SBOM was not loaded." />
       <ErrorSummary error={download.error} title="The SBOM could not be downloaded." />
+      <ErrorSummary error={downloadNotice.error} title="The attribution notice could not be downloaded." />
       {result && <ImportSummaryView file={result.file} answer={result.answer} />}
     </section>
   );
