@@ -218,19 +218,26 @@ export function serialiseRulesData(data: RulesData): string {
   return `{"source":${JSON.stringify(data.source)},\n"expressions":[\n${rows(data.expressions)}\n],\n"names":[\n${rows(data.names)}\n],\n"urls":[\n${rows(data.urls)}\n],\n"texts":[\n${rows(data.texts)}\n]}\n`;
 }
 
-async function main(argv: string[]): Promise<void> {
+/** The options both builders take (`--toolkit`, `--commit`, `--out`), or undefined after printing the usage. */
+export function toolkitOptions(argv: readonly string[], script: string, output: string): { toolkit: string; commit: string; out: string } | undefined {
   const at = (flag: string) => {
     const i = argv.indexOf(flag);
     return i >= 0 ? argv[i + 1] : undefined;
   };
   const toolkit = at('--toolkit');
   if (!toolkit) {
-    process.stderr.write('Usage: npm run build:license-rules -- --toolkit <scancode-toolkit checkout> [--commit <sha>] [--out <file>]\n');
+    process.stderr.write(`Usage: npm run ${script} -- --toolkit <scancode-toolkit checkout> [--commit <sha>] [--out <file>]\n`);
     process.exitCode = 2;
-    return;
+    return undefined;
   }
-  const { data, report } = await buildRulesData(toolkit, at('--commit') ?? 'unknown');
-  const out = at('--out') ?? OUTPUT;
+  return { toolkit, commit: at('--commit') ?? 'unknown', out: at('--out') ?? output };
+}
+
+async function main(argv: string[]): Promise<void> {
+  const options = toolkitOptions(argv, 'build:license-rules', OUTPUT);
+  if (!options) return;
+  const { data, report } = await buildRulesData(options.toolkit, options.commit);
+  const out = options.out;
   await writeFile(out, serialiseRulesData(data));
   process.stdout.write(`Wrote ${out}\n${report.map((line) => `  ${line}`).join('\n')}\n`);
 }

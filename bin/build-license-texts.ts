@@ -9,7 +9,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
-import { parseFrontMatter } from './build-license-rules.ts';
+import { parseFrontMatter, toolkitOptions } from './build-license-rules.ts';
 import { readReferenceRecords } from '../shared/reference/scancode-licensedb.ts';
 import { TEXTS_DATA_FILE, type TextsHeader } from '../shared/reference/scancode-texts.ts';
 
@@ -41,18 +41,10 @@ export async function buildTextsFile(toolkit: string, commit: string): Promise<{
 }
 
 async function main(argv: string[]): Promise<void> {
-  const at = (flag: string) => {
-    const i = argv.indexOf(flag);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const toolkit = at('--toolkit');
-  if (!toolkit) {
-    process.stderr.write('Usage: npm run build:license-texts -- --toolkit <scancode-toolkit checkout> [--commit <sha>] [--out <file>]\n');
-    process.exitCode = 2;
-    return;
-  }
-  const { file, count, textBytes } = await buildTextsFile(toolkit, at('--commit') ?? 'unknown');
-  const out = at('--out') ?? OUTPUT;
+  const options = toolkitOptions(argv, 'build:license-texts', OUTPUT);
+  if (!options) return;
+  const { file, count, textBytes } = await buildTextsFile(options.toolkit, options.commit);
+  const out = options.out;
   await writeFile(out, file);
   process.stdout.write(`Wrote ${out}: ${count} texts, ${(textBytes / 1024 / 1024).toFixed(1)} MB of text in ${(file.length / 1024 / 1024).toFixed(1)} MB\n`);
 }
