@@ -1,6 +1,6 @@
 /**
  * License recognition with ScanCode's rules (issue 32):
- * - a 1,000-component import of real Maven components (Keycloak 10.0.2's and Dropwizard 1.3.15's, as
+ * - a 1,000-component import of real Maven components (Keycloak 10.0.2's, Dropwizard 1.3.15's and Dependency-Track 4.5.0's, as
  *   their SBOMs name their licenses: ids, free-text names, URLs), imported by the synchronous import's
  *   code (SbomImportService.load) with the rules index on and off, in one run (target ≤ 1.1×);
  * - what reading the index costs a process once: time and heap.
@@ -27,7 +27,7 @@ import type { Caller } from '../../shared/domain/caller.ts';
 const NAME = 'license-resolution';
 const DATASPACE = 'bench-license-resolution';
 const COMPONENTS = 1_000;
-const FIXTURES = ['maven-keycloak-10.0.2.cdx.json', 'maven-dropwizard-1.3.15.cdx.json'].map((file) => new URL(`../../test/fixtures/sbom/licenses/${file}`, import.meta.url));
+const FIXTURES = ['maven-keycloak-10.0.2.cdx.json', 'maven-dropwizard-1.3.15.cdx.json', 'maven-dependency-track-4.5.0.cdx.json'].map((file) => new URL(`../../test/fixtures/sbom/licenses/${file}`, import.meta.url));
 
 interface Component {
   readonly name: string;
@@ -36,13 +36,13 @@ interface Component {
   readonly licenses?: unknown[];
 }
 
-/** The real components (nested ones too) with their licenses as written, the first COMPONENTS of distinct name. */
+/** The real components (nested ones too) with their licenses as written, the first COMPONENTS of distinct group, name and version. */
 function realComponents(): Component[] {
   const seen = new Set<string>();
   const out: Component[] = [];
   const walk = (components: unknown) => {
     for (const component of (components as (Component & { components?: unknown })[] | undefined) ?? []) {
-      const id = `${component.group ?? ''}/${component.name}`;
+      const id = `${component.group ?? ''}/${component.name}@${component.version ?? ''}`;
       if (!seen.has(id)) {
         seen.add(id);
         out.push(component);
