@@ -153,7 +153,8 @@ class Resolver {
   }
 
   private recognised(written: string, exceptionAlone = false): Resolved | undefined {
-    const hint = this.hints?.get(written);
+    // Keyed by the name as the document wrote it; the SBOM reader wraps a name holding "and"/"or" in parentheses.
+    const hint = this.hints?.get(written) ?? this.hints?.get(unwrapped(written));
     const named = this.index.findByName?.(written) ?? (hint?.name ? this.index.findByName?.(hint.name) : undefined);
     if (named && !named.isException) {
       return { kind: 'recognised', resolution: { written: unwrapped(written), expression: named.key, by: 'name', rule: 'reference library' }, tree: { kind: 'known', license: named } };

@@ -126,6 +126,8 @@ describe('resolving licenses as the world writes them', () => {
     expect(byText.resolvedFrom).toEqual([{ written: 'Acme Open License', expression: 'mit', by: 'text', rule: 'mit.LICENSE' }]);
     // A URL written as the license itself.
     expect(resolve('https://opensource.org/licenses/MIT')).toMatchObject({ expression: 'mit', resolvedFrom: [{ by: 'url', rule: 'mit.LICENSE' }] });
+    // A name the SBOM reader put in parentheses (it holds "or") still finds what the document said beside it.
+    expect(resolve('(Foo or Bar License) AND MIT', { 'Foo or Bar License': { url: 'https://opensource.org/licenses/MIT' } })).toMatchObject({ expression: 'mit AND mit', unknown: [] });
     // A name that resolves wins over its URL.
     expect(resolve('ALv2', { ALv2: { url: 'https://opensource.org/licenses/MIT' } }).expression).toBe('apache-2.0');
   });
