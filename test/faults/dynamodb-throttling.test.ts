@@ -246,8 +246,13 @@ describe('faults that outlast the retries: 503 with Retry-After, and nothing hal
       // Once DynamoDB recovers, the same request goes through: nothing (a name reservation, a
       // revision) was left behind to refuse it.
       proxy.clear();
+      const started = Date.now();
       const retried = await call(write.as, write.method, write.path, write.body);
-      expect(retried.status, retried.text).toBe(write.expect);
+      // Should it fail, say what it waited on: a fresh-clone run beside a second suite once answered 503 here
+      // (after a 14 s test), and nothing told whether DynamoDB Local had timed out three attempts or the
+      // service had given up its turn.
+      const seen = ['TransactWriteItems', 'GetItem', 'Query', 'BatchGetItem'].map((op) => `${op} ×${proxy.calls(op)}`).join(', ');
+      expect(retried.status, `${retried.text}; answered in ${Date.now() - started} ms; DynamoDB calls since the fault was cleared: ${seen}`).toBe(write.expect);
     });
   }
 
