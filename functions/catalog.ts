@@ -1,4 +1,4 @@
-/** The catalog: /api/v2/usage_policies/, licenses/, packages/ and vulnerabilities/, and the reference_licenses/ and advisory_sources/ every dataspace reads. */
+/** The catalog: /api/v2/usage_policies/, licenses/, license_mappings/, packages/ and vulnerabilities/, and the reference_licenses/ and advisory_sources/ every dataspace reads. */
 import { apiFunction } from '../shared/http/api-handler.ts';
 import { apiDependencies, catalogService, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
 
@@ -15,6 +15,13 @@ export const makeHandler = ({ api, catalog }: Pick<Dependencies, 'api' | 'catalo
   retrieve_license: async (r) => ({ statusCode: 200, body: await catalog.retrieveLicense(r.caller, r.pathParameters.uuid, r.baseUrl) }),
   update_license: async (r) => ({ statusCode: 200, body: await catalog.saveLicense(r.caller, r.pathParameters.uuid, () => r.body, r.baseUrl, { ifMatch: r.ifMatch }) }),
   partial_update_license: async (r) => ({ statusCode: 200, body: await catalog.saveLicense(r.caller, r.pathParameters.uuid, () => r.body, r.baseUrl, { ifMatch: r.ifMatch }) }),
+  list_license_mappings: async (r) => ({ statusCode: 200, body: await catalog.listLicenseMappings(r.caller, r.query, r.url, r.baseUrl) }),
+  create_license_mapping: async (r) => ({ statusCode: 201, body: await catalog.saveLicenseMapping(r.caller, undefined, () => r.body, r.baseUrl) }),
+  retrieve_license_mapping: async (r) => ({ statusCode: 200, body: await catalog.retrieveLicenseMapping(r.caller, r.pathParameters.uuid, r.baseUrl) }),
+  update_license_mapping: async (r) => ({ statusCode: 200, body: await catalog.saveLicenseMapping(r.caller, r.pathParameters.uuid, () => r.body, r.baseUrl, r.ifMatch) }),
+  partial_update_license_mapping: async (r) => ({ statusCode: 200, body: await catalog.saveLicenseMapping(r.caller, r.pathParameters.uuid, () => r.body, r.baseUrl, r.ifMatch) }),
+  destroy_license_mapping: async (r) => (await catalog.deleteLicenseMapping(r.caller, r.pathParameters.uuid, r.ifMatch), { statusCode: 204 }),
+
   list_reference_licenses: async (r) => ({ statusCode: 200, body: await catalog.listReferenceLicenses(r.query, r.url) }),
   list_advisory_sources: async (r) => ({ statusCode: 200, body: await catalog.listAdvisorySources(r.query, r.url) }),
   retrieve_reference_license: async (r) => ({ statusCode: 200, body: catalog.retrieveReferenceLicense(r.pathParameters.key) }),

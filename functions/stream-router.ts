@@ -1,5 +1,6 @@
 /**
- * The table's stream → the evaluation queue and the audit trail. Filter criteria select the changes of
+ * The table's stream → the evaluation queue, the audit trail, the advisory link queue and the license
+ * re-resolution queue. Filter criteria select the changes of
  * evaluated and of audited entities. Each change that can change an evaluation is mapped to the
  * products it affects, and each product is queued once per batch and correlation id, with that id. A
  * change that affects a whole dataspace queues its first fan-out page instead (once per batch,
@@ -17,7 +18,10 @@ import { randomUUID } from 'node:crypto';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { changeTargets } from '../shared/domain/change-records.ts';
 import { changeRecordOf } from '../shared/store/change-targets.ts';
-import { advisoryLinkQueue, changeTargetResolver, evaluationQueue, lambdaHandler, violationDayStore, type Dependencies } from '../shared/runtime.ts';
+import { advisoryLinkQueue, changeTargetResolver, evaluationQueue, lambdaHandler, licenseReresolutionQueue, violationDayStore, type Dependencies } from '../shared/runtime.ts';
+import type { LicenseReresolutionMessage, LicenseReresolutionQueue } from '../shared/aws/license-reresolution-queue.ts';
+import { reresolutionTarget } from '../shared/domain/license-mapping.ts';
+import { CatalogStore } from '../shared/store/catalog-store.ts';
 import { linkMessages, type AdvisoryLinkQueue } from '../shared/aws/advisory-link-queue.ts';
 import { linkTargets, type LinkTarget } from '../shared/domain/link-targets.ts';
 import { linkImageOf } from '../shared/store/advisory-store.ts';
@@ -38,6 +42,8 @@ type RouterDependencies = Pick<Dependencies, 'changeTargetResolver' | 'evaluatio
   readonly violationDays?: Pick<ViolationDayStore, 'count'>;
   /** The advisory link queue; without it (tests of routing and auditing alone) nothing is sent to match. */
   readonly advisoryLinkQueue?: Pick<AdvisoryLinkQueue, 'send'>;
+  /** The license re-resolution queue; without it (tests of routing and auditing alone) no mapping is applied. */
+  readonly licenseReresolutionQueue?: Pick<LicenseReresolutionQueue, 'send'>;
 };
 
 export const makeHandler =
@@ -51,6 +57,7 @@ export const handler = lambdaHandler((c) =>
     auditTrail: auditTrailWriter(c),
     violationDays: violationDayStore(c),
     advisoryLinkQueue: advisoryLinkQueue(c),
+    licenseReresolutionQueue: licenseReresolutionQueue(c),
   }),
 );
 
@@ -66,6 +73,7 @@ async function route(deps: RouterDependencies, event: DynamoDBStreamEvent, conte
   const batchCorrelationId = randomUUID();
   const audited: PlacedAuditRecord[] = [];
   const toLink: LinkTarget[] = [];
+  const toReresolve = new Map<string, LicenseReresolutionMessage>();
   const response = await processStreamBatch(event, context, (record: DynamoDBRecord) =>
     withCorrelation(streamCorrelationId(record) ?? batchCorrelationId, async (correlationId) => {
       try {
@@ -73,6 +81,11 @@ async function route(deps: RouterDependencies, event: DynamoDBStreamEvent, conte
         if (audit) audited.push(audit);
         await countViolationDay(deps, record);
         toLink.push(...linkTargets(linkImageOf(record.dynamodb?.OldImage as StreamImage | undefined), linkImageOf(record.dynamodb?.NewImage as StreamImage | undefined)));
+        const mapped = reresolutionTarget(
+          CatalogStore.fromImage('licenseMappings', record.dynamodb?.OldImage as StreamImage | undefined),
+          CatalogStore.fromImage('licenseMappings', record.dynamodb?.NewImage as StreamImage | undefined),
+        );
+        if (mapped) toReresolve.set(mapped.mapping, { ...mapped, correlationId });
         const targets = changeTargets(changeRecordOf(record));
         const products = await resolver.products(targets);
         const fresh = products.filter((product) => !queued.has(`${product.uuid}|${correlationId}`));
@@ -111,6 +124,11 @@ async function route(deps: RouterDependencies, event: DynamoDBStreamEvent, conte
   if (messages.length > 0 && deps.advisoryLinkQueue) {
     await deps.advisoryLinkQueue.send(messages);
     logger.info('Advisory matching queued', { messages: messages.length, targets: toLink.length });
+  }
+  // Mappings made or changed, once each however often the batch changed them (the re-resolver reads it as it is then).
+  if (toReresolve.size > 0 && deps.licenseReresolutionQueue) {
+    await deps.licenseReresolutionQueue.send([...toReresolve.values()]);
+    logger.info('License re-resolution queued', { mappings: [...toReresolve.keys()] });
   }
   await deps.auditTrail.write(audited);
   try {

@@ -24,6 +24,8 @@ const ConfigSchema = z.object({
   EVALUATION_QUEUE_URL: z.string().optional(),
   /** The advisory link queue (shared/aws/advisory-link-queue.ts): the stream router sends to it. */
   ADVISORY_LINKS_QUEUE_URL: z.string().optional(),
+  /** The license re-resolution queue (shared/aws/license-reresolution-queue.ts): the stream router sends to it. */
+  LICENSE_RERESOLUTION_QUEUE_URL: z.string().optional(),
   /**
    * Where the advisory sync reads OSV records (shared/services/advisory-sync.ts): OSV's bucket, or a mirror
    * laid out as it is. Unset: the sync does nothing (the local stack's default; the CDK stack sets it).

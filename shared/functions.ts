@@ -10,7 +10,7 @@ export interface FunctionDefinition {
   readonly memoryMb: number;
   readonly timeoutSeconds: number;
   readonly table: 'none' | 'read' | 'read-write';
-  readonly sendsTo: readonly ('evaluation' | 'webhookDeliveries' | 'advisoryLinks')[];
+  readonly sendsTo: readonly ('evaluation' | 'webhookDeliveries' | 'advisoryLinks' | 'licenseReresolution')[];
   readonly publishesEvents: boolean;
   /** Writes absolute URLs into events, so needs PUBLIC_BASE_URL: the public origin of the API. */
   readonly buildsEventUrls?: true;
@@ -143,12 +143,13 @@ export const FUNCTIONS = {
   },
   'stream-router': {
     entry: 'functions/stream-router.ts',
-    description: 'Table stream: change records to the products to evaluate, onto the evaluation queue; packages and advisories to match, onto the advisory link queue; audited changes to the audit trail and its bucket',
+    description:
+      'Table stream: change records to the products to evaluate, onto the evaluation queue; packages and advisories to match, onto the advisory link queue; license mappings made or changed, onto the license re-resolution queue; audited changes to the audit trail and its bucket',
     memoryMb: 512,
     timeoutSeconds: 60,
     // Writes the audit records (and reads deletion markers and a comment's request).
     table: 'read-write',
-    sendsTo: ['evaluation', 'advisoryLinks'],
+    sendsTo: ['evaluation', 'advisoryLinks', 'licenseReresolution'],
     publishesEvents: false,
     auditExport: true,
   },
@@ -161,6 +162,16 @@ export const FUNCTIONS = {
     sendsTo: [],
     publishesEvents: false,
     matchesAdvisories: true,
+  },
+  'license-reresolver': {
+    entry: 'functions/license-reresolver.ts',
+    description:
+      "License re-resolution queue: a license mapping made or changed, applied to the packages of its dataspace whose unknown licenses hold its text; each package resolved again is a change on the stream, so its products are evaluated again",
+    memoryMb: 1024,
+    timeoutSeconds: 300,
+    table: 'read-write',
+    sendsTo: [],
+    publishesEvents: false,
   },
   'advisory-sync': {
     entry: 'functions/advisory-sync.ts',

@@ -45,7 +45,7 @@
  *                                                              attribute (total|status=open, private|requester=bob...)
  *                                                              of its group's item (shared/store/request-counters.ts)
  *   Request count (earlier layout) PK=DS#<ds>#REQCOUNT[#<shard>]  SK=<counter key>   folded into the groups by the migration
- *   Catalog object (usage policy, license, package, vulnerability)
+ *   Catalog object (usage policy, license, license mapping, package, vulnerability)
  *                PK=<TYPE>#<uuid>         SK=<TYPE>             get one
  *                GSI1PK=DS#<ds>#<TYPE>S   GSI1SK=<unique value, ≤ 900 bytes>␁<uuid>   list a dataspace's, in order
  *                                                              (all its licenses: to resolve license expressions)
@@ -57,7 +57,8 @@
  *                                                              item each (read with a Query, in their `position`):
  *                                                              no item limit on how many (vulnerabilities written
  *                                                              before hold them in their own item: affectedPackages)
- *   Unique value PK=DS#<ds>#<TYPE>#<unique value>  SK=UNIQUE   label / key / purl / vulnerability id → uuid
+ *   Unique value PK=DS#<ds>#<TYPE>#<unique value>  SK=UNIQUE   label / key / purl / vulnerability id / a mapping's
+ *                                                              normalised text → uuid
  *                                                              (a license's and a policy's also count who names them:
  *                                                              usedByPackages, usedByLicenses)
  *   Product package PK=PRODUCT#<uuid>     SK=PACKAGE#<package uuid>      a product's packages (unique per product)
@@ -151,7 +152,7 @@ export function catalogSortKey(unique: string, uuid: string): string {
 const CATALOG_SORT_BYTES = 900;
 
 /** The lists whose counts are kept in list count items (requests keep theirs in request count items). */
-export type CountedCollection = 'PRODUCTS' | 'USAGEPOLICIES' | 'LICENSES' | 'PACKAGES' | 'VULNERABILITIES' | 'PRODUCTPACKAGES';
+export type CountedCollection = 'PRODUCTS' | 'USAGEPOLICIES' | 'LICENSES' | 'LICENSEMAPPINGS' | 'PACKAGES' | 'VULNERABILITIES' | 'PRODUCTPACKAGES';
 
 /** Counter items are sharded; shard 0 keeps the unsuffixed key, so counts written before sharding still count. */
 const shardSuffix = (shard: number) => (shard === 0 ? '' : `#${shard}`);
@@ -166,7 +167,7 @@ function advisoryShard(id: string): number {
 }
 
 /** The catalog's object types, as they appear in keys. */
-export type CatalogType = 'USAGEPOLICY' | 'LICENSE' | 'PACKAGE' | 'VULNERABILITY';
+export type CatalogType = 'USAGEPOLICY' | 'LICENSE' | 'LICENSEMAPPING' | 'PACKAGE' | 'VULNERABILITY';
 /** The catalog lookups by a field that is not unique: packages by name, licenses by SPDX key. */
 export type CatalogLookup = 'PACKAGENAME' | 'LICENSESPDX';
 
@@ -421,6 +422,7 @@ export type EntityType =
   | 'ListCount'
   | 'UsagePolicy'
   | 'License'
+  | 'LicenseMapping'
   | 'Package'
   | 'Vulnerability'
   | 'VulnerabilityLink'
@@ -457,7 +459,7 @@ export type EntityType =
 const AUDITED_KEYS: readonly (readonly [pk: RegExp, sk: RegExp])[] = [
   [/^PRODUCT#[^#]+$/, /^(PRODUCT|GRANT#.*|PACKAGE#.*|ANALYSIS#.*|WAIVER#.*)$/],
   [/^REQUEST#[^#]+$/, /^(REQUEST|COMMENT#.*)$/],
-  [/^(USAGEPOLICY|LICENSE|PACKAGE|VULNERABILITY)#[^#]+$/, /^(USAGEPOLICY|LICENSE|PACKAGE|VULNERABILITY)$/],
+  [/^(USAGEPOLICY|LICENSE|LICENSEMAPPING|PACKAGE|VULNERABILITY)#[^#]+$/, /^(USAGEPOLICY|LICENSE|LICENSEMAPPING|PACKAGE|VULNERABILITY)$/],
   [/^DS#[^#]+$/, /^POLICYCONFIG$/],
   [/^WEBHOOK#[^#]+$/, /^WEBHOOK$/],
   [/^APIKEY#[^#]+$/, /^APIKEY$/],

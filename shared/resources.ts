@@ -66,6 +66,18 @@ export const QUEUES = {
     deadLetterRetentionDays: 14,
   },
   /**
+   * License mappings made or changed, to apply to the packages already in their dataspace
+   * (shared/aws/license-reresolution-queue.ts). Six times the re-resolver's 300 s timeout.
+   */
+  licenseReresolution: {
+    localName: 'license-reresolution',
+    urlEnvVar: 'LICENSE_RERESOLUTION_QUEUE_URL',
+    visibilityTimeoutSeconds: 1800,
+    maxReceiveCount: 5,
+    retentionDays: 4,
+    deadLetterRetentionDays: 14,
+  },
+  /**
    * The upload bucket's object-created events (S3 → SQS → the import function). Six times the import
    * function's timeout; an import that fails three times is recorded as failed and its event moves to the DLQ.
    */
@@ -195,7 +207,8 @@ export const EVENT_SOURCES: readonly EventSourceDefinition[] = [
     // audited ones (shared/domain/audit.ts): the router queues evaluations and writes the audit trail.
     // Also the violations, whose changes it counts per day for the policy portfolio (shared/store/violation-day-store.ts).
     // And the advisories' package items, whose changes it sends to the advisory linker with the packages
-    // written (shared/domain/advisory-links.ts linkTargets).
+    // written (shared/domain/advisory-links.ts linkTargets). License mappings are audited, so in already:
+    // a mapping made or changed is sent to the license re-resolver.
     filterPatterns: withoutLimiterItems(entityFilter([...new Set<string>([...EVALUATED_ENTITIES, ...AUDITED_ENTITIES, 'Violation', 'AdvisoryPackage'])])),
   },
   {
@@ -221,6 +234,8 @@ export const EVENT_SOURCES: readonly EventSourceDefinition[] = [
   { kind: 'queue', queue: 'webhookDeliveries', function: 'webhook-delivery', batchSize: 10, maxConcurrency: 10 },
   // A batch's packages are grouped by package key: one advisory lookup a key (shared/services/advisory-links.ts).
   { kind: 'queue', queue: 'advisoryLinks', function: 'advisory-linker', batchSize: 10, maxBatchingWindowSeconds: 1 },
+  // One mapping per invocation: each reads its dataspace's packages, and a failed one retries alone.
+  { kind: 'queue', queue: 'licenseReresolution', function: 'license-reresolver', batchSize: 1 },
   // One upload per invocation: an import is long, and a failed one retries alone.
   { kind: 'queue', queue: 'sbomUploads', function: 'sbom-import', batchSize: 1 },
 ];

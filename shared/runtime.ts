@@ -50,6 +50,8 @@ import { ViolationDayStore } from './store/violation-day-store.ts';
 import { PortfolioService } from './services/portfolio.ts';
 import { AdvisoryStore } from './store/advisory-store.ts';
 import { SqsAdvisoryLinkQueue, type AdvisoryLinkQueue } from './aws/advisory-link-queue.ts';
+import { applyMapping, type MappingApplier } from './store/license-reresolution.ts';
+import { SqsLicenseReresolutionQueue, type LicenseReresolutionQueue } from './aws/license-reresolution-queue.ts';
 
 /** A factory of one part: it makes the part from a composition's configuration and other parts. */
 export type Factory<T> = (composition: Composition) => T;
@@ -247,6 +249,18 @@ export function advisoryStore(c: Composition): AdvisoryStore {
   return c.once(advisoryStore, () => new AdvisoryStore(dynamoClient(c), c.config.TABLE_NAME));
 }
 
+export function licenseReresolutionQueue(c: Composition): LicenseReresolutionQueue {
+  return c.once(
+    licenseReresolutionQueue,
+    () => new SqsLicenseReresolutionQueue(sqsClient(c), requiredSetting(c.config.LICENSE_RERESOLUTION_QUEUE_URL, 'LICENSE_RERESOLUTION_QUEUE_URL')),
+  );
+}
+
+/** A license mapping applied to the packages of its dataspace (the license re-resolver's work). */
+export function licenseMappingApplier(c: Composition): MappingApplier {
+  return (dataspace, mapping) => applyMapping(dynamoClient(c), c.config.TABLE_NAME, dataspace, mapping);
+}
+
 export function advisoryLinkQueue(c: Composition): AdvisoryLinkQueue {
   return c.once(advisoryLinkQueue, () => new SqsAdvisoryLinkQueue(sqsClient(c), requiredSetting(c.config.ADVISORY_LINKS_QUEUE_URL, 'ADVISORY_LINKS_QUEUE_URL')));
 }
@@ -353,6 +367,8 @@ export interface Dependencies {
   readonly evaluationQueue: EvaluationQueue;
   readonly evaluationFanOut: EvaluationFanOut;
   readonly advisoryLinkQueue: AdvisoryLinkQueue;
+  readonly licenseReresolutionQueue: LicenseReresolutionQueue;
+  readonly licenseMappingApplier: MappingApplier;
   readonly policy: PolicyService;
   readonly portfolio: PortfolioService;
   readonly violationDays: ViolationDayStore;
@@ -381,6 +397,8 @@ export function dependencyFactories(c: Composition): { readonly [K in keyof Depe
     evaluationQueue: () => evaluationQueue(c),
     evaluationFanOut: () => evaluationFanOut(c),
     advisoryLinkQueue: () => advisoryLinkQueue(c),
+    licenseReresolutionQueue: () => licenseReresolutionQueue(c),
+    licenseMappingApplier: () => licenseMappingApplier(c),
     policy: () => policyService(c),
     portfolio: () => portfolioService(c),
     violationDays: () => violationDayStore(c),

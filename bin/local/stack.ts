@@ -229,6 +229,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       EVENT_BUS_NAME: EVENT_BUS.localName,
       EVALUATION_QUEUE_URL: queues.evaluation.url,
       ADVISORY_LINKS_QUEUE_URL: queues.advisoryLinks.url,
+      LICENSE_RERESOLUTION_QUEUE_URL: queues.licenseReresolution.url,
       WEBHOOK_DELIVERIES_QUEUE_URL: queues.webhookDeliveries.url,
       PUBLIC_BASE_URL: publicBaseUrl ?? gateway.url,
     };

@@ -93,6 +93,12 @@ export const AUDITED_TYPES = {
     object: uuidOf,
     repr: (i) => str(i.key),
   },
+  LicenseMapping: {
+    objectType: 'license_mapping',
+    fields: { text: 'text', licenseExpression: 'license_expression' },
+    object: uuidOf,
+    repr: (i) => `${str(i.text)} → ${str(i.licenseExpression)}`,
+  },
   Package: {
     objectType: 'package',
     fields: {

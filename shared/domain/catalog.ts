@@ -36,7 +36,7 @@ export type Justification = (typeof JUSTIFICATIONS)[number];
 export const RESPONSES = ['can_not_fix', 'rollback', 'update', 'will_not_fix', 'workaround_available'] as const;
 export type AnalysisResponse = (typeof RESPONSES)[number];
 
-interface Stored {
+export interface Stored {
   readonly uuid: string;
   readonly dataspace: string;
   /** Bumped by every write: the optimistic-concurrency token. */

@@ -23,6 +23,7 @@ export const METRIC_CATALOG = {
   AuditExportFailures: { counts: 'Audit records a stream batch could not export to the audit bucket (they stay in the table: README, Operating)' },
   DeadLettered: { counts: "Messages that failed their queue's last receive and move to its dead-letter queue", dimension: 'Queue' },
   AdvisoryLinksMade: { counts: 'Packages linked to a published advisory that affects them (shared/services/advisory-links.ts)' },
+  PackagesReresolved: { counts: "Packages a license mapping resolved again (functions/license-reresolver.ts)" },
   AdvisoryLinksTakenBack: { counts: 'Links a published advisory made, taken back (withdrawn, changed, or the package moved)' },
 } as const satisfies Record<string, { counts: string; dimension?: string }>;
 

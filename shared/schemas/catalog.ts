@@ -129,6 +129,37 @@ export const LicenseSchema = z
   })
   .meta({ id: 'License' });
 
+/** At most this many characters of a mapping's `text`: a license name or URL, not a license text. */
+const MAX_MAPPING_TEXT = 500;
+/** At most this many characters of a mapping's `license_expression`. */
+const MAX_MAPPING_EXPRESSION = 1_000;
+
+/**
+ * A license mapping body: a license as written, and what it means. Both fields on create and PUT;
+ * either on PATCH. The expression is checked against the dataspace's licenses by the service.
+ */
+export const LicenseMappingBodies = bodies(
+  'LicenseMapping',
+  {
+    text: required(MAX_MAPPING_TEXT).describe(
+      'A license as written in SBOMs or package data (a name, tag or URL), matched case-insensitively after the same normalisation as ScanCode\'s names: punctuation, whitespace, "licence"/"license" and version spellings aside',
+    ),
+    license_expression: required(MAX_MAPPING_EXPRESSION).describe("What it means: a license expression of keys or SPDX ids of this dataspace's licenses or the reference library's"),
+  },
+  {},
+  ['uuid', 'api_url', 'license_expression_spdx'],
+);
+
+export const LicenseMappingSchema = z
+  .object({
+    uuid: z.uuid(),
+    api_url: z.url(),
+    text: z.string(),
+    license_expression: z.string().describe('The canonical expression over license keys'),
+    license_expression_spdx: z.string().describe('The same expression with SPDX ids'),
+  })
+  .meta({ id: 'LicenseMapping' });
+
 /** `?is_exception=`: django-filter's BooleanFilter words; anything else is refused, as the choice filters are. */
 const booleanFilter = z
   .string()

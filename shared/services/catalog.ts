@@ -20,6 +20,7 @@ import { isUuid, uuidOf } from '../domain/identifiers.ts';
 import { invisibleCharacter, invisibleMessage } from '../domain/text.ts';
 import { SEARCH_FIELDS, objectMatches, searchTerms } from '../domain/search.ts';
 import { parseLicenseExpression } from '../domain/license-expression.ts';
+import { checkMapping, mappingKeys, type LicenseMapping } from '../domain/license-mapping.ts';
 import { namedLicenseCount, resolveLicenseExpression, UNKNOWN_LICENSE_KEY, type Resolution, type ResolvedExpression } from '../domain/license-resolution.ts';
 import type { Page } from '../domain/pagination.ts';
 import { retryOnConflict } from '../store/dynamo.ts';
@@ -360,6 +361,60 @@ export class CatalogService {
       return after;
     }, isCatalogRace);
     return dryRun ? licenseView(saved, baseUrl) : tagged(licenseView(saved, baseUrl), savedTag(saved));
+  }
+
+  // --- license mappings ----------------------------------------------------------------------
+
+  async listLicenseMappings(caller: Caller, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
+    const page = await paginate(query, url, (offset, limit) => this.store.licenseMappings.list(caller.dataspace, offset, limit, { counted: ['all'] }), (m) => m);
+    return { ...page, results: await this.licenseMappingViews(caller.dataspace, page.results, baseUrl) };
+  }
+
+  async retrieveLicenseMapping(caller: Caller, uuid: string, baseUrl: string) {
+    const object = await this.find(this.store.licenseMappings, caller, uuid, false);
+    return tagged((await this.licenseMappingViews(caller.dataspace, [object], baseUrl))[0]!, catalogTag(object));
+  }
+
+  /**
+   * Creates or changes a mapping (superusers). The expression is read against the dataspace's licenses
+   * and the reference library, keys and SPDX ids only, and stored over keys. Later writes and imports
+   * read it (LicenseIndexes, the SBOM import); the packages already there are re-resolved in the
+   * background: the mapping's change on the table's stream queues it (functions/license-reresolver.ts).
+   */
+  async saveLicenseMapping(caller: Caller, uuid: string | undefined, readBody: () => Body, baseUrl: string, ifMatch?: IfMatch) {
+    if (!uuid) this.requireSuperuser(caller);
+    const saved = await retryOnConflict(async () => {
+      const before = uuid ? await this.find(this.store.licenseMappings, caller, uuid, true) : undefined;
+      if (before) requireMatch(ifMatch, catalogTag(before));
+      const body = readBody();
+      const text = (body.text as string | undefined) ?? before!.text;
+      const checked = checkMapping(text, (body.license_expression as string | undefined) ?? before!.licenseExpression, await this.indexes.keysOf(caller.dataspace));
+      if ('errors' in checked) throw new ValidationError(checked.errors);
+      const after: LicenseMapping = { ...(before ?? this.newStored(caller)), text, licenseExpression: checked.expression };
+      await this.store.licenseMappings.write(before, after);
+      return after;
+    }, isCatalogRace);
+    return tagged((await this.licenseMappingViews(caller.dataspace, [saved], baseUrl))[0]!, savedTag(saved));
+  }
+
+  /** Deletes a mapping (superusers). The packages it resolved stay as they are: their expressions are the catalog's now. */
+  async deleteLicenseMapping(caller: Caller, uuid: string, ifMatch?: IfMatch): Promise<void> {
+    await retryOnConflict(async () => {
+      const mapping = await this.find(this.store.licenseMappings, caller, uuid, true);
+      requireMatch(ifMatch, catalogTag(mapping));
+      await this.store.licenseMappings.write(mapping, undefined);
+    }, isCatalogRace);
+  }
+
+  private async licenseMappingViews(dataspace: string, mappings: readonly LicenseMapping[], baseUrl: string) {
+    const spdx = await this.indexes.spdxRenderer(dataspace, mappings.map((m) => ({ licenseKeys: mappingKeys(m) })));
+    return mappings.map((m) => ({
+      uuid: m.uuid,
+      api_url: catalogUrl(baseUrl, 'license_mappings', m.uuid),
+      text: m.text,
+      license_expression: m.licenseExpression,
+      license_expression_spdx: spdx(m.licenseExpression),
+    }));
   }
 
   // --- reference licenses --------------------------------------------------------------------

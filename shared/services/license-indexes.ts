@@ -10,6 +10,7 @@ import { canonicalToSpdx, resolveLicenseExpression, type ResolvedExpression } fr
 import type { ReferenceLibrary } from '../domain/reference-license.ts';
 import { scancodeLibrary } from '../reference/scancode-licensedb.ts';
 import { scancodeKnowledge } from '../reference/scancode-rules.ts';
+import { shippedLicenseIndex } from '../reference/shipped-license-index.ts';
 import type { LicenseKnowledge } from '../domain/license-knowledge.ts';
 import type { CatalogStore } from '../store/catalog-store.ts';
 
@@ -23,11 +24,18 @@ export class LicenseIndexes {
 
   /**
    * The dataspace's licenses (one paged Query of its license index, eventually consistent) with the
-   * reference library. A license deleted a moment ago may still be in it: a write that counts a use
-   * of it then fails its condition and is retried from a fresh read (shared/store/catalog-store.ts).
+   * reference library, its license mappings (one more Query, of a few items) and ScanCode's rules. A
+   * license deleted a moment ago may still be in it: a write that counts a use of it then fails its
+   * condition and is retried from a fresh read (shared/store/catalog-store.ts).
    */
   async forDataspace(dataspace: string): Promise<DataspaceLicenseIndex> {
-    return buildLicenseIndex(await this.catalog.licenses.all(dataspace), this.library, { knowledge: this.knowledge() });
+    const [licenses, mappings] = await Promise.all([this.catalog.licenses.all(dataspace), this.catalog.licenseMappings.all(dataspace)]);
+    return shippedLicenseIndex(licenses, mappings, { library: this.library, knowledge: this.knowledge() });
+  }
+
+  /** The dataspace's licenses and the reference library only: what reads keys and SPDX ids, and nothing else (a mapping's expression). */
+  async keysOf(dataspace: string): Promise<DataspaceLicenseIndex> {
+    return buildLicenseIndex(await this.catalog.licenses.all(dataspace), this.library);
   }
 
   /** Resolves each text for the dataspace, reading its licenses once (an SBOM's N expressions, one read). */

@@ -13,7 +13,7 @@
 import type { Caller } from '../domain/caller.ts';
 import { NotFoundError, PayloadTooLargeError, ServiceUnavailableError, UnsupportedMediaTypeError, ValidationError } from '../domain/errors.ts';
 import { isUuid } from '../domain/identifiers.ts';
-import { buildLicenseIndex } from '../domain/license-index.ts';
+import { shippedLicenseIndex } from '../reference/shipped-license-index.ts';
 import type { ReferenceLibrary } from '../domain/reference-license.ts';
 import type { LicenseKnowledge } from '../domain/license-knowledge.ts';
 import { scancodeKnowledge } from '../reference/scancode-rules.ts';
@@ -323,8 +323,9 @@ export class SbomImportService {
     let changed = false;
     const started = Date.now();
     for (let attempt = 1; ; attempt++) {
-      const [licenses, byPurl, vulnerabilities] = await Promise.all([
+      const [licenses, mappings, byPurl, vulnerabilities] = await Promise.all([
         store.dataspaceLicenses(record.dataspace),
+        store.licenseMappings(record.dataspace),
         store.packagesByPurl(record.dataspace, purls),
         store.vulnerabilitiesById(record.dataspace, vulnerabilityIds),
       ]);
@@ -351,7 +352,7 @@ export class SbomImportService {
           vulnerabilitiesById: vulnerabilities,
         },
         {
-          index: buildLicenseIndex(licenses, this.deps.library(), { knowledge: (this.deps.knowledge ?? scancodeKnowledge)() }),
+          index: shippedLicenseIndex(licenses, mappings, { library: this.deps.library(), knowledge: (this.deps.knowledge ?? scancodeKnowledge)() }),
           now: isoWithOffset(this.deps.now()),
           newUuid: this.deps.newUuid,
           mode: record.mode as ImportMode,

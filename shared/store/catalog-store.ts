@@ -29,6 +29,7 @@ import {
   type Vulnerability,
   type VulnerabilitySource,
 } from '../domain/catalog.ts';
+import { mappingMatchKey, type LicenseMapping } from '../domain/license-mapping.ts';
 import { licenseSearchFields, searchFold, searchTextOf, type LicenseCriteria } from '../domain/license-search.ts';
 import type { LicenseCategory } from '../domain/reference-license.ts';
 import {
@@ -207,6 +208,7 @@ export const CATALOG_LOOKUPS_INDEXED = DATASPACE_MARKS.catalogLookupsIndexed;
 const COUNTED: Record<CatalogType, CountedCollection> = {
   USAGEPOLICY: 'USAGEPOLICIES',
   LICENSE: 'LICENSES',
+  LICENSEMAPPING: 'LICENSEMAPPINGS',
   PACKAGE: 'PACKAGES',
   VULNERABILITY: 'VULNERABILITIES',
 };
@@ -472,6 +474,7 @@ export class Collection<T extends Stored> {
 interface CatalogObjects {
   readonly usagePolicies: UsagePolicy;
   readonly licenses: License;
+  readonly licenseMappings: LicenseMapping;
   readonly packages: Package;
   readonly vulnerabilities: Vulnerability;
 }
@@ -497,6 +500,16 @@ export const CATALOG_SPECS: { readonly [K in keyof CatalogObjects]: CollectionSp
       complianceAlert: (item.complianceAlert ?? '') as UsagePolicy['complianceAlert'],
       description: String(item.description ?? ''),
     }),
+  },
+  licenseMappings: {
+    type: 'LICENSEMAPPING',
+    entity: 'LicenseMapping',
+    // Unique as it is matched: `Apache License, Version 2.0` and `apache license 2.0` are one mapping.
+    unique: (mapping) => mappingMatchKey(mapping.text),
+    uniqueField: 'text',
+    uniqueMessage: 'A license mapping of this text (compared as names are: case, punctuation, version spellings aside) already exists.',
+    toAttributes: (m) => ({ text: m.text, licenseExpression: m.licenseExpression }),
+    fromItem: (item) => ({ ...stored(item), text: String(item.text), licenseExpression: String(item.licenseExpression) }),
   },
   licenses: {
     type: 'LICENSE',
@@ -807,6 +820,7 @@ export function licenseFilter({ criteria, legacy }: LicenseListFilter): FilterCl
 export class CatalogStore {
   readonly usagePolicies: Collection<UsagePolicy>;
   readonly licenses: Collection<License>;
+  readonly licenseMappings: Collection<LicenseMapping>;
   readonly packages: Collection<Package>;
   readonly vulnerabilities: VulnerabilityCollection;
 
@@ -816,6 +830,7 @@ export class CatalogStore {
   ) {
     this.usagePolicies = new Collection(doc, tableName, CATALOG_SPECS.usagePolicies);
     this.licenses = new Collection(doc, tableName, CATALOG_SPECS.licenses);
+    this.licenseMappings = new Collection(doc, tableName, CATALOG_SPECS.licenseMappings);
     this.packages = new Collection(doc, tableName, CATALOG_SPECS.packages);
     this.vulnerabilities = new VulnerabilityCollection(doc, tableName);
   }

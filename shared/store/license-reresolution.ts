@@ -1,18 +1,18 @@
 /**
  * Packages already in the catalog, resolved again when what recognises licenses changes: a new ScanCode
  * rules index (the migration: once per dataspace and index version, marked on the dataspace's item) or a
- * dataspace's license mappings. Only packages with unknown licenses are read again, and only those whose
+ * dataspace's license mappings (applyMapping). Only packages with unknown licenses are read again, and only those whose
  * stored expression came from their declared text (reresolution in shared/domain/license-resolution.ts)
  * are written. Each write is a package MODIFY on the table's stream like any other, so the products that
  * hold the package are evaluated again.
  */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Package } from '../domain/catalog.ts';
-import { buildLicenseIndex } from '../domain/license-index.ts';
 import { reresolution, type LicenseIndex } from '../domain/license-resolution.ts';
+import { holdsMappedText } from '../domain/license-mapping.ts';
 import { keys } from '../keys.ts';
-import { scancodeLibrary } from '../reference/scancode-licensedb.ts';
-import { readRulesData, scancodeKnowledge } from '../reference/scancode-rules.ts';
+import { readRulesData } from '../reference/scancode-rules.ts';
+import { shippedLicenseIndex } from '../reference/shipped-license-index.ts';
 import { CatalogStore, isCatalogRace } from './catalog-store.ts';
 import { retryOnConflict } from './dynamo.ts';
 
@@ -70,7 +70,8 @@ export async function reresolveWithRules(doc: DynamoDBDocumentClient, tableName:
   const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: keys.dataspace(dataspace), ConsistentRead: true }));
   if (Item?.[VERSION_ATTRIBUTE] === version) return 0;
   const catalog = new CatalogStore(doc, tableName);
-  const index = buildLicenseIndex(await catalog.licenses.all(dataspace), scancodeLibrary(), { knowledge: scancodeKnowledge() });
+  const [licenses, mappings] = await Promise.all([catalog.licenses.all(dataspace), catalog.licenseMappings.all(dataspace)]);
+  const index = shippedLicenseIndex(licenses, mappings);
   const written = await reresolvePackages(doc, tableName, dataspace, index);
   await doc.send(
     new UpdateCommand({
@@ -83,4 +84,25 @@ export async function reresolveWithRules(doc: DynamoDBDocumentClient, tableName:
     }),
   );
   return written;
+}
+
+/**
+ * A dataspace's license mapping applied to the packages already there (the license re-resolver, queued by
+ * the mapping's change on the stream): the dataspace's packages whose unknown licenses may hold its text
+ * are resolved again with its licenses and mappings. The mapping is read again, strongly consistent: one
+ * deleted since applies to nothing, and one changed since applies as it is now. Idempotent: a package
+ * resolved already has nothing left to change. Reads the dataspace's package list once (its cost grows
+ * with the dataspace: README, "License mappings").
+ */
+export type MappingApplier = (dataspace: string, mapping: string) => Promise<{ readonly found: boolean; readonly written: number }>;
+
+export async function applyMapping(doc: DynamoDBDocumentClient, tableName: string, dataspace: string, mappingUuid: string): Promise<{ readonly found: boolean; readonly written: number }> {
+  const catalog = new CatalogStore(doc, tableName);
+  const mapping = await catalog.licenseMappings.get(mappingUuid);
+  if (!mapping || mapping.dataspace !== dataspace) return { found: false, written: 0 };
+  const [licenses, mappings] = await Promise.all([catalog.licenses.all(dataspace), catalog.licenseMappings.all(dataspace)]);
+  // The mapping as read now first: the list's index may not hold the write that queued this yet.
+  const index = shippedLicenseIndex(licenses, [mapping, ...mappings.filter((other) => other.uuid !== mapping.uuid)]);
+  const written = await reresolvePackages(doc, tableName, dataspace, index, (pkg) => holdsMappedText(pkg.unknownLicenses, mapping));
+  return { found: true, written };
 }

@@ -14,6 +14,7 @@
  * every item it deletes is first marked `removedByImport`: shared/domain/change-records.ts maps such
  * changes to no evaluation of the product, whose one evaluation the import record's completion asks for.
  */
+import type { LicenseMapping } from '../domain/license-mapping.ts';
 import { randomUUID } from 'node:crypto';
 import {
   GetCommand,
@@ -200,6 +201,11 @@ export class SbomImportStore {
 
   dataspaceLicenses(dataspace: string): Promise<License[]> {
     return this.catalog.licenses.all(dataspace);
+  }
+
+  /** The dataspace's license mappings, applied before ScanCode's rules. */
+  licenseMappings(dataspace: string): Promise<LicenseMapping[]> {
+    return this.catalog.licenseMappings.all(dataspace);
   }
 
   packagesByPurl(dataspace: string, purls: readonly string[]): Promise<Map<string, Package>> {

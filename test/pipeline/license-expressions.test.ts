@@ -137,4 +137,32 @@ describe('license expressions through the pipeline', () => {
     await eventually(() => violations(product), (l) => l.some((v) => v.rule_type === 'license_policy_error'));
     expect((await behind(product, 'license_policy_error'))[0].reasons).toEqual(['isc']);
   }, 60_000);
+
+  it('a license mapping made later resolves the packages already there in the background, which are evaluated again; the mapping is audited', async () => {
+    const product = await aProduct('Mapped later');
+    // ScanCode knows no `Foo Corp Licence`: an unknown license, until the dataspace says what it is.
+    const pkg = await aPackage('Foo Corp Licence AND MIT');
+    await add(product, pkg);
+    expect((await settled(product)).map((v) => v.rule_type).sort()).toEqual(['license_coverage_gap', 'license_unknown']);
+    const mapping = await ok('POST', '/api/v2/license_mappings/', { text: 'FOO CORP LICENSE', license_expression: 'GPL-3.0-only' });
+    // The stream queues the mapping; the re-resolver writes the package; its change queues the product.
+    const resolved = await eventually(() => ok('GET', `/api/v2/packages/${pkg}/`), (p) => p.unknown_licenses.length === 0);
+    expect(resolved).toMatchObject({
+      license_expression: 'gpl-3.0 AND mit',
+      declared_license_expression: 'Foo Corp Licence AND MIT',
+      resolved_from: [{ written: 'Foo Corp Licence', license_expression: 'gpl-3.0', by: 'mapping', rule: mapping.uuid }],
+    });
+    const list = await eventually(() => violations(product), (l) => !l.some((v) => v.rule_type === 'license_unknown') && l.some((v) => v.rule_type === 'license_policy_error'));
+    expect(ruleTypes(list)).toEqual(['license_coverage_gap', 'license_policy_error']);
+    expect((await behind(product, 'license_policy_error')).map((entry: { uuid: string }) => entry.uuid)).toEqual([pkg]);
+    const audit = await eventually(
+      () => ok('GET', `/api/v2/audit_events/?object_type=license_mapping`),
+      (page) => page.results.some((r: { object: string }) => r.object === mapping.uuid),
+    );
+    expect(audit.results.find((r: { object: string }) => r.object === mapping.uuid)).toMatchObject({
+      action: 'create',
+      user: 'root',
+      changes: { text: [null, 'FOO CORP LICENSE'], license_expression: [null, 'gpl-3.0'] },
+    });
+  }, 90_000);
 });
