@@ -6,7 +6,7 @@
  */
 export const AUDITED_OBJECT_TYPES = [
   'product', 'product_permission', 'product_package', 'request', 'request_comment', 'usage_policy', 'license', 'package',
-  'vulnerability', 'vulnerability_analysis', 'policy_rules', 'policy_waiver', 'webhook', 'api_key',
+  'vulnerability', 'vulnerability_analysis', 'policy_rules', 'policy_waiver', 'webhook', 'api_key', 'license_mapping',
 ] as const;
 export const AUDIT_ACTIONS = ['create', 'update', 'delete'] as const;
 
