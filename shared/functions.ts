@@ -144,7 +144,7 @@ export const FUNCTIONS = {
   'stream-router': {
     entry: 'functions/stream-router.ts',
     description:
-      'Table stream: change records to the products to evaluate, onto the evaluation queue; packages and advisories to match, onto the advisory link queue; license mappings made or changed, onto the license re-resolution queue; audited changes to the audit trail and its bucket',
+      'Table stream: products to evaluate, onto the evaluation queue; packages and advisories to match, onto the advisory link queue; license mappings made or changed, onto the re-resolution queue; audited changes to the audit trail and its bucket',
     memoryMb: 512,
     timeoutSeconds: 60,
     // Writes the audit records (and reads deletion markers and a comment's request).
@@ -166,7 +166,7 @@ export const FUNCTIONS = {
   'license-reresolver': {
     entry: 'functions/license-reresolver.ts',
     description:
-      "License re-resolution queue: a license mapping made or changed, applied to the packages of its dataspace whose unknown licenses hold its text; each package resolved again is a change on the stream, so its products are evaluated again",
+      'License re-resolution queue: a license mapping made or changed, applied to the packages of its dataspace whose unknown licenses hold its text (each package written is evaluated again through the stream)',
     memoryMb: 1024,
     timeoutSeconds: 300,
     table: 'read-write',

@@ -98,6 +98,7 @@ export class ServiceDashboard extends Construct {
         6,
       ),
       graph('Advisory links', [own('AdvisoryLinksMade', 'Links made'), own('AdvisoryLinksTakenBack', 'Links taken back')], 6),
+      graph('Packages resolved again by license mappings', [own('PackagesReresolved', 'Packages')], 6),
       graph(
         'Dead-lettered messages',
         Object.keys(QUEUES).map((queue) => own('DeadLettered', queue, { Queue: queue })),
