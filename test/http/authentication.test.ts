@@ -89,7 +89,7 @@ describe('the API root and schema', () => {
     const response = await api.call('GET', '/api/v2/', { token: apiKey });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
-    const lists = ['products', 'request_templates', 'requests', 'usage_policies', 'licenses', 'reference_licenses', 'advisory_sources', 'packages', 'vulnerabilities', 'product_packages', 'vulnerability_analyses', 'policy_rules', 'policy_waivers', 'webhooks', 'api_keys', 'audit_events', 'users', 'request_priorities', 'policy_portfolio'];
+    const lists = ['products', 'request_templates', 'requests', 'usage_policies', 'licenses', 'license_mappings', 'reference_licenses', 'advisory_sources', 'packages', 'vulnerabilities', 'product_packages', 'vulnerability_analyses', 'policy_rules', 'policy_waivers', 'webhooks', 'api_keys', 'audit_events', 'users', 'request_priorities', 'policy_portfolio'];
     expect(response.json).toEqual(Object.fromEntries(lists.map((name) => [name, `${api.url}/api/v2/${name}/`])));
   });
 

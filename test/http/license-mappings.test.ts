@@ -103,6 +103,22 @@ describe('license mappings', () => {
     expect(beta.json.license_expression).toBe('apache-2.0');
   });
 
+  it("README's example: CDDL+GPL, which ScanCode has no rule for, mapped to GlassFish's dual license", async () => {
+    expect((await aPackage('CDDL+GPL')).unknown_licenses).toEqual(['CDDL+GPL']);
+    const mapping = await created({ text: 'CDDL+GPL', license_expression: 'CDDL-1.1 OR GPL-2.0-only WITH Classpath-exception-2.0' });
+    expect(mapping).toMatchObject({
+      text: 'CDDL+GPL',
+      license_expression: 'cddl-1.1 OR gpl-2.0 WITH classpath-exception-2.0',
+      license_expression_spdx: 'CDDL-1.1 OR GPL-2.0-only WITH Classpath-exception-2.0',
+    });
+    const pkg = await aPackage('CDDL+GPL');
+    expect(pkg).toMatchObject({ license_expression: 'cddl-1.1 OR gpl-2.0 WITH classpath-exception-2.0', unknown_licenses: [] });
+    expect(pkg.resolved_from).toEqual([{ written: 'CDDL+GPL', license_expression: 'cddl-1.1 OR gpl-2.0 WITH classpath-exception-2.0', by: 'mapping', rule: mapping.uuid }]);
+    const again = await call('root', 'POST', '/api/v2/license_mappings/', { text: 'cddl+gpl', license_expression: 'MIT' });
+    expect(again.status).toBe(400);
+    expect(again.json).toEqual({ text: ['A license mapping of this text (compared as names are: case, punctuation, version spellings aside) already exists.'] });
+  });
+
   it('applies to an SBOM import, whose summary lists it among the recognised licenses', async () => {
     const mapping = await created({ text: 'ACME Internal Licence', license_expression: 'Apache-2.0' });
     const product = await call('root', 'POST', '/api/v2/products/', { name: 'Mapped import' });
