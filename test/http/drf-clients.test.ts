@@ -27,6 +27,7 @@ beforeAll(async () => {
   made.product = (await ok('POST', '/api/v2/products/', { name: 'DRF', version: '1.0' })).uuid;
   made.usage_policy = (await ok('POST', '/api/v2/usage_policies/', { label: 'Refused', content_type: 'license', compliance_alert: 'error' })).uuid;
   made.license = (await ok('POST', '/api/v2/licenses/', { key: 'mit', name: 'MIT', usage_policy: 'Refused' })).uuid;
+  made.license_mapping = (await ok('POST', '/api/v2/license_mappings/', { text: 'The MIT Licence', license_expression: 'mit' })).uuid;
   made.package = (await ok('POST', '/api/v2/packages/', { purl: 'pkg:npm/drf@1.0.0', license_expression: 'mit' })).uuid;
   made.vulnerability = (
     await ok('POST', '/api/v2/vulnerabilities/', { vulnerability_id: 'VCID-drf', risk_score: 5, affected_packages: [{ package: 'pkg:npm/drf@1.0.0' }] })
@@ -51,6 +52,7 @@ function fill(path: string): string {
     requests: 'request',
     usage_policies: 'usage_policy',
     licenses: 'license',
+    license_mappings: 'license_mapping',
     packages: 'package',
     vulnerabilities: 'vulnerability',
     product_packages: 'product_package',
@@ -66,6 +68,7 @@ const PUT_CHANGES: Record<string, Record<string, unknown>> = {
   '/api/v2/requests/{uuid}/': { title: 'Review DRF again' },
   '/api/v2/usage_policies/{uuid}/': { description: 'Fine to use' },
   '/api/v2/licenses/{uuid}/': { name: 'MIT License' },
+  '/api/v2/license_mappings/{uuid}/': { text: 'Expat License' },
   '/api/v2/packages/{uuid}/': { filename: 'drf-1.0.0.tgz' },
   '/api/v2/vulnerabilities/{uuid}/': { summary: 'A flaw in drf' },
   '/api/v2/vulnerability_analyses/{uuid}/': { detail: 'Looked at it' },
