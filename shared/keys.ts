@@ -53,6 +53,9 @@
  *                                                              the packages of a name, the licenses of an SPDX key, in
  *                                                              list order: ?name= and ?spdx_license_key= read their
  *                                                              matches only (a dataspace marked catalogLookupsIndexed)
+ *   License text PK=LICENSE#<uuid>     SK=TEXT               a license's own full text (GET /api/v2/licenses/{uuid}/
+ *                                                              only; absent: its reference license's), apart from the
+ *                                                              license item that every expression's index reads
  *   Vulnerability link PK=VULNERABILITY#<uuid>  SK=AFFECTS#<package uuid>   the packages a vulnerability affects, one
  *                                                              item each (read with a Query, in their `position`):
  *                                                              no item limit on how many (vulnerabilities written
@@ -295,6 +298,8 @@ export const keys = {
     GSI10SK: catalogSortKey(unique, uuid),
   }),
   catalogLookupOf: (dataspace: string, lookup: CatalogLookup, value: string) => ({ index: 'GSI10' as const, indexPK: `DS#${dataspace}#${lookup}#${value}` }),
+  /** A license's own full text, apart from the license so that the license reads (every expression's index) do not carry it. */
+  licenseText: (licenseUuid: string): Key => ({ PK: `LICENSE#${licenseUuid}`, SK: 'TEXT' }),
   catalogUnique: (type: CatalogType, dataspace: string, unique: string): Key => ({ PK: `DS#${dataspace}#${type}#${unique}`, SK: 'UNIQUE' }),
   vulnerabilityLink: (vulnerabilityUuid: string, packageUuid: string): Key => ({ PK: `VULNERABILITY#${vulnerabilityUuid}`, SK: `AFFECTS#${packageUuid}` }),
   linksOfVulnerability: (vulnerabilityUuid: string) => ({ PK: `VULNERABILITY#${vulnerabilityUuid}`, skPrefix: 'AFFECTS#' }),
@@ -423,6 +428,7 @@ export type EntityType =
   | 'UsagePolicy'
   | 'License'
   | 'LicenseMapping'
+  | 'LicenseText'
   | 'Package'
   | 'Vulnerability'
   | 'VulnerabilityLink'

@@ -8,6 +8,7 @@ import {
   AnalysisListQuery,
   AnalysisSchema,
   LicenseBodies,
+  LicenseDetailSchema,
   LicenseListQuery,
   LicenseMappingBodies,
   LicenseMappingSchema,
@@ -39,6 +40,8 @@ interface CrudSpec<C extends string, O extends string, S extends z.ZodType, B ex
   readonly label: string;
   readonly fn: FunctionName;
   readonly schema: S;
+  /** The answer of one object (retrieve and writes), when it holds more than a list's entries. */
+  readonly detailSchema?: z.ZodType;
   readonly bodies: B;
   readonly query: Q;
   readonly writers: string;
@@ -65,7 +68,7 @@ function crud<const C extends string, const O extends string, S extends z.ZodTyp
   /** A write's responses, with the 409 that only a referable collection answers. */
   const orInUse = <T extends object>(responses: T) => (spec.referable ? { ...responses, 409: inUse } : responses);
   const page = paginated(spec.schema, `${spec.schema.meta()?.id as string}Page`);
-  const one = { description: `The ${spec.label}`, schema: spec.schema };
+  const one = { description: `The ${spec.label}`, schema: spec.detailSchema ?? spec.schema };
   // Annotated: a property read through the type parameter would be typed as its constraint (z.ZodType).
   const create: B['create'] = spec.bodies.create;
   const update: B['update'] = spec.bodies.update;
@@ -137,6 +140,7 @@ export const CATALOG_ROUTES = [
     label: 'license',
     fn: 'catalog',
     schema: LicenseSchema,
+    detailSchema: LicenseDetailSchema,
     bodies: LicenseBodies,
     query: LicenseListQuery,
     writers: SUPERUSERS,

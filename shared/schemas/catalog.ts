@@ -81,6 +81,14 @@ const licenseFields = {
   is_exception: z.boolean(),
   usage_policy: optionalLabel,
 };
+/** A license's full text: the largest reference text is 90 KB (esri); an item holds 400 KB. */
+export const MAX_LICENSE_TEXT = 100_000;
+const fullText = z
+  .string()
+  .max(MAX_LICENSE_TEXT, `Ensure this field has no more than ${MAX_LICENSE_TEXT} characters.`)
+  .refine((value) => !/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(value), 'Control characters other than tabs and line breaks are not allowed.')
+  .optional()
+  .describe("The license's full text. Left out: kept as it is; a license that was never given one answers its reference license's text");
 const licenseReadOnly = ['uuid', 'api_url', 'license_expression_spdx'];
 
 /**
@@ -99,16 +107,20 @@ export const LicenseBodies = {
       category: licenseFields.category.optional().describe('The reference\'s when adopted, else ""'),
       is_exception: licenseFields.is_exception.optional().describe('The reference\'s when adopted, else false'),
       usage_policy: licenseFields.usage_policy.default(null),
+      text: fullText,
     },
     licenseReadOnly,
   ).meta({ id: 'LicenseCreate' }),
   update: writableObject(
-    { ...licenseFields, category: licenseFields.category.optional(), is_exception: licenseFields.is_exception.optional() },
+    { ...licenseFields, category: licenseFields.category.optional(), is_exception: licenseFields.is_exception.optional(), text: fullText },
     licenseReadOnly,
   ).meta({ id: 'LicenseUpdate' }),
   patch: writableObject(
-    Object.fromEntries(Object.entries(licenseFields).map(([name, schema]) => [name, schema.optional()])) as {
-      [K in keyof typeof licenseFields]: z.ZodOptional<(typeof licenseFields)[K]>;
+    {
+      ...(Object.fromEntries(Object.entries(licenseFields).map(([name, schema]) => [name, schema.optional()])) as {
+        [K in keyof typeof licenseFields]: z.ZodOptional<(typeof licenseFields)[K]>;
+      }),
+      text: fullText,
     },
     licenseReadOnly,
   ).meta({ id: 'LicensePatch' }),
@@ -128,6 +140,11 @@ export const LicenseSchema = z
     usage_policy: z.string().nullable(),
   })
   .meta({ id: 'License' });
+
+/** One license (GET, and the answers of writes): with its full text, which lists leave out. */
+export const LicenseDetailSchema = LicenseSchema.extend({
+  text: z.string().describe("The license's full text: its own once given one, else its reference license's, else ''"),
+}).meta({ id: 'LicenseDetail' });
 
 /** At most this many characters of a mapping's `text`: a license name or URL, not a license text. */
 const MAX_MAPPING_TEXT = 500;

@@ -194,6 +194,9 @@ const fail = (errors: FieldErrors) => {
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 };
 
+/** A license text item's text at most: under DynamoDB's 400 KB item, with its keys. */
+const MAX_TEXT_BYTES = 350_000;
+
 export class CatalogService {
   private readonly indexes: LicenseIndexes;
 
@@ -318,7 +321,15 @@ export class CatalogService {
 
   async retrieveLicense(caller: Caller, uuid: string, baseUrl: string) {
     const object = await this.find(this.store.licenses, caller, uuid, false);
-    return tagged(licenseView(object, baseUrl), catalogTag(object));
+    return tagged({ ...licenseView(object, baseUrl), text: await this.licenseText(object) }, catalogTag(object));
+  }
+
+  /**
+   * A license's full text: its own once it was given one, else its reference license's (an adopted
+   * license starts with it, and follows the reference library until it is given its own), else ''.
+   */
+  private async licenseText(license: License, own?: string): Promise<string> {
+    return own ?? (await this.store.licenseText(license.uuid)) ?? ((this.deps.licenseTexts ?? scancodeTexts)().text(license.key) ?? '');
   }
 
   /**
@@ -356,11 +367,15 @@ export class CatalogService {
         usagePolicy: body.usage_policy !== undefined ? (body.usage_policy as string | null) : (before?.usagePolicy ?? null),
       };
       await this.policy(caller.dataspace, after.usagePolicy, 'license', errors);
+      const text = given<string>('text');
+      if (text !== undefined && Buffer.byteLength(text) > MAX_TEXT_BYTES) errors.text = [`Ensure this field has no more than ${MAX_TEXT_BYTES.toLocaleString('en-US')} bytes in UTF-8.`];
       fail(errors);
-      if (!dryRun) await this.store.licenses.write(before, after);
-      return after;
+      // The text is an item of its own, written in the same transaction only when the body gives one.
+      if (!dryRun) await this.store.licenses.write(before, after, text !== undefined ? [this.store.licenseTextWrite(after, text)] : []);
+      return { license: after, text };
     }, isCatalogRace);
-    return dryRun ? licenseView(saved, baseUrl) : tagged(licenseView(saved, baseUrl), savedTag(saved));
+    const view = { ...licenseView(saved.license, baseUrl), text: await this.licenseText(saved.license, saved.text) };
+    return dryRun ? view : tagged(view, savedTag(saved.license));
   }
 
   // --- license mappings ----------------------------------------------------------------------
@@ -444,7 +459,8 @@ export class CatalogService {
     await retryOnConflict(async () => {
       const license = await this.find(this.store.licenses, caller, uuid, true);
       requireMatch(ifMatch, catalogTag(license));
-      await this.store.licenses.write(license, undefined);
+      // Its text goes with it (a delete of an item that is not there is no failure).
+      await this.store.licenses.write(license, undefined, [this.store.licenseTextWrite(license, undefined)]);
     }, isCatalogRace);
   }
 

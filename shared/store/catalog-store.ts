@@ -835,6 +835,19 @@ export class CatalogStore {
     this.vulnerabilities = new VulnerabilityCollection(doc, tableName);
   }
 
+  /** A license's own full text; undefined when it was never given one (strongly consistent: read with the license). */
+  async licenseText(licenseUuid: string): Promise<string | undefined> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.licenseText(licenseUuid), ConsistentRead: true }));
+    return Item ? String(Item.text ?? '') : undefined;
+  }
+
+  /** The transaction item that gives a license its own text (a string) or removes it (undefined), for Collection.write's `extra`. */
+  licenseTextWrite(license: Pick<License, 'uuid' | 'dataspace'>, text: string | undefined): TransactItem {
+    return text === undefined
+      ? { Delete: { TableName: this.tableName, Key: keys.licenseText(license.uuid) } }
+      : { Put: { TableName: this.tableName, Item: { ...keys.licenseText(license.uuid), entity: 'LicenseText', dataspace: license.dataspace, text } } };
+  }
+
   /** The object of the collection a stream image is of; undefined for an image of anything else. */
   static fromImage<K extends keyof typeof CATALOG_SPECS>(collection: K, image: StreamImage | undefined): CatalogObject<K> | undefined {
     const spec: CollectionSpec<CatalogObject<K>> = CATALOG_SPECS[collection];

@@ -84,6 +84,8 @@ describe('licenses', () => {
       category: 'Copyleft',
       is_exception: false,
       usage_policy: 'Copyleft',
+      // And its text, until the dataspace gives it its own.
+      text: expect.stringMatching(/^\s*GNU GENERAL PUBLIC LICENSE\s+Version 2, June 1991/),
     });
     const wrong = await call('root', 'POST', '/api/v2/licenses/', { key: 'x11', name: 'X11', usage_policy: 'Package only' });
     expect(wrong.status).toBe(400);

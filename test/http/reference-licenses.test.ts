@@ -154,6 +154,7 @@ describe('adopting a reference license: POST /api/v2/licenses/ with its key', ()
       category: 'Permissive',
       is_exception: false,
       usage_policy: null,
+      text: expect.stringMatching(/^\s*Apache License\s+Version 2\.0, January 2004/),
     });
     expect((await call('alice', 'GET', `/api/v2/licenses/${response.json.uuid}/`)).json).toEqual(response.json);
   });
@@ -224,5 +225,60 @@ describe('adopting a reference license: POST /api/v2/licenses/ with its key', ()
     expect((await call('mallory', 'GET', `/api/v2/licenses/${ours.json.uuid}/`)).status).toBe(404);
     // The dataspace's mit shadows the reference in expressions; the library itself answers the same.
     expect((await call('alice', 'GET', '/api/v2/reference_licenses/mit/')).json).toEqual({ ...byKey.get('mit'), text: expect.stringMatching(/^Permission is hereby granted/) });
+  });
+});
+
+describe("a dataspace license's text", () => {
+  const detail = async (uuid: string, as = 'alice') => {
+    const response = await call(as, 'GET', `/api/v2/licenses/${uuid}/`);
+    expect(response.status, response.text).toBe(200);
+    return response.json;
+  };
+
+  it('an adopted license starts with its reference text; its own text, once given, replaces it; lists carry none', async () => {
+    const adopted = await call('root', 'POST', '/api/v2/licenses/', { key: 'zlib' });
+    expect(adopted.status, adopted.text).toBe(201);
+    const reference = (await call('alice', 'GET', '/api/v2/reference_licenses/zlib/')).json.text as string;
+    expect(reference).toMatch(/This software is provided 'as-is', without any express or implied/);
+    expect(adopted.json.text).toBe(reference);
+    expect((await detail(adopted.json.uuid)).text).toBe(reference);
+    const own = `${reference}\n\nAs shipped by ACME, with the copyright line of its 2024 release.\n`;
+    const patched = await call('root', 'PATCH', `/api/v2/licenses/${adopted.json.uuid}/`, { text: own });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.json.text).toBe(own);
+    expect((await detail(adopted.json.uuid)).text).toBe(own);
+    // A PUT that leaves the text out keeps it, as it keeps category and is_exception.
+    const { text: _text, uuid: _uuid, api_url: _url, license_expression_spdx: _spdx, ...rest } = patched.json;
+    expect((await call('root', 'PUT', `/api/v2/licenses/${adopted.json.uuid}/`, { ...rest, name: 'zlib License (ACME)' })).status).toBe(200);
+    expect((await detail(adopted.json.uuid)).text).toBe(own);
+    const listed = (await call('alice', 'GET', '/api/v2/licenses/?key=zlib')).json.results;
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).not.toHaveProperty('text');
+  });
+
+  it("a license of the dataspace's own has no text until given one; control characters and texts too long are a 400 that changes nothing", async () => {
+    const own = await call('root', 'POST', '/api/v2/licenses/', { key: 'acme-text-eula', name: 'ACME Text EULA' });
+    expect(own.status, own.text).toBe(201);
+    expect(own.json.text).toBe('');
+    const before = await snapshot();
+    for (const [text, message] of [
+      ['Terms\u0000with a NUL', 'Control characters other than tabs and line breaks are not allowed.'],
+      ['x'.repeat(100_001), 'Ensure this field has no more than 100000 characters.'],
+      ['\u{1F4DC}'.repeat(90_000), 'Ensure this field has no more than 350,000 bytes in UTF-8.'],
+    ] as const) {
+      const refused = await call('root', 'PATCH', `/api/v2/licenses/${own.json.uuid}/`, { text });
+      expect(refused.status, refused.text.slice(0, 300)).toBe(400);
+      expect(refused.json.text).toEqual([message]);
+    }
+    expect((await call('alice', 'PATCH', `/api/v2/licenses/${own.json.uuid}/`, { text: 'Mine' })).status).toBe(403);
+    expect(await snapshot()).toBe(before);
+    const given = await call('root', 'PATCH', `/api/v2/licenses/${own.json.uuid}/`, { text: 'ACME grants you…\n\tTerms apply.' });
+    expect(given.json.text).toBe('ACME grants you…\n\tTerms apply.');
+    // Another dataspace does not see it.
+    expect((await call('mallory', 'GET', `/api/v2/licenses/${own.json.uuid}/`)).status).toBe(404);
+    // Deleting the license takes its text with it: a license made again with the key starts with none.
+    expect((await call('root', 'DELETE', `/api/v2/licenses/${own.json.uuid}/`)).status).toBe(204);
+    const again = await call('root', 'POST', '/api/v2/licenses/', { key: 'acme-text-eula', name: 'ACME Text EULA' });
+    expect(again.json.text).toBe('');
   });
 });
