@@ -35,14 +35,22 @@ export function markIn(tableName: string, dataspace: string, mark: DataspaceMark
 
 /** Sets the mark on the dataspace's item (which must exist): the migration's last step for it. */
 export async function markDataspace(doc: DynamoDBDocumentClient, tableName: string, dataspace: string, mark: DataspaceMark): Promise<void> {
+  await setOnDataspace(doc, tableName, dataspace, mark, true);
+}
+
+/**
+ * Sets an attribute of the dataspace's item (which must exist) to `value`: a migration mark, or a version
+ * a migration step brought the dataspace to (license re-resolution's `licenseResolution`).
+ */
+export async function setOnDataspace(doc: DynamoDBDocumentClient, tableName: string, dataspace: string, attribute: string, value: unknown): Promise<void> {
   await doc.send(
     new UpdateCommand({
       TableName: tableName,
       Key: keys.dataspace(dataspace),
-      UpdateExpression: 'SET #mark = :true',
+      UpdateExpression: 'SET #attribute = :value',
       ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: { '#mark': mark },
-      ExpressionAttributeValues: { ':true': true },
+      ExpressionAttributeNames: { '#attribute': attribute },
+      ExpressionAttributeValues: { ':value': value },
     }),
   );
 }

@@ -6,7 +6,8 @@
  * are written. Each write is a package MODIFY on the table's stream like any other, so the products that
  * hold the package are evaluated again.
  */
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { setOnDataspace } from './dataspace-marks.ts';
 import type { Package } from '../domain/catalog.ts';
 import { reresolution, type LicenseIndex } from '../domain/license-resolution.ts';
 import { holdsMappedText } from '../domain/license-mapping.ts';
@@ -73,16 +74,7 @@ export async function reresolveWithRules(doc: DynamoDBDocumentClient, tableName:
   const [licenses, mappings] = await Promise.all([catalog.licenses.all(dataspace), catalog.licenseMappings.all(dataspace)]);
   const index = shippedLicenseIndex(licenses, mappings);
   const written = await reresolvePackages(doc, tableName, dataspace, index);
-  await doc.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: keys.dataspace(dataspace),
-      UpdateExpression: 'SET #version = :version',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
-      ExpressionAttributeValues: { ':version': version },
-    }),
-  );
+  await setOnDataspace(doc, tableName, dataspace, VERSION_ATTRIBUTE, version);
   return written;
 }
 
