@@ -446,7 +446,12 @@ export function reresolution(stored: StoredLicense, index: LicenseIndex): Resolv
   const declared = stored.declaredLicenseExpression.trim();
   if (stored.unknownLicenses.length === 0 || declared === '') return undefined;
   const unknown = new Set(stored.unknownLicenses);
-  const isUnknown = (written: string) => unknown.has(written.trim()) || unknown.has(unwrapped(written.trim()));
+  // A part of an unknown text is unknown too: when the resolver kept a whole text (`Foo License and MIT`), no
+  // split of it resolved then, so none of its parts was recognised.
+  const isUnknown = (written: string) => {
+    const text = written.trim();
+    return unknown.has(text) || unknown.has(unwrapped(text)) || [...unknown].some((whole) => whole.includes(text));
+  };
   const asStored: LicenseIndex = {
     find: (symbol) => index.find(symbol),
     findByName: (text) => (isUnknown(text) ? undefined : index.findByName?.(text)),

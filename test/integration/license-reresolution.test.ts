@@ -14,6 +14,7 @@ import { ProductPackageStore } from '../../shared/store/product-package-store.ts
 import { CatalogService } from '../../shared/services/catalog.ts';
 import { migrateData } from '../../shared/store/migrations.ts';
 import { keys } from '../../shared/keys.ts';
+import { applyMapping } from '../../shared/store/license-reresolution.ts';
 import type { Caller } from '../../shared/domain/caller.ts';
 import type { Package } from '../../shared/domain/catalog.ts';
 
@@ -24,7 +25,7 @@ const root: Caller = { username: 'root', email: '', dataspace: 'acme', isSuperus
 
 beforeAll(async () => {
   env = await useTestTable();
-  await aTeam(env, { acme: { users: { root: { superuser: true } } } });
+  await aTeam(env, { acme: { users: { root: { superuser: true } } }, beta: { users: { bea: { superuser: true } } } });
   catalog = new CatalogStore(env.doc, env.tableName);
   service = new CatalogService({ catalog, productPackages: new ProductPackageStore(env.doc, env.tableName), now: () => new Date(), newUuid: randomUUID });
 });
@@ -76,5 +77,39 @@ describe('the migration that resolves packages again with ScanCode rules', () =>
 
     // Marked with this rules version: the next run reads no package.
     expect((await migrateData(env.doc, env.tableName)).packagesReresolved).toBe(0);
+  });
+});
+
+describe("a license mapping applied to the packages already there (the license re-resolver's work)", () => {
+  const bea: Caller = { username: 'bea', email: '', dataspace: 'beta', isSuperuser: true, groups: [] };
+  const inBeta = async (name: string, declared: string) =>
+    (await service.savePackage(bea, undefined, () => ({ purl: `pkg:maven/org.example/${name}@1.0`, declared_license_expression: declared }), 'https://api.test')) as { uuid: string };
+
+  it('resolves the packages whose unknown licenses hold its text, once; leaves the rest and other dataspaces; a mapping gone applies to nothing', async () => {
+    const held = await inBeta('held', 'Widget Public Licence and MIT');
+    const beside = (await service.savePackage(bea, undefined, () => ({ purl: 'pkg:maven/org.example/beside@1.0', license_expression: 'MIT OR Widget-Public', declared_license_expression: 'Widget Public License' }), 'https://api.test')) as { uuid: string };
+    const other = await inBeta('other', 'Gadget Terms');
+    const inAcme = await aPackage('acme-widget', { declared_license_expression: 'Widget Public License' });
+    const mapping = (await service.saveLicenseMapping(bea, undefined, () => ({ text: 'widget public license', license_expression: 'Apache-2.0' }), 'https://api.test')) as { uuid: string };
+    const revs = async () => Promise.all([held, beside, other, inAcme].map(async (p) => (await catalog.packages.get(p.uuid))!.rev));
+    const before = await revs();
+
+    expect(await applyMapping(env.doc, env.tableName, 'beta', mapping.uuid)).toEqual({ found: true, written: 1 });
+    expect((await catalog.packages.get(held.uuid))!).toMatchObject({
+      licenseExpression: 'apache-2.0 AND mit',
+      unknownLicenses: [],
+      resolvedFrom: [{ written: 'Widget Public Licence', expression: 'apache-2.0', by: 'mapping', rule: mapping.uuid }],
+    });
+    // Only the package that held the text moved: an expression written beside its declared text, another
+    // text, and another dataspace's package are as they were.
+    const after = await revs();
+    expect(after).toEqual([before[0]! + 1, before[1], before[2], before[3]]);
+    // Applied again (a redelivered message): nothing left to write.
+    expect(await applyMapping(env.doc, env.tableName, 'beta', mapping.uuid)).toEqual({ found: true, written: 0 });
+    // Named with another dataspace, or deleted since it was queued: nothing applies.
+    expect(await applyMapping(env.doc, env.tableName, 'acme', mapping.uuid)).toEqual({ found: false, written: 0 });
+    await service.deleteLicenseMapping(bea, mapping.uuid);
+    expect(await applyMapping(env.doc, env.tableName, 'beta', mapping.uuid)).toEqual({ found: false, written: 0 });
+    expect((await catalog.packages.get(held.uuid))!.licenseExpression).toBe('apache-2.0 AND mit');
   });
 });

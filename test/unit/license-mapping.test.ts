@@ -104,6 +104,13 @@ describe('a mapping in the index', () => {
     const asStored = { licenseExpression: stored.expression, declaredLicenseExpression: stored.declared, unknownLicenses: stored.unknown };
     const withMapping = shippedLicenseIndex(ownLicenses, [aMapping('foo corp license', 'acme-eula')], { knowledge });
     expect(reresolution(asStored, withMapping)).toMatchObject({ expression: 'acme-eula AND mit', unknown: [] });
+    // A text kept unknown whole, since no split of it resolved then, is split now that a part is mapped.
+    const whole = resolveLicenseExpression('Foo Corp Licence and MIT', without);
+    expect(whole.unknown).toEqual(['Foo Corp Licence and MIT']);
+    expect(reresolution({ licenseExpression: whole.expression, declaredLicenseExpression: whole.declared, unknownLicenses: whole.unknown }, withMapping)).toMatchObject({
+      expression: 'acme-eula AND mit',
+      unknown: [],
+    });
     // A mapping to nothing this dataspace knows (its license deleted since) resolves nothing.
     const gone = shippedLicenseIndex([], [aMapping('foo corp license', 'acme-eula')], { knowledge });
     expect(reresolution(asStored, gone)).toBeUndefined();
