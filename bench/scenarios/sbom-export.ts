@@ -258,6 +258,20 @@ async function bareReads(doc: DynamoDBDocumentClient, tableName: string, product
   return { partition: partition.length, packages: packages.length };
 }
 
+/** The items of a partition, counted (Select COUNT, every page). */
+async function countPartition(doc: DynamoDBDocumentClient, tableName: string, pk: string): Promise<number> {
+  let count = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(
+      new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, Select: 'COUNT', ExclusiveStartKey: start }),
+    );
+    count += page.Count ?? 0;
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return count;
+}
+
 const ms = (value: number) => `${value.toFixed(0)} ms`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
@@ -298,6 +312,23 @@ export const sbomExport: Scenario = {
         },
         300_000,
       );
+      // And the stream router done with the seed's records: it writes an audit record for each audited item
+      // (about 20,000 here), and the run before this wait read the export while it was still at it (a loaded
+      // DynamoDB Local then passed the handlers' 2.5 s timeout three times). Quiet: the dataspace's audit
+      // trail has not grown for 5 s.
+      let trail = { count: -1, since: Date.now() };
+      const audited = await pollUntil(
+        "the stream router to write the seed's audit records and go quiet",
+        async () => {
+          const count = await countPartition(seeder, tableName, keys.auditRecord(DATASPACE, '', '').PK);
+          if (count !== trail.count) trail = { count, since: Date.now() };
+          return count > 0 && Date.now() - trail.since >= 5_000 ? count : undefined;
+        },
+        900_000,
+        // Each count reads the whole trail: not four times a second.
+        2_000,
+      );
+      log(`the stream router wrote ${audited.toLocaleString('en-US')} audit records of the seed and went quiet`);
 
       const catalog = new CatalogStore(doc, tableName);
       const service = new SbomExportService({
