@@ -34,9 +34,9 @@ export const makeHandler = ({ licenseMappingApplier }: Pick<Dependencies, 'licen
       await withCorrelation(
         correlationId,
         async () => {
-        const { found, written } = await licenseMappingApplier(dataspace, mapping);
-        countMetric('PackagesReresolved', written);
-        logger.info(found ? 'License mapping applied' : 'License mapping gone: nothing to apply', { dataspace, mapping, packagesWritten: written });
+          const { found, written } = await licenseMappingApplier(dataspace, mapping);
+          countMetric('PackagesReresolved', written);
+          logger.info(found ? 'License mapping applied' : 'License mapping gone: nothing to apply', { dataspace, mapping, packagesWritten: written });
         },
         { stampWrites: true },
       );

@@ -1,8 +1,9 @@
 /**
  * The table's stream → the evaluation queue, the audit trail, the advisory link queue and the license
- * re-resolution queue. Filter criteria select the changes of
- * evaluated and of audited entities. Each change that can change an evaluation is mapped to the
- * products it affects, and each product is queued once per batch and correlation id, with that id. A
+ * re-resolution queue. Filter criteria select the changes of evaluated and of audited entities. Each
+ * change that can change an evaluation is mapped to the products it affects, and each product is queued
+ * once per batch and correlation id, with that id. A license mapping made or changed is queued to be
+ * applied to its dataspace's packages (once per batch, however often the batch changed it). A
  * change that affects a whole dataspace queues its first fan-out page instead (once per batch,
  * dataspace and id): the evaluator walks the pages. Each change of an audited object makes an audit
  * record (shared/services/audit.ts): the batch's are written together once its records are handled,
