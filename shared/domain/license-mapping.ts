@@ -55,6 +55,9 @@ export function checkMapping(text: string, expression: string, keys: LicenseInde
     const resolved = resolveLicenseExpression(expression, keys);
     if (resolved.unknown.length > 0) {
       errors.license_expression = [`Unknown license keys: ${resolved.unknown.join(', ')}. Use keys or SPDX ids of this dataspace's licenses or of the reference library.`];
+    } else if (resolved.expression === '') {
+      // NOASSERTION and NONE say there is no license information: nothing a license as written can mean.
+      errors.license_expression = [`"${expression.trim()}" names no license: a mapping must say which license the text means.`];
     }
     canonical = resolved.expression;
   }

@@ -41,6 +41,8 @@ describe('checkMapping', () => {
     ['(MIT', /^Not a license expression: /],
     ['Apache License 2.0', /^Not a license expression: /],
     ['MIT OR foo-corp-eula', /^Unknown license keys: foo-corp-eula\./],
+    ['NOASSERTION', /names no license/],
+    ['none', /names no license/],
   ])('the expression %s is refused', (expression, message) => {
     const checked = checkMapping('Foo Corp License', expression, keysOnly);
     expect(checked).toEqual({ errors: { license_expression: [expect.stringMatching(message)] } });
