@@ -10,7 +10,7 @@ import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { setOnDataspace } from './dataspace-marks.ts';
 import type { Package } from '../domain/catalog.ts';
 import { reresolution, type LicenseIndex } from '../domain/license-resolution.ts';
-import { holdsMappedText } from '../domain/license-mapping.ts';
+import { holdsMappedText, type LicenseMapping } from '../domain/license-mapping.ts';
 import { keys } from '../keys.ts';
 import { readRulesData } from '../reference/scancode-rules.ts';
 import { shippedLicenseIndex } from '../reference/shipped-license-index.ts';
@@ -71,8 +71,7 @@ export async function reresolveWithRules(doc: DynamoDBDocumentClient, tableName:
   const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: keys.dataspace(dataspace), ConsistentRead: true }));
   if (Item?.[VERSION_ATTRIBUTE] === version) return 0;
   const catalog = new CatalogStore(doc, tableName);
-  const [licenses, mappings] = await Promise.all([catalog.licenses.all(dataspace), catalog.licenseMappings.all(dataspace)]);
-  const index = shippedLicenseIndex(licenses, mappings);
+  const index = await dataspaceIndex(catalog, dataspace);
   const written = await reresolvePackages(doc, tableName, dataspace, index);
   await setOnDataspace(doc, tableName, dataspace, VERSION_ATTRIBUTE, version);
   return written;
@@ -86,15 +85,23 @@ export async function reresolveWithRules(doc: DynamoDBDocumentClient, tableName:
  * resolved already has nothing left to change. Reads the dataspace's package list once (its cost grows
  * with the dataspace: README, "License mappings").
  */
+/**
+ * The dataspace's index as re-resolution reads it: its licenses and mappings (one Query each) over the
+ * shipped data. `fresh`, a mapping read strongly consistent, comes first and replaces its copy in the
+ * list, whose index may not hold the write that queued the work yet.
+ */
+async function dataspaceIndex(catalog: CatalogStore, dataspace: string, fresh?: LicenseMapping) {
+  const [licenses, mappings] = await Promise.all([catalog.licenses.all(dataspace), catalog.licenseMappings.all(dataspace)]);
+  return shippedLicenseIndex(licenses, fresh ? [fresh, ...mappings.filter((other) => other.uuid !== fresh.uuid)] : mappings);
+}
+
 export type MappingApplier = (dataspace: string, mapping: string) => Promise<{ readonly found: boolean; readonly written: number }>;
 
 export async function applyMapping(doc: DynamoDBDocumentClient, tableName: string, dataspace: string, mappingUuid: string): Promise<{ readonly found: boolean; readonly written: number }> {
   const catalog = new CatalogStore(doc, tableName);
   const mapping = await catalog.licenseMappings.get(mappingUuid);
   if (!mapping || mapping.dataspace !== dataspace) return { found: false, written: 0 };
-  const [licenses, mappings] = await Promise.all([catalog.licenses.all(dataspace), catalog.licenseMappings.all(dataspace)]);
-  // The mapping as read now first: the list's index may not hold the write that queued this yet.
-  const index = shippedLicenseIndex(licenses, [mapping, ...mappings.filter((other) => other.uuid !== mapping.uuid)]);
+  const index = await dataspaceIndex(catalog, dataspace, mapping);
   const written = await reresolvePackages(doc, tableName, dataspace, index, (pkg) => holdsMappedText(pkg.unknownLicenses, mapping));
   return { found: true, written };
 }
