@@ -13,7 +13,7 @@ const name = uniqueName(70).refine((value) => value.length > 0, 'This field may 
 const version = uniqueName(50);
 
 /** Fields of the product representation that a client may send back and that are ignored. */
-const READ_ONLY = ['uuid', 'api_url', 'created_by', 'dataspace', 'created_date', 'last_modified_date', 'gate'] as const;
+const READ_ONLY = ['uuid', 'api_url', 'created_by', 'dataspace', 'created_date', 'last_modified_date', 'gate', 'user_permissions'] as const;
 
 const writable = <T extends z.ZodRawShape>(shape: T) => writableObject(shape, READ_ONLY);
 
@@ -32,6 +32,9 @@ export const ProductSchema = z
     created_date: z.iso.datetime({ offset: true }),
     last_modified_date: z.iso.datetime({ offset: true }),
     gate: z.enum(GATES).nullable().describe("The policy status of the product's last evaluation (GET .../policy_status/), written with it; null until it is first evaluated"),
+    user_permissions: z
+      .array(z.enum(PRODUCT_PERMISSIONS))
+      .describe("The caller's object permissions on the product, directly or through a group (a superuser holds all three): what a client may offer the caller to do"),
   })
   .meta({ id: 'Product' });
 

@@ -6,7 +6,9 @@ import type { Caller } from '../domain/caller.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.ts';
 import {
   accessFor,
+  effectivePermissions,
   permissionListing,
+  PRODUCT_PERMISSIONS,
   sortedPermissions,
   type Grant,
   type PermissionListing,
@@ -37,6 +39,11 @@ export interface ProductView {
   readonly last_modified_date: string;
   /** The last evaluation's policy status; null until the first. */
   readonly gate: Gate | null;
+  /**
+   * The caller's object permissions on the product, directly or through a group (all three for a
+   * superuser), in PRODUCT_PERMISSIONS order: what a client may offer the caller to do.
+   */
+  readonly user_permissions: ProductPermission[];
 }
 
 export interface ProductServiceDeps {
@@ -50,7 +57,12 @@ export function productUrl(baseUrl: string, uuid: string): string {
   return `${baseUrl}/api/v2/products/${uuid}/`;
 }
 
-export function productView(product: Product, baseUrl: string): ProductView {
+/** The caller's permissions in PRODUCT_PERMISSIONS order (view, change, delete), as `user_permissions` answers them. */
+export function orderedPermissions(held: ReadonlySet<ProductPermission>): ProductPermission[] {
+  return PRODUCT_PERMISSIONS.filter((permission) => held.has(permission));
+}
+
+export function productView(product: Product, baseUrl: string, permissions: ReadonlySet<ProductPermission>): ProductView {
   return {
     uuid: product.uuid,
     api_url: productUrl(baseUrl, product.uuid),
@@ -61,6 +73,7 @@ export function productView(product: Product, baseUrl: string): ProductView {
     created_date: product.createdDate,
     last_modified_date: product.lastModifiedDate,
     gate: product.gate ?? null,
+    user_permissions: orderedPermissions(permissions),
   };
 }
 
@@ -74,8 +87,8 @@ export const productKey = (uuid: string) => `product#${uuid.toLowerCase()}`;
 export const productTag = (product: Product) => entityTag(product.rev);
 
 /** The view of one product, carrying its entity tag. */
-function taggedView(product: Product, baseUrl: string): ProductView {
-  return tagged(productView(product, baseUrl), productTag(product));
+function taggedView(product: Product, baseUrl: string, permissions: ReadonlySet<ProductPermission>): ProductView {
+  return tagged(productView(product, baseUrl, permissions), productTag(product));
 }
 
 export function principalsOf(caller: Caller): Principal[] {
@@ -89,6 +102,11 @@ export class ProductService {
 
   /** The product, if the caller may do `action` on it; otherwise 404 (cannot see it) or 403. */
   async authorize(caller: Caller, uuid: string, action: Action): Promise<Product> {
+    return (await this.authorized(caller, uuid, action)).product;
+  }
+
+  /** As authorize, with the caller's permissions on the product (read with it: no other call). */
+  private async authorized(caller: Caller, uuid: string, action: Action): Promise<{ product: Product; permissions: Set<ProductPermission> }> {
     if (!isUuid(uuid)) throw new NotFoundError();
     const id = uuid.toLowerCase();
     const found = caller.isSuperuser
@@ -101,7 +119,7 @@ export class ProductService {
       case 'forbidden':
         throw new ForbiddenError();
       case 'allowed':
-        return found.product;
+        return { product: found.product, permissions: effectivePermissions(caller, found.product, found.grants) };
     }
   }
 
@@ -122,12 +140,15 @@ export class ProductService {
       listUrl,
       async (offset, limit) => {
         if (impossible) return { count: 0, items: [] };
-        const { count, products } = caller.isSuperuser
-          ? await this.deps.products.listDataspace(caller.dataspace, filters, offset, limit)
-          : await this.deps.products.listViewable(caller.dataspace, principalsOf(caller), filters, offset, limit);
-        return { count, items: products };
+        if (caller.isSuperuser) {
+          const { count, products } = await this.deps.products.listDataspace(caller.dataspace, filters, offset, limit);
+          const all = new Set(PRODUCT_PERMISSIONS);
+          return { count, items: products.map((product) => ({ product, permissions: all })) };
+        }
+        const { count, products } = await this.deps.products.listViewable(caller.dataspace, principalsOf(caller), filters, offset, limit);
+        return { count, items: products.map(({ product, grants }) => ({ product, permissions: effectivePermissions(caller, product, grants) })) };
       },
-      (product) => productView(product, baseUrl),
+      ({ product, permissions }) => productView(product, baseUrl, permissions),
     );
   }
 
@@ -179,11 +200,13 @@ export class ProductService {
         }),
       isTransactionConflict,
     );
-    return taggedView({ ...product, rev: 1 }, baseUrl);
+    // The creator's grant: all three (a superuser holds them anyway).
+    return taggedView({ ...product, rev: 1 }, baseUrl, new Set(PRODUCT_PERMISSIONS));
   }
 
   async retrieve(caller: Caller, uuid: string, baseUrl: string): Promise<ProductView> {
-    return taggedView(await this.authorize(caller, uuid, 'view'), baseUrl);
+    const { product, permissions } = await this.authorized(caller, uuid, 'view');
+    return taggedView(product, baseUrl, permissions);
   }
 
   /**
@@ -197,8 +220,10 @@ export class ProductService {
     baseUrl: string,
     ifMatch?: IfMatch,
   ): Promise<ProductView> {
+    let held = new Set<ProductPermission>();
     const updated = await retryOnConflict(async () => {
-      const before = await this.authorize(caller, uuid, 'change');
+      const { product: before, permissions } = await this.authorized(caller, uuid, 'change');
+      held = permissions;
       requireMatch(ifMatch, productTag(before));
       const changes = readChanges();
       const after: Product = {
@@ -212,7 +237,7 @@ export class ProductService {
       const rev = await this.deps.products.update(before, after, grants);
       return { ...after, rev };
     }, isProductRace, { key: productKey(uuid) });
-    return taggedView(updated, baseUrl);
+    return taggedView(updated, baseUrl, held);
   }
 
   async destroy(caller: Caller, uuid: string, ifMatch?: IfMatch): Promise<void> {

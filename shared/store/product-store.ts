@@ -287,7 +287,10 @@ export class ProductStore {
   /**
    * One page of the products any of the principals may view, with the count. Reads the viewer index
    * entries of those principals only (cost grows with what they can see, not with the dataspace),
-   * then the page's products in one BatchGetItem.
+   * then the page's products in one BatchGetItem. Each product comes with the principals' grants on it,
+   * for the caller's permissions: the index entries are the view grants themselves (GSI1 projects them
+   * whole); a principal without one on a page's product may still hold a grant without view (change or
+   * delete alone), read by key for those pairs only, so a caller of one principal reads nothing more.
    */
   async listViewable(
     dataspace: string,
@@ -295,21 +298,28 @@ export class ProductStore {
     filters: ProductFilters,
     offset: number,
     limit: number,
-  ): Promise<{ count: number; products: Product[] }> {
+  ): Promise<{ count: number; products: { product: Product; grants: Grant[] }[] }> {
     const prefix = filters.name !== undefined ? keys.productSortPrefix(filters.name, filters.version) : undefined;
     const entries = await Promise.all(
-      principals.map((principal) =>
-        queryAll(this.doc, {
-          ...partitionQueryInput(this.tableName, {
-            ...keys.viewablePartition(dataspace, principal),
-            ...(prefix !== undefined ? { skPrefix: prefix } : {}),
-          }),
-          ProjectionExpression: 'GSI1SK',
-        }),
-      ),
+      principals.map((principal) => {
+        const input = partitionQueryInput(this.tableName, {
+          ...keys.viewablePartition(dataspace, principal),
+          ...(prefix !== undefined ? { skPrefix: prefix } : {}),
+        });
+        return queryAll(this.doc, {
+          ...input,
+          ProjectionExpression: 'GSI1SK, principalType, principal, #permissions',
+          ExpressionAttributeNames: { ...input.ExpressionAttributeNames, '#permissions': 'permissions' },
+        });
+      }),
     );
     const sortKeys = new Set<string>();
-    for (const item of entries.flat()) sortKeys.add(String(item.GSI1SK));
+    const grantsOf = new Map<string, Grant[]>();
+    for (const item of entries.flat()) {
+      sortKeys.add(String(item.GSI1SK));
+      const uuid = parseSortKey(String(item.GSI1SK)).uuid;
+      grantsOf.set(uuid, [...(grantsOf.get(uuid) ?? []), toGrant(item)]);
+    }
     let visible = [...sortKeys].map(parseSortKey);
     if (filters.gate !== undefined) {
       // The gate is the product item's: read for the products the principals see, no others.
@@ -324,10 +334,20 @@ export class ProductStore {
     // DynamoDB's order (code points), the order a superuser's list comes in.
     visible.sort((a, b) => compareCodePoints(a.sortKey, b.sortKey));
     const pageEntries = visible.slice(offset, offset + limit);
-    const items = await batchGet(this.doc, this.tableName, pageEntries.map((entry) => keys.product(entry.uuid)));
-    const byUuid = new Map(items.map((item) => [String(item.uuid), toProduct(item)]));
+    const missing = pageEntries.flatMap((entry) =>
+      principals.filter((principal) => !grantsOf.get(entry.uuid)?.some((grant) => samePrincipal(grant.principal, principal))).map((principal) => keys.grant(entry.uuid, principal)),
+    );
+    const items = await batchGet(this.doc, this.tableName, [...pageEntries.map((entry) => keys.product(entry.uuid)), ...missing]);
+    for (const item of items.filter((item) => item.entity === 'ProductGrant')) {
+      const uuid = String(item.productUuid);
+      grantsOf.set(uuid, [...(grantsOf.get(uuid) ?? []), toGrant(item)]);
+    }
+    const byUuid = new Map(items.filter((item) => item.entity === 'Product').map((item) => [String(item.uuid), toProduct(item)]));
     // A product deleted between the two reads is left out of the page.
-    const products = pageEntries.flatMap((entry) => byUuid.get(entry.uuid) ?? []);
+    const products = pageEntries.flatMap((entry) => {
+      const product = byUuid.get(entry.uuid);
+      return product ? [{ product, grants: grantsOf.get(entry.uuid) ?? [] }] : [];
+    });
     return { count: visible.length, products };
   }
 
@@ -596,6 +616,10 @@ function toGrant(item: Item): Grant {
     principal: { type: item.principalType === 'group' ? 'group' : 'user', name: String(item.principal) },
     permissions: (item.permissions as ProductPermission[]).slice().sort(),
   };
+}
+
+function samePrincipal(a: Principal, b: Principal): boolean {
+  return a.type === b.type && a.name === b.name;
 }
 
 function parseSortKey(sortKey: string): { sortKey: string; name: string; version: string; uuid: string } {

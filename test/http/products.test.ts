@@ -50,6 +50,7 @@ describe('POST /api/v2/products/', () => {
       created_date: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/),
       last_modified_date: product.created_date,
       gate: null,
+      user_permissions: ['view_product', 'change_product', 'delete_product'],
     });
     expect((await as('alice').get(`/api/v2/products/${product.uuid}/`)).json).toEqual(product);
   });
@@ -189,6 +190,35 @@ describe('visibility and permissions on /api/v2/products/{uuid}/', () => {
     expect(deleted.text).toBe('');
     expect((await as('alice').get(path)).status).toBe(404);
     expect((await as('root').get(path)).status).toBe(404);
+  });
+
+  it('answers the caller\'s permissions as user_permissions, in detail, list and writes, through a group and a grant without view', async () => {
+    const product = await aProduct('alice', { name: 'Permissions shown' });
+    const path = `/api/v2/products/${product.uuid}/`;
+    expect((await as('alice').get(path)).json.user_permissions).toEqual(['view_product', 'change_product', 'delete_product']);
+    expect((await as('root').get(path)).json.user_permissions).toEqual(['view_product', 'change_product', 'delete_product']);
+    // dave views directly; carol views through her group, and changes by a grant of her own that has no view.
+    expect((await grant(product.uuid, { user: 'dave', permissions: ['view_product'] })).status).toBe(200);
+    expect((await grant(product.uuid, { group: 'legal', permissions: ['view_product'] })).status).toBe(200);
+    expect((await grant(product.uuid, { user: 'carol', permissions: ['change_product'] })).status).toBe(200);
+    expect((await as('dave').get(path)).json.user_permissions).toEqual(['view_product']);
+    expect((await as('carol').get(path)).json.user_permissions).toEqual(['view_product', 'change_product']);
+    const listed = async (username: string) => {
+      const page = await as(username).get('/api/v2/products/?name=Permissions%20shown');
+      expect(page.status).toBe(200);
+      return (page.json.results as { uuid: string; user_permissions: string[] }[]).find((p) => p.uuid === product.uuid)?.user_permissions;
+    };
+    expect(await listed('alice')).toEqual(['view_product', 'change_product', 'delete_product']);
+    expect(await listed('root')).toEqual(['view_product', 'change_product', 'delete_product']);
+    expect(await listed('dave')).toEqual(['view_product']);
+    expect(await listed('carol')).toEqual(['view_product', 'change_product']);
+    expect(await listed('bob')).toBeUndefined();
+    const patched = await as('carol').patch(path, { version: '2.0' });
+    expect(patched.status).toBe(200);
+    expect(patched.json.user_permissions).toEqual(['view_product', 'change_product']);
+    // Sent back, it is read-only: ignored, not a 400.
+    expect((await as('carol').put(path, { ...patched.json, user_permissions: ['delete_product'] })).status).toBe(200);
+    expect((await as('carol').get(path)).json.user_permissions).toEqual(['view_product', 'change_product']);
   });
 
   it('needs every writable field on PUT', async () => {
