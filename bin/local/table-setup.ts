@@ -27,19 +27,24 @@ import { createDynamoControlClient, type DynamoEndpoint } from '../../shared/aws
 export interface EnsureTableOptions {
   /** How long the table may take to become ACTIVE (default 120 s: generous, a loaded machine is slow). */
   readonly activeWithinMs?: number;
+  /**
+   * Whether the table has its stream (default true: the pipeline reads it). False only for a table no
+   * stream consumer reads, such as a benchmark's seeded data: DynamoDB Local then keeps no stream records.
+   */
+  readonly stream?: boolean;
 }
 
 /** Creates or updates `tableName` at `target` and resolves once it is ACTIVE with every index, the stream and TTL. */
 export async function ensureTable(target: DynamoEndpoint, tableName: string, options: EnsureTableOptions = {}): Promise<TableDescription> {
   const client = createDynamoControlClient(target);
   try {
-    return await ensureTableWith(client, tableName, Date.now() + (options.activeWithinMs ?? 120_000));
+    return await ensureTableWith(client, tableName, Date.now() + (options.activeWithinMs ?? 120_000), options.stream ?? true);
   } finally {
     client.destroy();
   }
 }
 
-async function ensureTableWith(client: DynamoDBClient, tableName: string, deadline: number): Promise<TableDescription> {
+async function ensureTableWith(client: DynamoDBClient, tableName: string, deadline: number, stream: boolean): Promise<TableDescription> {
   if (!(await describe(client, tableName))) {
     await alreadyDoneIsFine(() =>
       client.send(
@@ -52,7 +57,7 @@ async function ensureTableWith(client: DynamoDBClient, tableName: string, deadli
             { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
           ],
           GlobalSecondaryIndexes: TABLE.globalSecondaryIndexes.map(indexDefinition),
-          StreamSpecification: { StreamEnabled: true, StreamViewType: TABLE.streamViewType },
+          ...(stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: TABLE.streamViewType } } : {}),
         }),
       ),
     );
@@ -75,7 +80,7 @@ async function ensureTableWith(client: DynamoDBClient, tableName: string, deadli
     );
     table = await waitActive(client, tableName, deadline, missing.indexName);
   }
-  if (!table.StreamSpecification?.StreamEnabled) {
+  if (stream && !table.StreamSpecification?.StreamEnabled) {
     await alreadyDoneIsFine(() =>
       client.send(
         new UpdateTableCommand({

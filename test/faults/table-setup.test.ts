@@ -72,4 +72,15 @@ describe('ensureTable', () => {
     expect(again.TableStatus).toBe('ACTIVE');
     await expectReady(tableName);
   });
+
+  it('makes a table without a stream when asked (seeded benchmark data), and leaves it so on the next call', async () => {
+    const tableName = newTableName();
+    const endpoint = { region: 'us-east-1', endpoint: dynamodbEndpoint() };
+    await ensureTable(endpoint, tableName, { stream: false });
+    await ensureTable(endpoint, tableName, { stream: false });
+    const table = (await direct.send(new DescribeTableCommand({ TableName: tableName }))).Table!;
+    expect(table.TableStatus).toBe('ACTIVE');
+    expect(table.StreamSpecification?.StreamEnabled ?? false).toBe(false);
+    expect((table.GlobalSecondaryIndexes ?? []).length).toBe(TABLE.globalSecondaryIndexes.length);
+  });
 });
