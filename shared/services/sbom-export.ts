@@ -106,9 +106,13 @@ export class SbomExportService {
     const own = keys.length > 0 ? await this.deps.catalog.licenses.getByUnique(product.dataspace, keys) : new Map();
     const library = this.deps.licenseIndexes.library;
     const texts = (this.deps.licenseTexts ?? scancodeTexts)();
+    // A dataspace license's own text comes first (GET /licenses/{uuid}/ answers it); else the reference text of its key.
+    const ownTexts = await this.deps.catalog.licenseTexts([...own.values()].map((license) => license.uuid));
     const licenses = keys.map((key) => {
       const reference = library.byKey(key);
-      return { key, name: own.get(key)?.name || reference?.name || key, spdxKey: spdx(key), text: texts.text(key) ?? '' };
+      const license = own.get(key);
+      const text = (license && ownTexts.get(license.uuid)) || texts.text(key) || '';
+      return { key, name: license?.name || reference?.name || key, spdxKey: spdx(key), text };
     });
     const attribution = { product: { name: product.name, version: product.version }, packages: attributionPackages, licenses, generatedAt: isoSeconds(this.deps.now()) };
     return options.format === 'text'

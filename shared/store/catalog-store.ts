@@ -841,6 +841,14 @@ export class CatalogStore {
     return Item ? String(Item.text ?? '') : undefined;
   }
 
+  /** The own texts of these licenses, by license uuid (those never given one are absent): one BatchGetItem per 100. */
+  async licenseTexts(licenseUuids: readonly string[]): Promise<Map<string, string>> {
+    if (licenseUuids.length === 0) return new Map();
+    const uuidOf = new Map(licenseUuids.map((uuid) => [keys.licenseText(uuid).PK, uuid]));
+    const items = await batchGet(this.doc, this.tableName, licenseUuids.map((uuid) => keys.licenseText(uuid)));
+    return new Map(items.flatMap((item) => (uuidOf.has(String(item.PK)) ? [[uuidOf.get(String(item.PK))!, String(item.text ?? '')] as const] : [])));
+  }
+
   /** The transaction item that gives a license its own text (a string) or removes it (undefined), for Collection.write's `extra`. */
   licenseTextWrite(license: Pick<License, 'uuid' | 'dataspace'>, text: string | undefined): TransactItem {
     return text === undefined

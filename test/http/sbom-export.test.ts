@@ -185,6 +185,20 @@ describe('GET /api/v2/products/{uuid}/attribution/', () => {
     expect(text.text.split('Permission is hereby granted, free of charge').length - 1).toBe(1);
   });
 
+  it("prints a dataspace license's own text in place of the reference text of its key", async () => {
+    const own = await call('root', 'POST', '/api/v2/licenses/', { key: 'apache-2.0', text: 'Apache License 2.0, as our legal team ships it: see LEGAL.md.' });
+    expect(own.status, own.text).toBe(201);
+    try {
+      const html = (await attribution('viewer')).text;
+      expect(html).toContain('Apache License 2.0, as our legal team ships it: see LEGAL.md.');
+      expect(html).not.toContain('TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION');
+      // MIT has no dataspace license here: its reference text stays.
+      expect(html.split('Permission is hereby granted, free of charge').length - 1).toBe(1);
+    } finally {
+      expect((await call('root', 'DELETE', `/api/v2/licenses/${own.json.uuid}/`)).status).toBe(204);
+    }
+  });
+
   it('refuses an unknown format or include naming the choices, and answers 404 to who cannot view the product', async () => {
     const pdf = await attribution('viewer', '?format=pdf');
     expect(pdf.status).toBe(400);
