@@ -115,6 +115,48 @@ export interface RuleConfig {
 
 export type PolicyConfig = Readonly<Partial<Record<RuleType, RuleConfig>>>;
 
+/** Names joined as a person lists them: "A", "A and B", "A, B and C". */
+function listed(names: readonly string[]): string {
+  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
+/**
+ * Why a rule fires in this dataspace, in the terms of its configuration (`rule_reason` of a violation,
+ * the rule cards of the console): a usage policy's alert, the categories chosen, the risk score and
+ * days, the threshold. `rule` is the effective configuration (effectiveConfig).
+ */
+export function ruleReason(type: RuleType, rule: RuleConfig): string {
+  const number = (name: string) => {
+    const value = rule.parameters[name];
+    return typeof value === 'number' ? value : undefined;
+  };
+  const over = rule.threshold > 0 ? ` It fires when more than ${rule.threshold} ${rule.threshold === 1 ? 'package does' : 'packages do'}.` : '';
+  const alert = RULES[type].severity;
+  switch (type) {
+    case 'usage_policy_error':
+    case 'usage_policy_warning':
+      return `A package's own usage policy has the ${alert} compliance alert.${over}`;
+    case 'license_policy_error':
+    case 'license_policy_warning': {
+      const categories = Array.isArray(rule.parameters.categories) ? (rule.parameters.categories as readonly string[]) : [];
+      const byCategory = categories.length > 0 ? `, or is in the ${categories.length === 1 ? 'category' : 'categories'} ${listed(categories)}` : '';
+      return `A license the package needs has a usage policy with the ${alert} compliance alert${byCategory} (a choice, OR, fires only when every option does).${over}`;
+    }
+    case 'license_coverage_gap':
+      return `A package has no license expression.${over}`;
+    case 'vulnerability_detected': {
+      const score = number('min_risk_score');
+      return `A package has a known vulnerability${score !== undefined ? ` with a risk score of ${score} or more` : ''}.${over}`;
+    }
+    case 'vulnerability_unresolved':
+      return `A package has a known vulnerability with no completed triage analysis for this product.${over}`;
+    case 'vulnerability_stale':
+      return `A package has had a vulnerability with a risk score of ${number('min_risk_score') ?? 8} or more for more than ${number('max_days') ?? 30} days, with no completed triage analysis.${over}`;
+    case 'license_unknown':
+      return `A package's license is unknown: written as no license key or SPDX id, nor mapping, resolves.${over}`;
+  }
+}
+
 /** A rule's configuration with the defaults filled in: inactive, threshold 0, each parameter's default. */
 export function effectiveConfig(config: PolicyConfig, type: RuleType): RuleConfig {
   const given = config[type];
@@ -178,7 +220,7 @@ export function configFromRuleList(list: readonly unknown[]): { ok: true; raw: R
       errors.push([`[${i}]`, ['Expected a rule object with a rule_type.']]);
       return;
     }
-    const { rule_type: type, label: _label, description: _description, severity: _severity, ...options } = rule as Record<string, unknown>;
+    const { rule_type: type, label: _label, description: _description, reason: _reason, severity: _severity, ...options } = rule as Record<string, unknown>;
     if (seen.has(type as string)) errors.push([`[${i}].rule_type`, [`"${String(type)}" is listed twice.`]]);
     seen.add(type as string);
     entries.push([type as string, options]);

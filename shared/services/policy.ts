@@ -13,6 +13,7 @@ import {
   configFromRuleList,
   compareViolations,
   effectiveConfig,
+  ruleReason,
   type PolicyConfig,
   type RuleType,
   type Violation,
@@ -44,7 +45,7 @@ class ConfigRaceError extends Error {}
  * A violation as the API answers it, with the waivers that held back some of its packages in the
  * evaluation that recorded it (`waived`, kept with the evaluation state; `waivers`, the product's).
  */
-export function violationView(violation: Violation, waived: readonly WaivedRule[] = [], waivers: readonly PolicyWaiver[] = [], baseUrl = '') {
+export function violationView(violation: Violation, config: PolicyConfig, waived: readonly WaivedRule[] = [], waivers: readonly PolicyWaiver[] = [], baseUrl = '') {
   const rule = RULES[violation.ruleType];
   const ofRule = waived.find((entry) => entry.ruleType === violation.ruleType);
   const byUuid = new Map(waivers.map((waiver) => [waiver.uuid, waiver]));
@@ -52,6 +53,7 @@ export function violationView(violation: Violation, waived: readonly WaivedRule[
     rule_type: violation.ruleType,
     rule_label: rule.label,
     rule_description: rule.description,
+    rule_reason: ruleReason(violation.ruleType, effectiveConfig(config, violation.ruleType)),
     rule_severity: rule.severity,
     violation_count: violation.count,
     detected_date: violation.detectedDate,
@@ -81,6 +83,7 @@ export class PolicyService {
         rule_type: type,
         label: rule.label,
         description: rule.description,
+        reason: ruleReason(type, effective),
         severity: rule.severity,
         is_active: effective.is_active,
         threshold: effective.threshold,
@@ -122,8 +125,8 @@ export class PolicyService {
   }
 
   async violations(caller: Caller, productUuid: string, baseUrl: string) {
-    const { data, active } = await this.activeViolations(caller, productUuid, true);
-    return active.map((violation) => violationView(violation, data.state.waived, data.waivers, baseUrl));
+    const [{ data, active }, { config }] = await Promise.all([this.activeViolations(caller, productUuid, true), this.deps.policy.getConfig(caller.dataspace)]);
+    return active.map((violation) => violationView(violation, config, data.state.waived, data.waivers, baseUrl));
   }
 
   /** The gate: errors and warnings count active violations; the rules waivers alone keep from them are counted apart. */
@@ -188,14 +191,14 @@ export class PolicyService {
       await this.deps.queue.send([{ dataspace: product.dataspace, product: product.uuid, requestedAt: isoWithOffset(this.deps.now()) }]);
       return { statusCode: 202 as const, body: { status: 'evaluation queued' } };
     }
-    const outcome = await this.deps.evaluation.evaluate(product.uuid, { baseUrl });
+    const [outcome, { config }] = await Promise.all([this.deps.evaluation.evaluate(product.uuid, { baseUrl }), this.deps.policy.getConfig(product.dataspace)]);
     if (outcome.outcome === 'skipped') throw new NotFoundError();
     return {
       statusCode: 200 as const,
       body: outcome.violations
         .filter((v) => v.resolvedDate === null)
         .sort(compareViolations)
-        .map((violation) => violationView(violation, outcome.waived, outcome.waivers, baseUrl)),
+        .map((violation) => violationView(violation, config, outcome.waived, outcome.waivers, baseUrl)),
     };
   }
 

@@ -96,6 +96,7 @@ describe('the violation lifecycle, through the pipeline', () => {
         rule_type: 'license_policy_error',
         rule_label: 'License Policy Error',
         rule_description: 'Packages whose licenses are assigned a usage policy flagged with an error compliance alert.',
+        rule_reason: 'A license the package needs has a usage policy with the error compliance alert (a choice, OR, fires only when every option does).',
         rule_severity: 'error',
         violation_count: 1,
         detected_date: expect.stringMatching(/\+00:00$/),

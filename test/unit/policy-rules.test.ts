@@ -14,6 +14,7 @@ import {
   effectiveConfig,
   evaluateRules,
   reconcile,
+  ruleReason,
   type PackageFacts,
   type PolicyConfig,
   type RuleConfig,
@@ -735,5 +736,32 @@ describe('compareViolations: errors before warnings, then by label', () => {
     ['usage_policy_warning', 'usage_policy_warning', 0],
   ] as const)('compare(%s, %s) has sign %i', (a, b, sign) => {
     expect(Math.sign(compareViolations({ ruleType: a }, { ruleType: b }))).toBe(sign);
+  });
+});
+
+describe('ruleReason', () => {
+  const rule = (parameters: Record<string, number | string[]> = {}, threshold = 0) => ({ is_active: true, threshold, parameters });
+
+  it('says why a license rule fires in the terms of its configuration: the alert, and the categories chosen', () => {
+    expect(ruleReason('license_policy_error', rule())).toBe(
+      'A license the package needs has a usage policy with the error compliance alert (a choice, OR, fires only when every option does).',
+    );
+    expect(ruleReason('license_policy_error', rule({ categories: ['Commercial', 'Proprietary Free'] }))).toContain(
+      'the error compliance alert, or is in the categories Commercial and Proprietary Free',
+    );
+    expect(ruleReason('license_policy_warning', rule({ categories: ['Copyleft'] }))).toContain('the warning compliance alert, or is in the category Copyleft');
+  });
+
+  it('names the scores, days and threshold configured', () => {
+    expect(ruleReason('vulnerability_detected', rule())).toBe('A package has a known vulnerability.');
+    expect(ruleReason('vulnerability_detected', rule({ min_risk_score: 7 }, 2))).toBe(
+      'A package has a known vulnerability with a risk score of 7 or more. It fires when more than 2 packages do.',
+    );
+    expect(ruleReason('vulnerability_stale', effectiveConfig({ vulnerability_stale: rule() }, 'vulnerability_stale'))).toContain('a risk score of 8 or more for more than 30 days');
+    expect(ruleReason('usage_policy_warning', rule({}, 1))).toBe("A package's own usage policy has the warning compliance alert. It fires when more than 1 package does.");
+  });
+
+  it('has a reason for every rule type', () => {
+    for (const type of RULE_TYPES) expect(ruleReason(type, effectiveConfig({}, type)).length, type).toBeGreaterThan(20);
   });
 });
