@@ -245,6 +245,54 @@ describe('the product page with real SBOMs', () => {
       await expectAccessible(narrow, `${tab} at 360 px`);
     }
   }, 180_000);
+
+  it("offers a viewer no write action (upload, add, waive, re-evaluate, permissions), and offers change once it is granted", async () => {
+    const product = await created(rootKey, '/api/v2/products/', { name: 'Viewed', version: '1.0' });
+    await consoleStack.loadSbom(rootKey, product.uuid, SMALL);
+    await created(rootKey, `/api/v2/products/${product.uuid}/policy_waivers/`, {
+      rule_type: 'license_policy_error',
+      package: null,
+      reason: 'Reviewed by legal.',
+      expires_at: new Date(Date.now() + 7 * 86_400_000).toISOString(),
+    });
+    const granted = await api(rootKey, 'POST', `/api/v2/products/${product.uuid}/permissions/`, { user: 'alice', permissions: ['view_product'] });
+    expect(granted.status).toBe(200);
+    const { alice: aliceKey } = consoleStack.keys;
+    const writes = ['Upload SBOM', 'Add package', 'Add waiver', 'Re-evaluate'];
+
+    for (const size of [undefined, NARROW]) {
+      const page = await signedInPage(aliceKey, size);
+      await page.goto(`${consoleStack.stack.apiUrl}/#/products/${product.uuid}/packages`);
+      // Read only, but all of it: the inventory, the waiver and both downloads.
+      await page.locator('tr[data-purl="pkg:npm/zod@4.6.7"]').waitFor();
+      await page.getByRole('cell', { name: 'Reviewed by legal.' }).waitFor();
+      await page.getByRole('button', { name: 'Download SBOM' }).waitFor();
+      await page.getByRole('button', { name: 'Download attribution' }).waitFor();
+      for (const name of writes) await expect(page.getByRole('button', { name, exact: true }).count(), name).resolves.toBe(0);
+      await expect(page.getByRole('button', { name: /^Revoke/ }).count()).resolves.toBe(0);
+      await expect(page.getByRole('navigation', { name: 'Product sections' }).getByRole('link').allTextContents()).resolves.toEqual(['Details', 'Packages', 'Compliance']);
+      await expectAccessible(page, `viewer's packages tab${size ? ' at 360 px' : ''}`);
+      if (size) {
+        const widest = await widestOutsideTables(page, NARROW.width);
+        expect(widest.width, widest.elements.join('\n')).toBeLessThanOrEqual(NARROW.width);
+      }
+      await page.goto(`${consoleStack.stack.apiUrl}/#/products/${product.uuid}/compliance`);
+      await page.getByRole('heading', { name: 'Policy violations' }).waitFor();
+      await expect(page.getByRole('button', { name: 'Re-evaluate' }).count()).resolves.toBe(0);
+      if (!size) await screenshot(page, 'product-viewer');
+      await page.close();
+    }
+
+    // Granted change_product: the writes appear (the permissions tab stays the creator's and superusers').
+    expect((await api(rootKey, 'POST', `/api/v2/products/${product.uuid}/permissions/`, { user: 'alice', permissions: ['change_product'] })).status).toBe(200);
+    const page = await signedInPage(aliceKey);
+    await page.goto(`${consoleStack.stack.apiUrl}/#/products/${product.uuid}/packages`);
+    await page.getByRole('button', { name: 'Upload SBOM' }).waitFor();
+    for (const name of ['Add package', 'Add waiver']) await page.getByRole('button', { name, exact: true }).waitFor();
+    await page.getByRole('button', { name: /^Revoke/ }).first().waitFor();
+    await expect(page.getByRole('navigation', { name: 'Product sections' }).getByRole('link').allTextContents()).resolves.toEqual(['Details', 'Packages', 'Compliance']);
+    await page.close();
+  }, 180_000);
 });
 
 async function download(page: Page, format: 'cyclonedx' | 'spdx'): Promise<{ name: string; document: any }> {

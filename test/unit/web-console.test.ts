@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiClient, ApiError, apiPath, errorReport, pageOf, uuidOf, withQuery, type Fetch } from '../../web/src/lib/api-client.ts';
-import { checkForm, configFromForm, formFromRules, inputId, type PolicyRule } from '../../web/src/lib/policy-form.ts';
+import { checkForm, configFromForm, formFromRules, formReason, inputId, withCategory, type PolicyRule } from '../../web/src/lib/policy-form.ts';
 import { emptyAnswers, serializeAnswers, type Question } from '../../web/src/lib/template-form.ts';
-import { RULES, RULE_TYPES } from '../../shared/domain/policy-rules.ts';
+import { RULES, RULE_TYPES, effectiveConfig, ruleReason } from '../../shared/domain/policy-rules.ts';
 import { href, parseHash } from '../../web/src/router.ts';
 import type * as z from 'zod';
 import type { CommentSchema, RequestSchema, RequestTemplateSchema } from '../../shared/schemas/request.ts';
@@ -131,11 +131,37 @@ describe('ApiClient', () => {
   });
 });
 
+describe('the policy form\'s category checkboxes and reasons', () => {
+  const blank = formFromRules([]);
+
+  it('keeps the categories ticked in the reference library\'s order, each once, and sends them as a list', () => {
+    let text = withCategory('', 'Proprietary Free', true);
+    text = withCategory(text, 'Commercial', true);
+    text = withCategory(text, 'Commercial', true);
+    expect(text).toBe('Commercial, Proprietary Free');
+    expect(withCategory(text, 'Commercial', false)).toBe('Proprietary Free');
+    const form = { ...blank, license_policy_error: { ...blank.license_policy_error, parameters: { categories: text } } };
+    expect(configFromForm(form).license_policy_error.parameters).toEqual({ categories: ['Commercial', 'Proprietary Free'] });
+  });
+
+  it('says why each rule fires as the form stands, and nothing while an input does not check', () => {
+    const form = {
+      ...blank,
+      license_policy_warning: { is_active: true, threshold: '0', parameters: { categories: 'Copyleft, Copyleft Limited' } },
+      vulnerability_detected: { is_active: true, threshold: '0', parameters: { min_risk_score: '7' } },
+    };
+    expect(formReason(form, 'license_policy_warning')).toContain('or is in the categories Copyleft and Copyleft Limited');
+    expect(formReason(form, 'vulnerability_detected')).toBe('A package has a known vulnerability with a risk score of 7 or more.');
+    expect(formReason({ ...form, vulnerability_detected: { ...form.vulnerability_detected, parameters: { min_risk_score: '11' } } }, 'vulnerability_detected')).toBeUndefined();
+  });
+});
+
 describe('the policy rules form', () => {
   const rules: PolicyRule[] = RULE_TYPES.map((type) => ({
     rule_type: type,
     label: RULES[type].label,
     description: RULES[type].description,
+    reason: ruleReason(type, effectiveConfig({}, type)),
     severity: RULES[type].severity,
     is_active: type === 'vulnerability_stale',
     threshold: type === 'license_coverage_gap' ? 2 : 0,

@@ -5,10 +5,11 @@
  * before anything is sent.
  */
 import type * as z from 'zod';
-import { RULES, RULE_TYPES, checkConfig, type PolicyConfig, type RuleType } from '../../../shared/domain/policy-rules.ts';
+import { RULES, RULE_TYPES, checkConfig, effectiveConfig, ruleReason, type PolicyConfig, type RuleType } from '../../../shared/domain/policy-rules.ts';
+import { REFERENCE_CATEGORIES } from '../../../shared/domain/reference-license.ts';
 import type { PolicyRuleSchema } from '../../../shared/schemas/policy.ts';
 
-export { RULES, RULE_TYPES, type RuleType };
+export { RULES, RULE_TYPES, REFERENCE_CATEGORIES, type RuleType };
 
 /** One rule as GET /api/v2/policy_rules/ answers it (the API's own schema; a type-only import). */
 export type PolicyRule = z.output<typeof PolicyRuleSchema>;
@@ -80,4 +81,29 @@ export function checkForm(form: PolicyForm): FormCheck {
 /** The id of the input an error key path belongs to, so the message sits next to its field. */
 export function inputId(path: string): string {
   return `rule-${path.replaceAll('.', '-')}`;
+}
+
+/** The categories a list parameter holds, as its input keeps them (comma-separated). */
+export function categoriesOf(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+/** The list parameter's text with `category` ticked or not, in the reference library's order. */
+export function withCategory(text: string, category: string, ticked: boolean): string {
+  const held = new Set(categoriesOf(text));
+  if (ticked) held.add(category);
+  else held.delete(category);
+  return REFERENCE_CATEGORIES.filter((known) => held.has(known)).join(', ');
+}
+
+/**
+ * Why the rule fires as the form now stands (the API's own words, shared/domain/policy-rules.ts
+ * ruleReason); undefined while its inputs do not check.
+ */
+export function formReason(form: PolicyForm, type: RuleType): string | undefined {
+  const check = checkConfig({ [type]: configFromForm(form)[type] });
+  return check.ok ? ruleReason(type, effectiveConfig(check.config, type)) : undefined;
 }

@@ -8,7 +8,7 @@ import type { Page } from '../lib/api-client.ts';
 import { href, navigate } from '../router.ts';
 import type { Session } from '../session.ts';
 import { REFERENCE_CATEGORIES } from '../../../shared/domain/reference-license.ts';
-import { PolicyBadge, usePolicies } from './catalog-parts.tsx';
+import { AllRowsCheckbox, AssignPolicy, PolicyBadge, RowCheckbox, usePolicies, useSelection } from './catalog-parts.tsx';
 import type { License, ReferenceLicense } from './catalog-types.ts';
 
 const PAGE_SIZE = 20;
@@ -26,6 +26,10 @@ export function LicensesPage({ session, query }: { session: Session; segments: r
   const list = useLoad(() => session.api.get<Page<License>>('/api/v2/licenses/', { ...filters, page, page_size: PAGE_SIZE }), query.toString());
   const policies = usePolicies(session);
   const filtered = Object.keys(filters).length > 0;
+  // Superusers assign usage policies to the rows they tick.
+  const selection = useSelection();
+  const assigning = session.isSuperuser;
+  const rows = list.data?.results ?? [];
   return (
     <>
       <PageHeading>Licenses</PageHeading>
@@ -39,6 +43,11 @@ export function LicensesPage({ session, query }: { session: Session; segments: r
               <caption class="visually-hidden">Licenses of the dataspace</caption>
               <thead>
                 <tr>
+                  {assigning && (
+                    <th scope="col">
+                      <AllRowsCheckbox uuids={rows.map((license) => license.uuid)} selection={selection} what="license" />
+                    </th>
+                  )}
                   <th scope="col">Key</th>
                   <th scope="col">Name</th>
                   <th scope="col">SPDX id</th>
@@ -49,6 +58,11 @@ export function LicensesPage({ session, query }: { session: Session; segments: r
               <tbody>
                 {list.data.results.map((license) => (
                   <tr key={license.uuid}>
+                    {assigning && (
+                      <td>
+                        <RowCheckbox uuid={license.uuid} name={license.key} selection={selection} />
+                      </td>
+                    )}
                     <td>
                       <code>{license.key}</code>
                     </td>
@@ -65,12 +79,13 @@ export function LicensesPage({ session, query }: { session: Session; segments: r
                 ))}
                 {list.data.results.length === 0 && (
                   <tr>
-                    <td colSpan={5}>{filtered ? 'No license matches these filters.' : 'No licenses yet: adopt some from the reference library below.'}</td>
+                    <td colSpan={assigning ? 6 : 5}>{filtered ? 'No license matches these filters.' : 'No licenses yet: adopt some from the reference library below.'}</td>
                   </tr>
                 )}
               </tbody>
             </table>
           </div>
+          {assigning && <AssignPolicy session={session} kind="license" names={new Map(rows.map((license) => [license.uuid, license.key]))} selection={selection} onAssigned={list.reload} />}
           <Pager page={list.data} current={page} segments={['licenses']} query={{ ...filters, ref: query.get('ref') ?? undefined }} label="licenses" />
         </>
       )}
@@ -218,6 +233,8 @@ function ReferenceLibrary({ session, query, onAdopted }: { session: Session; que
                         <span>
                           <span aria-hidden="true">✓ </span>Adopted
                         </span>
+                      ) : reference.is_deprecated ? (
+                        <span class="muted">Deprecated: not offered</span>
                       ) : session.isSuperuser ? (
                         <button type="button" class="secondary" disabled={adopt.running} onClick={() => void adopt.run(reference)}>
                           Adopt<span class="visually-hidden"> {reference.key}</span>

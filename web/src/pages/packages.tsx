@@ -11,7 +11,7 @@ import { href, navigate } from '../router.ts';
 import type { Session } from '../session.ts';
 import type { Package } from './types.ts';
 import type { ProductPackage, Vulnerability } from './catalog-types.ts';
-import { PolicyBadge, ProductLink, Purl, RiskBadge, usePolicies, useProducts } from './catalog-parts.tsx';
+import { AllRowsCheckbox, AssignPolicy, PolicyBadge, ProductLink, Purl, RiskBadge, RowCheckbox, usePolicies, useProducts, useSelection } from './catalog-parts.tsx';
 
 const PAGE_SIZE = 20;
 /** Each product of a page of "Used in products" is one more call, for its name. */
@@ -29,6 +29,10 @@ function PackageList({ session, query }: { session: Session; query: URLSearchPar
   const page = Number(query.get('page') ?? 1);
   const list = useLoad(() => session.api.get<Page<Package>>('/api/v2/packages/', { ...filters, page, page_size: PAGE_SIZE }), query.toString());
   const policies = usePolicies(session);
+  // Superusers assign usage policies to the rows they tick.
+  const selection = useSelection();
+  const assigning = session.isSuperuser;
+  const rows = list.data?.results ?? [];
   return (
     <>
       <PageHeading>Packages</PageHeading>
@@ -42,6 +46,11 @@ function PackageList({ session, query }: { session: Session; query: URLSearchPar
               <caption class="visually-hidden">Packages</caption>
               <thead>
                 <tr>
+                  {assigning && (
+                    <th scope="col">
+                      <AllRowsCheckbox uuids={rows.map((pkg) => pkg.uuid)} selection={selection} what="package" />
+                    </th>
+                  )}
                   <th scope="col">Package</th>
                   <th scope="col">License expression</th>
                   <th scope="col">Usage policy</th>
@@ -52,6 +61,11 @@ function PackageList({ session, query }: { session: Session; query: URLSearchPar
               <tbody>
                 {list.data.results.map((pkg) => (
                   <tr key={pkg.uuid}>
+                    {assigning && (
+                      <td>
+                        <RowCheckbox uuid={pkg.uuid} name={displayPurl(pkg.purl)} selection={selection} />
+                      </td>
+                    )}
                     <td>
                       <a href={href(['packages', pkg.uuid])}>
                         <Purl purl={pkg.purl} />
@@ -69,12 +83,15 @@ function PackageList({ session, query }: { session: Session; query: URLSearchPar
                 ))}
                 {list.data.results.length === 0 && (
                   <tr>
-                    <td colSpan={5}>{Object.keys(filters).length > 0 ? 'No package matches these filters.' : 'No packages yet: load an SBOM into a product.'}</td>
+                    <td colSpan={assigning ? 6 : 5}>{Object.keys(filters).length > 0 ? 'No package matches these filters.' : 'No packages yet: load an SBOM into a product.'}</td>
                   </tr>
                 )}
               </tbody>
             </table>
           </div>
+          {assigning && (
+            <AssignPolicy session={session} kind="package" names={new Map(rows.map((pkg) => [pkg.uuid, displayPurl(pkg.purl)]))} selection={selection} onAssigned={list.reload} />
+          )}
           <Pager page={list.data} current={page} segments={['packages']} query={filters} label="packages" />
         </>
       )}

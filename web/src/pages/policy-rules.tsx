@@ -8,13 +8,29 @@ import { ErrorSummary, FieldError, Loading, Notice, PageHeading, SeverityBadge, 
 import type { ErrorReport, Page } from '../lib/api-client.ts';
 import { href } from '../router.ts';
 import { displayPurl } from '../lib/catalog-display.ts';
-import { RULES, RULE_TYPES, checkForm, configFromForm, formFromRules, inputId, type PolicyForm, type PolicyRule, type RuleInputs, type RuleType } from '../lib/policy-form.ts';
+import {
+  REFERENCE_CATEGORIES,
+  RULES,
+  RULE_TYPES,
+  categoriesOf,
+  checkForm,
+  configFromForm,
+  formFromRules,
+  formReason,
+  inputId,
+  withCategory,
+  type PolicyForm,
+  type PolicyRule,
+  type RuleInputs,
+  type RuleType,
+} from '../lib/policy-form.ts';
 import type { Session } from '../session.ts';
+import { UsagePolicies } from './usage-policies.tsx';
 
 const PARAMETER_TEXT: Record<string, { label: string; hint: string }> = {
   min_risk_score: { label: 'Minimum risk score', hint: '0.0 to 10.0; only vulnerabilities scoring at least this count.' },
   max_days: { label: 'Maximum days', hint: 'Whole days (1 or more) a high-risk vulnerability may stay without a completed analysis.' },
-  categories: { label: 'License categories', hint: 'Comma-separated (Copyleft, Proprietary Free, …): licenses of these categories count as flagged, with or without a usage policy.' },
+  categories: { label: 'License categories', hint: 'Licenses of the categories ticked count as flagged, with or without a usage policy.' },
 };
 
 export function PolicyRules({ session }: { session: Session }) {
@@ -45,6 +61,7 @@ export function PolicyRules({ session }: { session: Session }) {
   return (
     <>
       <PageHeading>Policy</PageHeading>
+      <UsagePolicies session={session} />
       <h2 id="rules-heading">Policy rules</h2>
       <p>
         Rules are evaluated per product. A violation is recorded when more packages than the threshold are in violation (0: any). Saving re-evaluates
@@ -72,7 +89,7 @@ export function PolicyRules({ session }: { session: Session }) {
         {saved && <Notice kind="success">Policy rules saved. Every product of the dataspace will be re-evaluated.</Notice>}
         <div class="rules">
           {RULE_TYPES.map((type) => (
-            <RuleFieldset key={type} type={type} inputs={form[type]} errors={errors} onChange={(inputs) => update(type, inputs)} />
+            <RuleFieldset key={type} type={type} inputs={form[type]} reason={formReason(form, type)} errors={errors} onChange={(inputs) => update(type, inputs)} />
           ))}
         </div>
         <div class="actions sticky-actions">
@@ -157,7 +174,20 @@ function Waivers({ session }: { session: Session }) {
   );
 }
 
-function RuleFieldset({ type, inputs, errors, onChange }: { type: RuleType; inputs: RuleInputs; errors: ErrorReport | undefined; onChange: (inputs: Partial<RuleInputs>) => void }) {
+function RuleFieldset({
+  type,
+  inputs,
+  reason,
+  errors,
+  onChange,
+}: {
+  type: RuleType;
+  inputs: RuleInputs;
+  /** Why it fires as configured here (undefined while an input does not check). */
+  reason: string | undefined;
+  errors: ErrorReport | undefined;
+  onChange: (inputs: Partial<RuleInputs>) => void;
+}) {
   const rule = RULES[type];
   const messages = (path: string) => errors?.fields[path] ?? [];
   const ruleMessages = messages(type);
@@ -169,6 +199,11 @@ function RuleFieldset({ type, inputs, errors, onChange }: { type: RuleType; inpu
         <SeverityBadge severity={rule.severity} /> {rule.label}
       </legend>
       <p class="muted">{rule.description}</p>
+      {reason && (
+        <p class="rule-reason" data-reason>
+          <strong>{inputs.is_active ? 'Fires when' : 'Would fire when'}:</strong> {reason}
+        </p>
+      )}
       <FieldError id={inputId(type)} messages={ruleMessages} />
       <label class="choice toggle" for={activeId}>
         <input id={activeId} type="checkbox" checked={inputs.is_active} onChange={(event) => onChange({ is_active: event.currentTarget.checked })} {...invalidProps(activeId, messages(`${type}.is_active`))} />{' '}
@@ -194,12 +229,36 @@ function RuleFieldset({ type, inputs, errors, onChange }: { type: RuleType; inpu
         const path = `${type}.parameters.${name}`;
         const id = inputId(path);
         const text = PARAMETER_TEXT[name] ?? { label: name, hint: '' };
+        if (spec.type === 'categories') {
+          const ticked = new Set(categoriesOf(inputs.parameters[name] ?? ''));
+          return (
+            <fieldset class="categories" key={name} id={id} tabIndex={-1} aria-describedby={messages(path).length > 0 ? `${id}-error` : `${id}-hint`}>
+              <legend>{text.label}</legend>
+              <span class="hint" id={`${id}-hint`}>
+                {text.hint}
+              </span>
+              <div class="category-choices">
+                {REFERENCE_CATEGORIES.map((category) => (
+                  <label key={category} class="choice">
+                    <input
+                      type="checkbox"
+                      checked={ticked.has(category)}
+                      onChange={(event) => onChange({ parameters: { ...inputs.parameters, [name]: withCategory(inputs.parameters[name] ?? '', category, event.currentTarget.checked) } })}
+                    />{' '}
+                    {category}
+                  </label>
+                ))}
+              </div>
+              <FieldError id={id} messages={messages(path)} />
+            </fieldset>
+          );
+        }
         return (
           <div class="field" key={name}>
             <label for={id}>{text.label}</label>
             <input
               id={id}
-              inputMode={spec.type === 'categories' ? 'text' : 'decimal'}
+              inputMode="decimal"
               placeholder={!('default' in spec) || spec.default === undefined ? 'not set' : `default ${spec.default}`}
               aria-describedby={messages(path).length > 0 ? undefined : `${id}-hint`}
               value={inputs.parameters[name] ?? ''}

@@ -169,7 +169,7 @@ function inDays(days: number): string {
   return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 }
 
-export function Waivers({ session, product, generation }: { session: Session; product: Product; generation: number }) {
+export function Waivers({ session, product, canChange, generation }: { session: Session; product: Product; canChange: boolean; generation: number }) {
   const base = `/api/v2/products/${product.uuid}/policy_waivers/`;
   const [changes, setChanges] = useState(0);
   const waivers = useLoad(() => session.api.get<Page<PolicyWaiver>>(base, { page_size: 100 }), `${generation}:${changes}`);
@@ -216,9 +216,11 @@ export function Waivers({ session, product, generation }: { session: Session; pr
                   <th scope="col">Package</th>
                   <th scope="col">Reason</th>
                   <th scope="col">Expires</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
+                  {canChange && (
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  )}
                 </tr>
               </thead>
               <tbody>
@@ -231,73 +233,77 @@ export function Waivers({ session, product, generation }: { session: Session; pr
                       {formatDate(waiver.expires_at)}
                       {waiver.is_expired && <span class="mark mark-expired"> expired</span>}
                     </td>
-                    <td>
-                      <button
-                        type="button"
-                        class="secondary"
-                        aria-label={`Revoke the waiver of ${waiver.rule_label} for ${waiver.package ? displayPurl(waiver.package) : 'the whole product'}`}
-                        disabled={revoke.running}
-                        onClick={() => void revoke.run(waiver)}
-                      >
-                        Revoke
-                      </button>
-                    </td>
+                    {canChange && (
+                      <td>
+                        <button
+                          type="button"
+                          class="secondary"
+                          aria-label={`Revoke the waiver of ${waiver.rule_label} for ${waiver.package ? displayPurl(waiver.package) : 'the whole product'}`}
+                          disabled={revoke.running}
+                          onClick={() => void revoke.run(waiver)}
+                        >
+                          Revoke
+                        </button>
+                      </td>
+                    )}
                   </tr>
                 ))}
               </tbody>
             </table>
           </div>
         ))}
-      <form
-        class="stacked"
-        aria-labelledby="add-waiver-heading"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void add.run();
-        }}
-      >
-        <h4 id="add-waiver-heading">Add waiver</h4>
-        <ErrorSummary error={add.error} fields={['rule_type', 'package', 'reason', 'expires_at']} />
-        <div class="field">
-          <label for="waiver-rule">Rule</label>
-          <select id="waiver-rule" value={rule} onChange={(event) => setRule(event.currentTarget.value as RuleType)} {...invalidProps('waiver-rule', ruleErrors)}>
-            {RULE_TYPES.map((type) => (
-              <option key={type} value={type}>
-                {RULES[type].label}
-              </option>
-            ))}
-          </select>
-          <FieldError id="waiver-rule" messages={ruleErrors} />
-        </div>
-        <div class="field">
-          <label for="waiver-package">Package URL</label>
-          <span class="hint" id="waiver-package-hint">
-            Empty: the rule is waived for the whole product.
-          </span>
-          <input
-            id="waiver-package"
-            placeholder="pkg:npm/left-pad@1.3.0"
-            value={purl}
-            onInput={(event) => setPurl(event.currentTarget.value)}
-            aria-describedby={packageErrors.length > 0 ? 'waiver-package-error' : 'waiver-package-hint'}
-            {...(packageErrors.length > 0 ? { 'aria-invalid': true } : {})}
-          />
-          <FieldError id="waiver-package" messages={packageErrors} />
-        </div>
-        <div class="field">
-          <label for="waiver-reason">Reason</label>
-          <textarea id="waiver-reason" required rows={2} value={reason} onInput={(event) => setReason(event.currentTarget.value)} {...invalidProps('waiver-reason', reasonErrors)} />
-          <FieldError id="waiver-reason" messages={reasonErrors} />
-        </div>
-        <div class="field">
-          <label for="waiver-expires">Expires on (end of day, UTC)</label>
-          <input id="waiver-expires" type="date" required value={expires} onInput={(event) => setExpires(event.currentTarget.value)} {...invalidProps('waiver-expires', expiryErrors)} />
-          <FieldError id="waiver-expires" messages={expiryErrors} />
-        </div>
-        <button type="submit" disabled={add.running}>
-          Add waiver
-        </button>
-      </form>
+      {canChange && (
+        <form
+          class="stacked"
+          aria-labelledby="add-waiver-heading"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void add.run();
+          }}
+        >
+          <h4 id="add-waiver-heading">Add waiver</h4>
+          <ErrorSummary error={add.error} fields={['rule_type', 'package', 'reason', 'expires_at']} />
+          <div class="field">
+            <label for="waiver-rule">Rule</label>
+            <select id="waiver-rule" value={rule} onChange={(event) => setRule(event.currentTarget.value as RuleType)} {...invalidProps('waiver-rule', ruleErrors)}>
+              {RULE_TYPES.map((type) => (
+                <option key={type} value={type}>
+                  {RULES[type].label}
+                </option>
+              ))}
+            </select>
+            <FieldError id="waiver-rule" messages={ruleErrors} />
+          </div>
+          <div class="field">
+            <label for="waiver-package">Package URL</label>
+            <span class="hint" id="waiver-package-hint">
+              Empty: the rule is waived for the whole product.
+            </span>
+            <input
+              id="waiver-package"
+              placeholder="pkg:npm/left-pad@1.3.0"
+              value={purl}
+              onInput={(event) => setPurl(event.currentTarget.value)}
+              aria-describedby={packageErrors.length > 0 ? 'waiver-package-error' : 'waiver-package-hint'}
+              {...(packageErrors.length > 0 ? { 'aria-invalid': true } : {})}
+            />
+            <FieldError id="waiver-package" messages={packageErrors} />
+          </div>
+          <div class="field">
+            <label for="waiver-reason">Reason</label>
+            <textarea id="waiver-reason" required rows={2} value={reason} onInput={(event) => setReason(event.currentTarget.value)} {...invalidProps('waiver-reason', reasonErrors)} />
+            <FieldError id="waiver-reason" messages={reasonErrors} />
+          </div>
+          <div class="field">
+            <label for="waiver-expires">Expires on (end of day, UTC)</label>
+            <input id="waiver-expires" type="date" required value={expires} onInput={(event) => setExpires(event.currentTarget.value)} {...invalidProps('waiver-expires', expiryErrors)} />
+            <FieldError id="waiver-expires" messages={expiryErrors} />
+          </div>
+          <button type="submit" disabled={add.running}>
+            Add waiver
+          </button>
+        </form>
+      )}
     </section>
   );
 }

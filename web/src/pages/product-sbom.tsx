@@ -57,7 +57,20 @@ const POLL_LIMIT_MS = 15 * 60_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function SbomPanel({ session, product, query, onImported }: { session: Session; product: Product; query: URLSearchParams; onImported: () => void }) {
+export function SbomPanel({
+  session,
+  product,
+  canChange,
+  query,
+  onImported,
+}: {
+  session: Session;
+  product: Product;
+  /** Upload SBOM only for who may change the product (`change_product`); downloads for every viewer. */
+  canChange: boolean;
+  query: URLSearchParams;
+  onImported: () => void;
+}) {
   const [mode, setMode] = useState<'replace' | 'merge'>('replace');
   const [stage, setStage] = useState<Stage>({ kind: 'idle' });
   const [result, setResult] = useState<{ file: string; answer: SbomImport } | undefined>();
@@ -121,43 +134,45 @@ export function SbomPanel({ session, product, query, onImported }: { session: Se
     <section class="sbom-panel" aria-labelledby="sbom-heading">
       <h2 id="sbom-heading">SBOM</h2>
       <div class="sbom-actions">
-        <form
-          class="sbom-upload"
-          onSubmit={(event) => {
-            event.preventDefault();
-            picker.current?.click();
-          }}
-        >
-          <fieldset>
-            <legend>When the SBOM is loaded</legend>
-            <label class="choice">
-              <input type="radio" name="sbom-mode" value="replace" checked={mode === 'replace'} onChange={() => setMode('replace')} /> Replace
-              <span class="hint">the product's packages become exactly the SBOM's</span>
-            </label>
-            <label class="choice">
-              <input type="radio" name="sbom-mode" value="merge" checked={mode === 'merge'} onChange={() => setMode('merge')} /> Merge
-              <span class="hint">add and update, remove nothing</span>
-            </label>
-          </fieldset>
-          <input
-            ref={picker}
-            type="file"
-            hidden
-            aria-label="SBOM file"
-            accept=".json,application/json,application/vnd.cyclonedx+json,application/spdx+json"
-            onChange={(event) => {
-              const file = event.currentTarget.files?.[0];
-              event.currentTarget.value = '';
-              if (file) void upload.run(file);
+        {canChange && (
+          <form
+            class="sbom-upload"
+            onSubmit={(event) => {
+              event.preventDefault();
+              picker.current?.click();
             }}
-          />
-          <button type="submit" disabled={busy} aria-describedby="sbom-upload-hint">
-            Upload SBOM
-          </button>
-          <span id="sbom-upload-hint" class="hint">
-            CycloneDX JSON 1.2–1.6 or SPDX 2.2/2.3 JSON. Files over {formatBytes(limit)} go through the upload URL (up to 50 MB).
-          </span>
-        </form>
+          >
+            <fieldset>
+              <legend>When the SBOM is loaded</legend>
+              <label class="choice">
+                <input type="radio" name="sbom-mode" value="replace" checked={mode === 'replace'} onChange={() => setMode('replace')} /> Replace
+                <span class="hint">the product's packages become exactly the SBOM's</span>
+              </label>
+              <label class="choice">
+                <input type="radio" name="sbom-mode" value="merge" checked={mode === 'merge'} onChange={() => setMode('merge')} /> Merge
+                <span class="hint">add and update, remove nothing</span>
+              </label>
+            </fieldset>
+            <input
+              ref={picker}
+              type="file"
+              hidden
+              aria-label="SBOM file"
+              accept=".json,application/json,application/vnd.cyclonedx+json,application/spdx+json"
+              onChange={(event) => {
+                const file = event.currentTarget.files?.[0];
+                event.currentTarget.value = '';
+                if (file) void upload.run(file);
+              }}
+            />
+            <button type="submit" disabled={busy} aria-describedby="sbom-upload-hint">
+              Upload SBOM
+            </button>
+            <span id="sbom-upload-hint" class="hint">
+              CycloneDX JSON 1.2–1.6 or SPDX 2.2/2.3 JSON. Files over {formatBytes(limit)} go through the upload URL (up to 50 MB).
+            </span>
+          </form>
+        )}
         <form
           class="sbom-download"
           onSubmit={(event) => {

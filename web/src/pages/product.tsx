@@ -8,6 +8,7 @@ import type { Permissions, PolicyStatus, Product, Violation, ViolationPackage } 
 import { Inventory, Waivers } from './product-inventory.tsx';
 import { SbomPanel } from './product-sbom.tsx';
 import { displayPurl } from '../lib/catalog-display.ts';
+import { productAbilities } from '../lib/product-abilities.ts';
 
 const TABS = [
   { id: 'details', label: 'Details' },
@@ -22,6 +23,9 @@ export function ProductPage({ session, uuid, tab, query }: { session: Session; u
   const [imports, setImports] = useState(0);
   if (product.error && !product.data) return <LoadFailed title="Product" error={product.error} back={{ href: href(['products']), label: 'Back to the products' }} />;
   if (!product.data) return <Loading what="the product" />;
+  const may = productAbilities(product.data, session);
+  // The Permissions tab only for who may manage them; its address still says so to anyone else.
+  const tabs = TABS.filter((candidate) => candidate.id !== 'permissions' || may.managePermissions);
   const current = TABS.find((candidate) => candidate.id === tab) ?? TABS[0];
   return (
     <>
@@ -32,10 +36,10 @@ export function ProductPage({ session, uuid, tab, query }: { session: Session; u
         {product.data.name} <span class="muted">{product.data.version}</span>
       </PageHeading>
       <ErrorSummary error={product.error} />
-      <SbomPanel session={session} product={product.data} query={query} onImported={() => setImports((n) => n + 1)} />
+      <SbomPanel session={session} product={product.data} canChange={may.change} query={query} onImported={() => setImports((n) => n + 1)} />
       <nav class="tabs" aria-label="Product sections">
         <ul>
-          {TABS.map((candidate) => (
+          {tabs.map((candidate) => (
             <li key={candidate.id}>
               <a href={href(['products', uuid, candidate.id])} aria-current={candidate.id === current.id ? 'page' : undefined}>
                 {candidate.label}
@@ -47,9 +51,9 @@ export function ProductPage({ session, uuid, tab, query }: { session: Session; u
       <section aria-labelledby="tab-heading">
         <h2 id="tab-heading">{current.label}</h2>
         {current.id === 'details' && <Details product={product.data} />}
-        {current.id === 'packages' && <Packages session={session} product={product.data} page={Number(query.get('page') ?? 1)} generation={imports} />}
+        {current.id === 'packages' && <Packages session={session} product={product.data} canChange={may.change} page={Number(query.get('page') ?? 1)} generation={imports} />}
         {current.id === 'permissions' && <PermissionsTab session={session} product={product.data} />}
-        {current.id === 'compliance' && <Compliance session={session} product={product.data} />}
+        {current.id === 'compliance' && <Compliance session={session} product={product.data} canChange={may.change} />}
       </section>
     </>
   );
@@ -78,7 +82,7 @@ function Details({ product }: { product: Product }) {
   );
 }
 
-function Packages({ session, product, page, generation }: { session: Session; product: Product; page: number; generation: number }) {
+function Packages({ session, product, canChange, page, generation }: { session: Session; product: Product; canChange: boolean; page: number; generation: number }) {
   const [purl, setPurl] = useState('');
   const [added, setAdded] = useState<string | undefined>();
   const [adds, setAdds] = useState(0);
@@ -92,27 +96,29 @@ function Packages({ session, product, page, generation }: { session: Session; pr
   return (
     <>
       <Inventory session={session} product={product} page={page} generation={generation + adds} />
-      <form
-        class="inline-form"
-        onSubmit={async (event) => {
-          event.preventDefault();
-          setAdded(undefined);
-          await add.run();
-        }}
-      >
-        <h3>Add a package</h3>
-        <ErrorSummary error={add.error} fields={['package']} />
-        {added && <Notice kind="success">{added}</Notice>}
-        <div class="field">
-          <label for="add-package">Package URL or uuid (from the catalog)</label>
-          <input id="add-package" required placeholder="pkg:npm/left-pad@1.3.0" value={purl} onInput={(event) => setPurl(event.currentTarget.value)} {...invalidProps('add-package', packageErrors)} />
-          <FieldError id="add-package" messages={packageErrors} />
-        </div>
-        <button type="submit" disabled={add.running}>
-          Add package
-        </button>
-      </form>
-      <Waivers session={session} product={product} generation={generation} />
+      {canChange && (
+        <form
+          class="inline-form"
+          onSubmit={async (event) => {
+            event.preventDefault();
+            setAdded(undefined);
+            await add.run();
+          }}
+        >
+          <h3>Add a package</h3>
+          <ErrorSummary error={add.error} fields={['package']} />
+          {added && <Notice kind="success">{added}</Notice>}
+          <div class="field">
+            <label for="add-package">Package URL or uuid (from the catalog)</label>
+            <input id="add-package" required placeholder="pkg:npm/left-pad@1.3.0" value={purl} onInput={(event) => setPurl(event.currentTarget.value)} {...invalidProps('add-package', packageErrors)} />
+            <FieldError id="add-package" messages={packageErrors} />
+          </div>
+          <button type="submit" disabled={add.running}>
+            Add package
+          </button>
+        </form>
+      )}
+      <Waivers session={session} product={product} canChange={canChange} generation={generation} />
     </>
   );
 }
@@ -125,20 +131,21 @@ function PermissionsTab({ session, product }: { session: Session; product: Produ
   const [name, setName] = useState('');
   const [codenames, setCodenames] = useState<ReadonlySet<string>>(new Set(['view_product']));
   const [done, setDone] = useState<string | undefined>();
+  // The holders as read right after the last grant or revoke: the notice comes once the table shows them.
+  const [fresh, setFresh] = useState<Permissions | undefined>();
   const change = useAction(async (method: 'POST' | 'DELETE') => {
     setDone(undefined);
-    const answer = await session.api.call<{ status: string }>(method, `/api/v2/products/${product.uuid}/permissions/`, {
-      [target]: name.trim(),
-      permissions: [...codenames],
-    });
+    const path = `/api/v2/products/${product.uuid}/permissions/`;
+    const answer = await session.api.call<{ status: string }>(method, path, { [target]: name.trim(), permissions: [...codenames] });
+    setFresh(await session.api.get<Permissions>(path));
     setDone(`${answer.status[0]?.toUpperCase()}${answer.status.slice(1)} (${target} ${name.trim()}).`);
-    permissions.reload();
   });
   if (permissions.error?.status === 403) {
     return <p>Only superusers and the product's creator ({product.created_by}) manage its permissions.</p>;
   }
   if (permissions.error) return <ErrorSummary error={permissions.error} />;
-  if (!permissions.data) return <Loading what="permissions" />;
+  const holders = fresh ?? permissions.data;
+  if (!holders) return <Loading what="permissions" />;
   const targetErrors = fieldMessages(change.error, target);
   const permissionErrors = fieldMessages(change.error, 'permissions');
   return (
@@ -152,7 +159,7 @@ function PermissionsTab({ session, product }: { session: Session; product: Produ
             </tr>
           </thead>
           <tbody>
-            {permissions.data.users.map((user) => (
+            {holders.users.map((user) => (
               <tr key={`user:${user.username}`}>
                 <td>
                   User <strong>{user.username}</strong>
@@ -160,7 +167,7 @@ function PermissionsTab({ session, product }: { session: Session; product: Produ
                 <td>{user.object_permissions.join(', ')}</td>
               </tr>
             ))}
-            {permissions.data.groups.map((group) => (
+            {holders.groups.map((group) => (
               <tr key={`group:${group.name}`}>
                 <td>
                   Group <strong>{group.name}</strong>
@@ -239,7 +246,7 @@ function summary(violations: readonly Violation[]): string {
 }
 
 /** The policy violations panel: active violations, errors first, and the re-evaluate button. */
-function Compliance({ session, product }: { session: Session; product: Product }) {
+function Compliance({ session, product, canChange }: { session: Session; product: Product; canChange: boolean }) {
   const base = `/api/v2/products/${product.uuid}`;
   const state = useLoad(
     async () => {
@@ -260,22 +267,24 @@ function Compliance({ session, product }: { session: Session; product: Product }
   const shown = evaluated ?? state.data;
   return (
     <>
-      <div class="toolbar">
-        <button
-          type="button"
-          aria-describedby="evaluate-hint"
-          disabled={evaluate.running}
-          onClick={() => {
-            setAnnouncement(undefined);
-            void evaluate.run();
-          }}
-        >
-          {evaluate.running ? 'Evaluating…' : 'Re-evaluate'}
-        </button>
-        <span id="evaluate-hint" class="hint">
-          Runs the dataspace's active policy rules against this product now.
-        </span>
-      </div>
+      {canChange && (
+        <div class="toolbar">
+          <button
+            type="button"
+            aria-describedby="evaluate-hint"
+            disabled={evaluate.running}
+            onClick={() => {
+              setAnnouncement(undefined);
+              void evaluate.run();
+            }}
+          >
+            {evaluate.running ? 'Evaluating…' : 'Re-evaluate'}
+          </button>
+          <span id="evaluate-hint" class="hint">
+            Runs the dataspace's active policy rules against this product now.
+          </span>
+        </div>
+      )}
       <div aria-live="polite" class="progress-area">
         {evaluate.running && (
           <p role="status" class="progress">
@@ -323,8 +332,10 @@ function ViolationItem({ session, product, violation }: { session: Session; prod
           {violation.violation_count} {violation.violation_count === 1 ? 'package' : 'packages'}
         </span>
       </div>
-      <p>{violation.rule_description}</p>
-      <p class="muted">Detected {formatDate(violation.detected_date)}</p>
+      <p>{violation.rule_reason}</p>
+      <p class="muted">
+        {violation.rule_description} Detected {formatDate(violation.detected_date)}.
+      </p>
       <button type="button" class="link" aria-expanded={open} aria-controls={panelId} onClick={() => setOpen(!open)}>
         {open ? 'Hide the packages' : 'Show the packages in violation'}
       </button>
