@@ -6,6 +6,8 @@ export const makeHandler = ({ api, policy, waivers, portfolio }: Pick<Dependenci
   list_policy_rules: async ({ caller }) => ({ statusCode: 200, body: await policy.rules(caller) }),
   update_policy_rules: async (r) => ({ statusCode: 200, body: await policy.saveRules(r.caller, () => r.body, false) }),
   partial_update_policy_rules: async (r) => ({ statusCode: 200, body: await policy.saveRules(r.caller, () => r.body, true) }),
+  preview_recommended_policy: async (r) => ({ statusCode: 200, body: await policy.recommended(r.caller) }),
+  apply_recommended_policy: async (r) => ({ statusCode: 200, body: await policy.applyRecommended(r.caller, () => r.body, r.baseUrl) }),
   list_product_policy_violations: async (r) => ({ statusCode: 200, body: await policy.violations(r.caller, r.pathParameters.uuid, r.baseUrl) }),
   list_policy_violation_packages: async (r) => ({
     statusCode: 200,

@@ -286,6 +286,7 @@ export function policyService(c: Composition): PolicyService {
     () =>
       new PolicyService({
         policy: policyStore(c),
+        catalog: catalogService(c),
         products: productService(c),
         evaluation: evaluationService(c),
         // The queue is made when first used, so a function without the queue still starts.

@@ -13,6 +13,8 @@ import {
   PolicyWaiverListItemSchema,
   PolicyWaiverListQuery,
   PolicyWaiverSchema,
+  RecommendedApplySchema,
+  RecommendedPlanSchema,
   ViolationPackageSchema,
 } from '../schemas/policy.ts';
 import { forbidden, invalid, invalidPage, notFound, unauthorized, type Route } from './route.ts';
@@ -53,6 +55,25 @@ export const POLICY_ROUTES = [
     auth: 'api-key',
     body: PolicyConfigSchema,
     responses: { 200: rules, 400: configErrors, 401: unauthorized, 403: forbidden },
+  },
+  {
+    method: 'GET',
+    path: '/api/v2/policy_rules/recommended/',
+    function: 'policy',
+    operationId: 'preview_recommended_policy',
+    summary: 'What applying the recommended starting policy would change (superusers): usage policies to create, rules to set; nothing is written',
+    auth: 'api-key',
+    responses: { 200: { description: 'The plan', schema: RecommendedPlanSchema }, 401: unauthorized, 403: forbidden },
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/policy_rules/recommended/',
+    function: 'policy',
+    operationId: 'apply_recommended_policy',
+    summary: 'Apply the recommended starting policy (superusers), changing nothing the dataspace set; answers the plan as it stood, so a second call changes nothing',
+    auth: 'api-key',
+    body: RecommendedApplySchema,
+    responses: { 200: { description: 'The plan applied', schema: RecommendedPlanSchema }, 400: invalid, 401: unauthorized, 403: forbidden },
   },
   {
     method: 'GET',

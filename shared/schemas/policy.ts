@@ -31,6 +31,42 @@ export const PolicyRuleSchema = z
   })
   .meta({ id: 'PolicyRule' });
 
+/** POST .../recommended/ takes no options: no body, or an empty JSON object (what DRF clients send). */
+export const RecommendedApplySchema = writableObject({}, []).meta({ id: 'RecommendedPolicyApply' });
+
+export const RecommendedPlanSchema = z
+  .object({
+    usage_policies: z
+      .array(
+        z.object({
+          label: z.string(),
+          content_type: z.literal('license'),
+          compliance_alert: z.enum(['', 'warning', 'error']),
+          description: z.string(),
+          action: z.enum(['create', 'keep']).describe('create: the label is free; keep: the dataspace has a usage policy of that label, left as it is'),
+        }),
+      )
+      .describe('The three license usage policies: Approved, Caution, Prohibited'),
+    rules: z
+      .array(
+        z.object({
+          rule_type: z.enum(RULE_TYPES),
+          label: z.string(),
+          action: z
+            .enum(['set', 'keep', 'unchanged'])
+            .describe('set: the rule is as it comes (inactive, defaults) and takes the recommended configuration; keep: the dataspace configured it otherwise, and it stays so; unchanged: it is already as recommended'),
+          is_active: z.boolean(),
+          threshold: z.int().nonnegative(),
+          parameters: z.record(z.string(), z.union([z.number(), z.array(z.string())])),
+          reason: z.string().describe('Why it fires, as recommended'),
+          why: z.string().describe('Why it is recommended so'),
+        }),
+      )
+      .describe('Every rule type, with the recommended configuration'),
+    changes: z.int().nonnegative().describe('Usage policies to create plus rules to set: 0 once applied'),
+  })
+  .meta({ id: 'RecommendedPolicyPlan' });
+
 export const PolicyViolationSchema = z
   .object({
     rule_type: z.enum(RULE_TYPES),

@@ -274,6 +274,11 @@ export class CatalogService {
     }, isCatalogRace);
   }
 
+  /** Which of these usage policy labels the dataspace holds (strongly consistent: a create reads them first). */
+  async existingUsagePolicyLabels(dataspace: string, labels: readonly string[]): Promise<Set<string>> {
+    return new Set((await this.store.usagePolicies.getByUnique(dataspace, labels, true)).keys());
+  }
+
   /** The policy of this label and content type, or a field error under `field`. */
   private async policy(dataspace: string, label: string | null, contentType: UsagePolicy['contentType'], errors: FieldErrors): Promise<void> {
     if (label === null) return;

@@ -5,7 +5,7 @@
 import type * as z from 'zod';
 import type { Caller } from '../domain/caller.ts';
 import type { PolicyStatusSchema } from '../schemas/policy.ts';
-import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.ts';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.ts';
 import {
   RULES,
   RULE_TYPES,
@@ -26,13 +26,16 @@ import { retryOnConflict } from '../store/dynamo.ts';
 import type { PolicyStore } from '../store/policy-store.ts';
 import type { EvaluationQueue } from '../aws/evaluation-queue.ts';
 import type { EvaluationService } from './evaluation.ts';
-import { catalogUrl } from './catalog.ts';
+import { catalogUrl, type CatalogService } from './catalog.ts';
+import { RECOMMENDED_USAGE_POLICIES, recommendedPlan, rulesToSet, type RecommendedPlan } from '../domain/recommended-policy.ts';
 import { isoWithOffset } from '../domain/time.ts';
 import type { ProductService } from './products.ts';
 import { paginate } from './paginate.ts';
 
 export interface PolicyServiceDeps {
   readonly policy: PolicyStore;
+  /** The usage policies the recommended policy reads and creates. */
+  readonly catalog: Pick<CatalogService, 'existingUsagePolicyLabels' | 'saveUsagePolicy'>;
   readonly products: ProductService;
   readonly evaluation: EvaluationService;
   readonly queue: EvaluationQueue;
@@ -116,6 +119,52 @@ export class PolicyService {
       (error) => error instanceof ConfigRaceError,
     );
     return this.rulesView(saved);
+  }
+
+  /** What applying the recommended starting policy would change (superusers): GET .../recommended/. */
+  async recommended(caller: Caller): Promise<RecommendedPlan> {
+    this.requireSuperuser(caller);
+    const [labels, { config }] = await Promise.all([this.recommendedLabels(caller.dataspace), this.deps.policy.getConfig(caller.dataspace)]);
+    return recommendedPlan(labels, config);
+  }
+
+  /**
+   * Applies the recommended starting policy (superusers): creates the usage policies whose labels are
+   * free, then sets the rules the dataspace left as they come, on the configuration as it is at the
+   * write (a rule set meanwhile is kept). Answers the plan as it stood, so `action` says what was done;
+   * a second call changes nothing. Saving rules re-evaluates every product, as any rule change does.
+   */
+  async applyRecommended(caller: Caller, readBody: () => unknown, baseUrl: string): Promise<RecommendedPlan> {
+    this.requireSuperuser(caller);
+    // No options: the body (none, or {}) is checked once access is granted, as DRF does.
+    readBody();
+    const plan = recommendedPlan(await this.recommendedLabels(caller.dataspace), (await this.deps.policy.getConfig(caller.dataspace)).config);
+    for (const policy of plan.usage_policies.filter((candidate) => candidate.action === 'create')) {
+      const { action: _action, ...body } = policy;
+      try {
+        await this.deps.catalog.saveUsagePolicy(caller, undefined, () => body, baseUrl);
+      } catch (error) {
+        // Created meanwhile under the same label: it is the dataspace's now, and kept.
+        if (!(error instanceof ConflictError)) throw error;
+      }
+    }
+    await retryOnConflict(
+      async () => {
+        const { config, rev } = await this.deps.policy.getConfig(caller.dataspace);
+        const toSet = rulesToSet(recommendedPlan(new Set(), config));
+        if (Object.keys(toSet).length === 0) return;
+        if (!(await this.deps.policy.saveConfig(caller.dataspace, { ...config, ...toSet }, rev, isoWithOffset(this.deps.now())))) throw new ConfigRaceError();
+      },
+      (error) => error instanceof ConfigRaceError,
+    );
+    return plan;
+  }
+
+  private recommendedLabels(dataspace: string): Promise<Set<string>> {
+    return this.deps.catalog.existingUsagePolicyLabels(
+      dataspace,
+      RECOMMENDED_USAGE_POLICIES.map((policy) => policy.label),
+    );
   }
 
   private async activeViolations(caller: Caller, productUuid: string, waivers = false) {

@@ -97,13 +97,15 @@ describe('a GET body PUT back with one change', () => {
     expect(await ok('GET', path)).toMatchObject(change);
   });
 
-  it('PUT /api/v2/policy_rules/ takes back the rule list GET answers, labels and severities ignored', async () => {
-    const got = (await ok('GET', '/api/v2/policy_rules/')) as { rule_type: string; is_active: boolean; threshold: number }[];
+  it('PUT /api/v2/policy_rules/ takes back the rule list GET answers, labels, reasons and severities ignored', async () => {
+    const got = (await ok('GET', '/api/v2/policy_rules/')) as { rule_type: string; is_active: boolean; threshold: number; reason: string }[];
     const changed = got.map((rule) => (rule.rule_type === 'license_coverage_gap' ? { ...rule, is_active: true, threshold: rule.threshold + 2 } : rule));
     const response = await call('root', 'PUT', '/api/v2/policy_rules/', changed);
     expect(response.status, response.text).toBe(200);
-    expect(response.json).toEqual(changed);
-    expect(await ok('GET', '/api/v2/policy_rules/')).toEqual(changed);
+    // The reason follows the configuration: the new threshold is in it.
+    const answered = changed.map((rule) => (rule.rule_type === 'license_coverage_gap' ? { ...rule, reason: `A package has no license expression. It fires when more than ${rule.threshold} packages do.` } : rule));
+    expect(response.json).toEqual(answered);
+    expect(await ok('GET', '/api/v2/policy_rules/')).toEqual(answered);
   });
 
   it('PUT /api/v2/policy_rules/ names an entry of a list that is no rule by its index, and changes nothing', async () => {

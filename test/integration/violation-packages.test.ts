@@ -83,7 +83,7 @@ it('answers the drill-down from the stored list, without running the rules again
   }
   expect((await evaluation.evaluate(product)).outcome).toBe('evaluated');
   const noRerun = { currentResults: () => Promise.reject(new Error('the drill-down ran the rules again')) } as unknown as EvaluationService;
-  const service = new PolicyService({ policy, products, evaluation: noRerun, queue: { send: async () => undefined }, now: () => new Date() });
+  const service = new PolicyService({ policy, products, catalog: catalogService, evaluation: noRerun, queue: { send: async () => undefined }, now: () => new Date() });
   const drill = (page: string) =>
     service.violationPackages(root, product, 'license_coverage_gap', { page, page_size: '2' }, new URL(`https://api.test/api/v2/products/${product}/policy_violations/license_coverage_gap/packages/`), 'https://api.test');
   const first = await drill('1');

@@ -8,7 +8,8 @@ export interface Loaded<T> {
   readonly data: T | undefined;
   readonly error: ApiError | undefined;
   readonly loading: boolean;
-  reload(): void;
+  /** Loads again; resolves once that load has settled (so a notice can wait for what it announces). */
+  reload(): Promise<void>;
 }
 
 function asApiError(error: unknown): ApiError {
@@ -20,8 +21,16 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: true });
   const [generation, setGeneration] = useState(0);
   const latest = useRef(0);
+  /** Who awaits the reload in progress. */
+  const waiters = useRef<(() => void)[]>([]);
   useEffect(() => {
     const ticket = ++latest.current;
+    const settled = () => {
+      if (ticket !== latest.current) return;
+      const waiting = waiters.current;
+      waiters.current = [];
+      for (const resolve of waiting) resolve();
+    };
     setState((previous) => ({ ...previous, loading: true }));
     // A failed reload keeps what was loaded before: the page shows the error above it.
     Promise.resolve()
@@ -29,10 +38,18 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
       .then(
         (data) => ticket === latest.current && setState({ data, loading: false }),
         (error: unknown) => ticket === latest.current && setState((previous) => ({ data: previous.data, error: asApiError(error), loading: false })),
-      );
+      )
+      .then(settled);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, generation]);
-  const reload = useCallback(() => setGeneration((n) => n + 1), []);
+  const reload = useCallback(
+    () =>
+      new Promise<void>((resolve) => {
+        waiters.current.push(resolve);
+        setGeneration((n) => n + 1);
+      }),
+    [],
+  );
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 

@@ -138,7 +138,8 @@ export function AssignPolicy({
   /** The rows' names by uuid, for the messages. */
   names: ReadonlyMap<string, string>;
   selection: ReturnType<typeof useSelection>;
-  onAssigned: () => void;
+  /** Reads the rows again; the outcome is said once it resolves (the table then shows it). */
+  onAssigned: () => Promise<void>;
 }) {
   const policies = useLoad(() => session.api.get<Page<UsagePolicy>>('/api/v2/usage_policies/', { page_size: 100 }), `assign:${kind}`);
   const choices = (policies.data?.results ?? []).filter((policy) => policy.content_type === kind);
@@ -164,9 +165,9 @@ export function AssignPolicy({
       }),
     );
     const policy = label === '' ? 'no usage policy' : `usage policy ${label}`;
-    setOutcome({ done: `${assigned} ${kind === 'license' ? (assigned === 1 ? 'license' : 'licenses') : assigned === 1 ? 'package' : 'packages'} now ${assigned === 1 ? 'has' : 'have'} ${policy}.`, failed });
     selection.clear();
-    onAssigned();
+    await onAssigned();
+    setOutcome({ done: `${assigned} ${kind === 'license' ? (assigned === 1 ? 'license' : 'licenses') : assigned === 1 ? 'package' : 'packages'} now ${assigned === 1 ? 'has' : 'have'} ${policy}.`, failed });
   });
   const count = selection.selected.size;
   return (

@@ -26,6 +26,7 @@ import {
 } from '../lib/policy-form.ts';
 import type { Session } from '../session.ts';
 import { UsagePolicies } from './usage-policies.tsx';
+import { RecommendedPolicy } from './recommended-policy.tsx';
 
 const PARAMETER_TEXT: Record<string, { label: string; hint: string }> = {
   min_risk_score: { label: 'Minimum risk score', hint: '0.0 to 10.0; only vulnerabilities scoring at least this count.' },
@@ -38,6 +39,8 @@ export function PolicyRules({ session }: { session: Session }) {
   const [form, setForm] = useState<PolicyForm | undefined>();
   const [errors, setErrors] = useState<ErrorReport | undefined>();
   const [saved, setSaved] = useState(false);
+  // Bumped when the recommended policy is applied: the usage policies and the rules are read again.
+  const [applied, setApplied] = useState(0);
   useEffect(() => {
     if (rules.data) setForm(formFromRules(rules.data));
   }, [rules.data]);
@@ -61,7 +64,14 @@ export function PolicyRules({ session }: { session: Session }) {
   return (
     <>
       <PageHeading>Policy</PageHeading>
-      <UsagePolicies session={session} />
+      <RecommendedPolicy
+        session={session}
+        onApplied={() => {
+          setApplied((n) => n + 1);
+          rules.reload();
+        }}
+      />
+      <UsagePolicies session={session} generation={applied} />
       <h2 id="rules-heading">Policy rules</h2>
       <p>
         Rules are evaluated per product. A violation is recorded when more packages than the threshold are in violation (0: any). Saving re-evaluates

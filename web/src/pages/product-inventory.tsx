@@ -171,8 +171,7 @@ function inDays(days: number): string {
 
 export function Waivers({ session, product, canChange, generation }: { session: Session; product: Product; canChange: boolean; generation: number }) {
   const base = `/api/v2/products/${product.uuid}/policy_waivers/`;
-  const [changes, setChanges] = useState(0);
-  const waivers = useLoad(() => session.api.get<Page<PolicyWaiver>>(base, { page_size: 100 }), `${generation}:${changes}`);
+  const waivers = useLoad(() => session.api.get<Page<PolicyWaiver>>(base, { page_size: 100 }), String(generation));
   const [rule, setRule] = useState<RuleType>('license_policy_error');
   const [purl, setPurl] = useState('');
   const [reason, setReason] = useState('');
@@ -182,16 +181,17 @@ export function Waivers({ session, product, canChange, generation }: { session: 
     setDone(undefined);
     const body = { rule_type: rule, package: purl.trim() || null, reason, expires_at: endOfDay(expires) };
     const created = await session.api.post<PolicyWaiver>(base, body);
+    // The notice once the table shows the waiver.
+    await waivers.reload();
     setDone(`Waiver added: ${created.rule_label} for ${created.package ? displayPurl(created.package) : 'the whole product'} until ${formatDate(created.expires_at)}. The product will be re-evaluated.`);
     setPurl('');
     setReason('');
-    setChanges((n) => n + 1);
   });
   const revoke = useAction(async (waiver: PolicyWaiver) => {
     setDone(undefined);
     await session.api.delete(`${base}${waiver.uuid}/`);
+    await waivers.reload();
     setDone(`Waiver revoked: ${waiver.rule_label} for ${waiver.package ? displayPurl(waiver.package) : 'the whole product'}.`);
-    setChanges((n) => n + 1);
   });
   const packageErrors = fieldMessages(add.error, 'package');
   const reasonErrors = fieldMessages(add.error, 'reason');

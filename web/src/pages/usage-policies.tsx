@@ -17,8 +17,10 @@ const ALERT_TEXT: Record<UsagePolicy['compliance_alert'], string> = { '': 'None 
 const FIELDS = ['label', 'content_type', 'compliance_alert', 'description'] as const;
 
 export function UsagePolicies({ session, generation = 0 }: { session: Session; generation?: number }) {
-  const [changes, setChanges] = useState(0);
-  const list = useLoad(() => session.api.get<Page<UsagePolicy>>('/api/v2/usage_policies/', { page_size: 100 }), `${generation}:${changes}`);
+  const list = useLoad(() => session.api.get<Page<UsagePolicy>>('/api/v2/usage_policies/', { page_size: 100 }), String(generation));
+  const shown = list.data;
+  // A write's notice comes once the table shows it.
+  const refresh = () => list.reload();
   const [editing, setEditing] = useState<UsagePolicy | undefined>();
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const [done, setDone] = useState<string | undefined>();
@@ -28,22 +30,22 @@ export function UsagePolicies({ session, generation = 0 }: { session: Session; g
     const saved = editing
       ? await session.api.patch<UsagePolicy>(`/api/v2/usage_policies/${editing.uuid}/`, body)
       : await session.api.post<UsagePolicy>('/api/v2/usage_policies/', body);
+    await refresh();
     setDone(`Usage policy ${saved.label} ${editing ? 'saved' : 'created'}.`);
     setEditing(undefined);
     setDraft(EMPTY);
-    setChanges((n) => n + 1);
   });
   const remove = useAction(async (policy: UsagePolicy) => {
     setDone(undefined);
     await session.api.delete(`/api/v2/usage_policies/${policy.uuid}/`);
+    await refresh();
     setDone(`Usage policy ${policy.label} deleted.`);
     if (editing?.uuid === policy.uuid) {
       setEditing(undefined);
       setDraft(EMPTY);
     }
-    setChanges((n) => n + 1);
   });
-  const policies = new Map((list.data?.results ?? []).map((policy) => [policy.label, policy]));
+  const policies = new Map((shown?.results ?? []).map((policy) => [policy.label, policy]));
   const messages = (field: (typeof FIELDS)[number]) => fieldMessages(save.error, field);
   return (
     <section aria-labelledby="usage-policies-heading">
@@ -55,8 +57,8 @@ export function UsagePolicies({ session, generation = 0 }: { session: Session; g
       <div aria-live="polite">{done && <Notice kind="success">{done}</Notice>}</div>
       <ErrorSummary error={remove.error} title="The usage policy was not deleted." />
       {list.error && <ErrorSummary error={list.error} />}
-      {list.loading && !list.data && <Loading what="usage policies" />}
-      {list.data && (
+      {list.loading && !shown && <Loading what="usage policies" />}
+      {shown && (
         <div class="table-wrap" tabIndex={0} role="region" aria-label="Usage policies (scrolls sideways)">
           <table aria-labelledby="usage-policies-heading">
             <thead>
@@ -70,7 +72,7 @@ export function UsagePolicies({ session, generation = 0 }: { session: Session; g
               </tr>
             </thead>
             <tbody>
-              {list.data.results.map((policy) => (
+              {shown.results.map((policy) => (
                 <tr key={policy.uuid} data-policy={policy.label}>
                   <td>
                     <PolicyBadge label={policy.label} policies={policies} />
@@ -96,7 +98,7 @@ export function UsagePolicies({ session, generation = 0 }: { session: Session; g
                   </td>
                 </tr>
               ))}
-              {list.data.results.length === 0 && (
+              {shown.results.length === 0 && (
                 <tr>
                   <td colSpan={4}>No usage policies yet: create some below, or start from the recommended policy.</td>
                 </tr>
