@@ -49,6 +49,14 @@ export interface ImportSummary {
   /** Vulnerabilities of the document imported (created, or found and linked), and analyses of the product's packages it states. */
   readonly vulnerabilities: number;
   readonly analyses: number;
+  /**
+   * The purls of the product packages added and removed, and of the catalog packages filled in, sorted,
+   * each list cut at IMPORT_LIMITS.listedPurls (the counts above are exact). Absent on imports made
+   * before they were kept.
+   */
+  readonly addedPurls?: readonly string[];
+  readonly removedPurls?: readonly string[];
+  readonly updatedPurls?: readonly string[];
 }
 
 export interface SbomImport {
@@ -75,6 +83,8 @@ export interface SbomImport {
 
 /** What an import may hold, and what the synchronous call takes (decided in docs/data-model.md, measured by the bench). */
 export const IMPORT_LIMITS = {
+  /** Purls an import's summary lists of those it added, removed and updated, each (the import item holds them: 400 KB). */
+  listedPurls: 1_000,
   /** A document imported within the call (POST load_sboms): bytes as sent, and components. */
   syncBytes: 4 * 1024 * 1024,
   syncComponents: 1_000,
@@ -378,6 +388,10 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
     }
   }
   const removedPackages = new Set(productPackageRemovals.map((pp) => pp.packageUuid));
+  const purlOfUuid = new Map([...state.packagesByPurl.values()].map((pkg) => [pkg.uuid, pkg.purl]));
+  for (const write of packageWrites) purlOfUuid.set(write.after.uuid, write.after.purl);
+  const listed = (purls: Iterable<string | undefined>) =>
+    [...new Set([...purls].filter((purl): purl is string => purl !== undefined))].sort().slice(0, IMPORT_LIMITS.listedPurls);
   const analysisRemovals = state.analyses.filter((a) => removedPackages.has(a.packageUuid));
 
   // --- vulnerabilities and analyses ---------------------------------------------------------------
@@ -482,6 +496,9 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
     resolvedLicenses: [...recognised.values()].sort((a, b) => a.written.localeCompare(b.written, 'en') || a.rule.localeCompare(b.rule, 'en')),
     vulnerabilities: vulnerabilityCount,
     analyses: analysisCount,
+    addedPurls: listed(productPackageWrites.filter((write) => write.before === undefined).map((write) => purlOfUuid.get(write.after.packageUuid))),
+    removedPurls: listed(productPackageRemovals.map((pp) => purlOfUuid.get(pp.packageUuid))),
+    updatedPurls: listed(packageWrites.filter((write) => write.before !== undefined).map((write) => write.after.purl)),
   };
   return { packageWrites, productPackageWrites, productPackageRemovals, analysisRemovals, vulnerabilityWrites, analysisWrites, summary, warnings };
 }

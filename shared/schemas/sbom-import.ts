@@ -66,6 +66,9 @@ const SummarySchema = z
     resolved_licenses: z.array(ResolvedFromSchema).describe('Licenses as written that were recognised by name, URL, text or a dataspace mapping, each once, and what said so'),
     vulnerabilities: z.int().nonnegative().describe('Vulnerabilities of the document imported'),
     analyses: z.int().nonnegative().describe("Analyses of the product's packages the document states"),
+    added_purls: z.array(z.string()).describe('The purls of the product packages added, sorted; at most 1,000 (`added` counts them all)'),
+    removed_purls: z.array(z.string()).describe('The purls of the product packages removed (replace), sorted; at most 1,000'),
+    updated_purls: z.array(z.string()).describe('The purls of the catalog packages whose empty fields were filled, sorted; at most 1,000'),
   })
   .meta({ id: 'SbomImportSummary' });
 

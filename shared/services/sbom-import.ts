@@ -108,6 +108,9 @@ function summaryView(summary: ImportSummary) {
     resolved_licenses: resolvedFromView(summary.resolvedLicenses ?? []),
     vulnerabilities: summary.vulnerabilities,
     analyses: summary.analyses,
+    added_purls: summary.addedPurls ?? [],
+    removed_purls: summary.removedPurls ?? [],
+    updated_purls: summary.updatedPurls ?? [],
   };
 }
 

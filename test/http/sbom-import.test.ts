@@ -95,6 +95,16 @@ describe('loading an SBOM within the call', () => {
         resolved_licenses: [],
         vulnerabilities: 0,
         analyses: 0,
+        added_purls: [
+          'pkg:npm/%40types/node@20.11.30',
+          'pkg:npm/body-parser@1.20.2',
+          'pkg:npm/bytes@3.1.2',
+          'pkg:npm/cookie@0.6.0',
+          'pkg:npm/dual@1.0.0',
+          'pkg:npm/express@4.19.2',
+        ],
+        removed_purls: [],
+        updated_purls: [],
       },
     });
     expect(await purlsOf(product.uuid)).toEqual([
@@ -154,13 +164,17 @@ describe('loading an SBOM within the call', () => {
     expect(merged.status, merged.text).toBe(200);
     expect(merged.json).toMatchObject({ mode: 'merge', update_existing_packages: true });
     expect(merged.json.summary).toMatchObject({ components: 2, packages_created: 0, packages_matched: 2, packages_updated: 1, added: 1, removed: 0, unchanged: 3 });
+    expect(merged.json.summary).toMatchObject({ added_purls: ['pkg:npm/cookie@0.6.0'], removed_purls: [], updated_purls: ['pkg:npm/bytes@3.1.2'] });
     const bytes = (await call('alice', 'GET', `/api/v2/packages/?purl=${encodeURIComponent('pkg:npm/bytes@3.1.2')}`)).json.results[0];
     expect(bytes.description).toBe('Utility to parse a string bytes to bytes and vice-versa');
     expect(await purlsOf(product.uuid)).toHaveLength(4);
     // Replace (the default): exactly the document's packages.
     const replaced = await send('alice', 'POST', `/api/v2/products/${product.uuid}/load_sboms/?mode=replace`, form(cyclonedxNpm(SHOP, next)));
-    expect(replaced.json.summary).toMatchObject({ added: 0, removed: 2, unchanged: 2 });
-    expect(await purlsOf(product.uuid)).toEqual(['pkg:npm/bytes@3.1.2', 'pkg:npm/cookie@0.6.0']);
+    expect(replaced.json.summary).toMatchObject({ added: 0, removed: 2, unchanged: 2, added_purls: [] });
+    const [before] = [await purlsOf(product.uuid)];
+    expect(before).toEqual(['pkg:npm/bytes@3.1.2', 'pkg:npm/cookie@0.6.0']);
+    expect(replaced.json.summary.removed_purls).toHaveLength(2);
+    expect(replaced.json.summary.removed_purls.every((purl: string) => purl.startsWith('pkg:npm/') && !before.includes(purl))).toBe(true);
   });
 
   it('imports vulnerabilities with their analyses, and a VEX updates the analyses without touching the packages', async () => {
