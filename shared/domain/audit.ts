@@ -18,6 +18,8 @@ export interface Actor {
   readonly apiKey: string | null;
   /** ISO 8601, UTC: when the API sent the write (absent for a write made outside the API). */
   readonly at?: string | undefined;
+  /** The job the write was part of (`sbom_import:<uuid>`), recorded once as itself, not write by write. */
+  readonly via?: string | undefined;
 }
 
 export interface AuditRecord {
@@ -44,6 +46,45 @@ interface AuditedType {
   readonly fields: Readonly<Record<string, string>>;
   readonly object: (item: Item) => string;
   readonly repr: (item: Item) => string;
+  /**
+   * For an object only some of whose changes are audited events (an import: its completion), the action
+   * a change records, or undefined for none. Without it, every change of an audited field is one.
+   */
+  readonly recorded?: (before: Item | undefined, after: Item | undefined) => AuditAction | undefined;
+  /** The record's changes made from the item as it is now, instead of field by field. */
+  readonly changesOf?: (item: Item) => Record<string, readonly [unknown, unknown]>;
+  /** Who the record names when the item says it better than the write's actor (an import: who asked for it). */
+  readonly actorOf?: (item: Item) => Pick<Actor, 'user' | 'apiKey'>;
+}
+
+/** Purls an import's audit record lists of each kind (added, removed, updated): the import resource lists up to 1,000. */
+export const AUDITED_IMPORT_PURLS = 50;
+
+/** An import's record: what it was asked for and what it did, its purl lists cut at AUDITED_IMPORT_PURLS (the counts stay exact). */
+function importChanges(item: Item): Record<string, readonly [unknown, unknown]> {
+  const summary = (item.summary ?? {}) as Record<string, unknown>;
+  const count = (name: string) => (typeof summary[name] === 'number' ? summary[name] : 0);
+  const purls = (name: string) => (Array.isArray(summary[name]) ? (summary[name] as unknown[]).slice(0, AUDITED_IMPORT_PURLS) : []);
+  const errors = Array.isArray(item.errors) ? (item.errors as unknown[]).slice(0, 10) : [];
+  const now: Record<string, unknown> = {
+    product: str(item.productName) || str(item.productUuid),
+    status: str(item.status),
+    mode: str(item.mode),
+    format: `${str(item.format)} ${str(item.specVersion)}`.trim(),
+    components: count('components'),
+    added: count('added'),
+    removed: count('removed'),
+    unchanged: count('unchanged'),
+    packages_created: count('packagesCreated'),
+    packages_updated: count('packagesUpdated'),
+    vulnerabilities: count('vulnerabilities'),
+    analyses: count('analyses'),
+    added_purls: purls('addedPurls'),
+    removed_purls: purls('removedPurls'),
+    updated_purls: purls('updatedPurls'),
+    ...(errors.length > 0 ? { errors } : {}),
+  };
+  return Object.fromEntries(Object.entries(now).map(([field, value]) => [field, [null, value] as const]));
 }
 
 const str = (value: unknown): string => (value === undefined || value === null ? '' : String(value));
@@ -167,6 +208,19 @@ export const AUDITED_TYPES = {
     repr: (i) => `${str(i.ruleType)} waiver${i.packagePurl ? ` of ${str(i.packagePurl)}` : ''} on product ${str(i.productUuid)}`,
   },
   PolicyConfig: { objectType: 'policy_rules', fields: { rules: 'rules' }, object: (i) => str(i.dataspace), repr: (i) => `policy rules of ${str(i.dataspace)}` },
+  // One record per import, when it completes or fails; the objects it writes are not audited one by one
+  // (their writes carry the import as `via`: shared/services/audit.ts).
+  SbomImport: {
+    objectType: 'sbom_import',
+    fields: {},
+    object: uuidOf,
+    repr: (i) => `SBOM import into ${str(i.productName) || `product ${str(i.productUuid)}`}`,
+    recorded: (before, after) =>
+      after !== undefined && (after.status === 'completed' || after.status === 'failed') && before?.status !== after.status ? 'create' : undefined,
+    changesOf: importChanges,
+    // An upload's import completes in the import function, whose writes name no one: who asked for it did it.
+    actorOf: (i) => ({ user: str(i.createdBy) || null, apiKey: typeof i.createdWithKey === 'string' ? i.createdWithKey : null }),
+  },
   // Never `secret`, nor `failingSince` (the deliveries' bookkeeping).
   Webhook: {
     objectType: 'webhook',
@@ -232,8 +286,15 @@ export function auditRecordOf(change: AuditedChange, context: AuditContext): Aud
   // An item that became another entity under the same key (never today) is not one object's change.
   if (change.before && change.after && change.before.entity !== change.after.entity) return undefined;
   const type: AuditedType = AUDITED_TYPES[current.entity];
-  const action: AuditAction = !change.before ? 'create' : !change.after ? 'delete' : 'update';
-  const changes: Record<string, readonly [unknown, unknown]> = {};
+  const action: AuditAction | undefined = type.recorded
+    ? type.recorded(change.before, change.after)
+    : !change.before
+      ? 'create'
+      : !change.after
+        ? 'delete'
+        : 'update';
+  if (action === undefined) return undefined;
+  const changes: Record<string, readonly [unknown, unknown]> = type.changesOf ? type.changesOf(current) : {};
   for (const [attribute, field] of Object.entries(type.fields)) {
     const [old, now] = [change.before?.[attribute], change.after?.[attribute]];
     if (action === 'update' && same(old, now)) continue;
@@ -251,8 +312,7 @@ export function auditRecordOf(change: AuditedChange, context: AuditContext): Aud
     objectType: type.objectType,
     object: type.object(current),
     objectRepr: type.repr(current),
-    user: context.actor.user,
-    apiKey: context.actor.apiKey,
+    ...(type.actorOf ? type.actorOf(current) : { user: context.actor.user, apiKey: context.actor.apiKey }),
     changes,
   };
 }
@@ -260,9 +320,14 @@ export function auditRecordOf(change: AuditedChange, context: AuditContext): Aud
 /** The actor an item's `actor` attribute names (shared/observability/write-stamps.ts writes it); unknown when none. */
 export function actorOf(value: unknown): Actor {
   if (!value || typeof value !== 'object') return { user: null, apiKey: null };
-  const { user, key, at } = value as { user?: unknown; key?: unknown; at?: unknown };
+  const { user, key, at, via } = value as { user?: unknown; key?: unknown; at?: unknown; via?: unknown };
   const when = typeof at === 'string' && !Number.isNaN(Date.parse(at)) ? new Date(Date.parse(at)).toISOString() : undefined;
-  return { user: typeof user === 'string' ? user : null, apiKey: typeof key === 'string' ? key : null, ...(when === undefined ? {} : { at: when }) };
+  return {
+    user: typeof user === 'string' ? user : null,
+    apiKey: typeof key === 'string' ? key : null,
+    ...(when === undefined ? {} : { at: when }),
+    ...(typeof via === 'string' ? { via } : {}),
+  };
 }
 
 /** The filters of the audit list. */

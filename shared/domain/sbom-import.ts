@@ -63,6 +63,8 @@ export interface SbomImport {
   readonly uuid: string;
   readonly dataspace: string;
   readonly productUuid: string;
+  /** The product's name and version when the import was asked for, for the audit trail (absent on older imports). */
+  readonly productName?: string | undefined;
   readonly createdBy: string;
   /** The name of the API key the import was asked with: its writes are audited as the importer's (absent before keys had names). */
   readonly createdWithKey?: string | null | undefined;

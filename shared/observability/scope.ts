@@ -42,6 +42,11 @@ interface Scope {
 export interface WriteActor {
   readonly user: string;
   readonly key?: string | undefined;
+  /**
+   * The job the writes are part of (`sbom_import:<uuid>`): the audit trail records the job once, with
+   * what it did, and not each object it writes (shared/services/audit.ts).
+   */
+  readonly via?: string | undefined;
 }
 
 const scopes = new AsyncLocalStorage<Scope>();
@@ -65,4 +70,11 @@ export function runInvocation<T>(context: Context | undefined, coldStart: boolea
 /** Runs `work` as the correlated piece of work `correlationId`, within the current invocation. */
 export function runCorrelated<T>(correlationId: string, stampWrites: boolean, work: () => T, actor?: WriteActor): T {
   return scopes.run({ ...scopes.getStore(), correlationId, stampWrites, actor }, work);
+}
+
+/** Runs `work` with its writes marked as part of the job `via` (see WriteActor.via); as it is when its writes name no actor. */
+export function runAsPartOf<T>(via: string, work: () => T): T {
+  const scope = scopes.getStore();
+  if (!scope?.actor) return work();
+  return scopes.run({ ...scope, actor: { ...scope.actor, via } }, work);
 }

@@ -84,7 +84,12 @@ function stampUpdate<U extends Pick<UpdateInput, 'Key' | 'UpdateExpression' | 'E
 }
 
 /** The actor as an item holds it, with when the write was sent (the audit record's date, to the millisecond). */
-const actorValue = (actor: WriteActor) => ({ user: actor.user, ...(actor.key === undefined ? {} : { key: actor.key }), at: new Date().toISOString() });
+const actorValue = (actor: WriteActor) => ({
+  user: actor.user,
+  ...(actor.key === undefined ? {} : { key: actor.key }),
+  ...(actor.via === undefined ? {} : { via: actor.via }),
+  at: new Date().toISOString(),
+});
 
 /**
  * What a write's `actor` becomes: the API caller's; for an audited item written by the service's own

@@ -59,6 +59,8 @@ export class AuditTrailWriter {
     if (record.userIdentity?.type === 'Service' && record.userIdentity.principalId === 'dynamodb.amazonaws.com') return undefined;
     // A delete leaves no new image to name its actor: the API wrote a deletion marker with it.
     const actor = after ? actorOf(after.actor) : await this.deps.store.deletionActor({ PK: String(current.PK), SK: String(current.SK) });
+    // A job's writes (an SBOM import's packages, product packages, analyses): the job is recorded once, as itself.
+    if (actor.via !== undefined) return undefined;
     // A comment's item does not name its dataspace: its request's does.
     const dataspace = current.dataspace === undefined && current.entity === 'RequestComment' ? await this.deps.store.requestDataspace(String(current.requestUuid)) : undefined;
     // When the write was sent (its actor's `at`: the API's, the service's own jobs'), to the millisecond;

@@ -37,6 +37,8 @@ import { isoWithOffset } from '../domain/time.ts';
 import { productUrl, type ProductService } from './products.ts';
 import { tooLarge, type ImportOptions, type SbomRequest } from '../http/sbom-request.ts';
 import { logger } from '../observability/logger.ts';
+import type { Product } from '../domain/product.ts';
+import { runAsPartOf } from '../observability/scope.ts';
 
 export interface SbomImportDeps {
   readonly store: SbomImportStore;
@@ -136,7 +138,7 @@ export class SbomImportService {
     }
     const created = isoWithOffset(this.deps.now());
     const record: SbomImport = {
-      ...this.newRecord(caller, product.uuid, options, created, null),
+      ...this.newRecord(caller, product, options, created, null),
       status: 'running',
       format: inventory.format,
       specVersion: inventory.specVersion,
@@ -144,7 +146,7 @@ export class SbomImportService {
     let result: RunResult;
     const progress = { writing: false };
     try {
-      result = await this.run(record, inventory, progress);
+      result = await this.partOf(record, () => this.run(record, inventory, progress));
     } catch (error) {
       // The product was deleted while the import wrote: as if the product had never been found.
       if (error instanceof ImportProductGoneError) throw new NotFoundError();
@@ -164,7 +166,7 @@ export class SbomImportService {
     const product = await this.deps.products.authorize(caller, productUuid, 'change');
     const now = this.deps.now();
     const expires = new Date(now.getTime() + UPLOAD_URL_SECONDS * 1000);
-    const record = this.newRecord(caller, product.uuid, options, isoWithOffset(now), isoWithOffset(expires));
+    const record = this.newRecord(caller, product, options, isoWithOffset(now), isoWithOffset(expires));
     const upload = await this.deps.uploads().presignPut(record.uuid, options.contentType, options.size, UPLOAD_URL_SECONDS);
     await this.deps.store.create(record);
     return {
@@ -225,7 +227,7 @@ export class SbomImportService {
       const running = { ...record, format: inventory.format, specVersion: inventory.specVersion };
       let result: RunResult;
       try {
-        const importing = () => this.run(running, inventory, { writing: false });
+        const importing = () => this.partOf(running, () => this.run(running, inventory, { writing: false }));
         const runAs = this.deps.runAs;
         result = runAs && running.createdBy ? await runAs({ user: running.createdBy, key: running.createdWithKey ?? undefined }, importing) : await importing();
       } catch (error) {
@@ -245,6 +247,14 @@ export class SbomImportService {
     }
   }
 
+  /**
+   * Runs an import's writes as part of it: the audit trail records the import once, when it completes
+   * (its own item, written outside this), and none of the packages, product packages and analyses it writes.
+   */
+  private partOf<T>(record: SbomImport, work: () => Promise<T>): Promise<T> {
+    return runAsPartOf(`sbom_import:${record.uuid}`, work);
+  }
+
   private async fail(record: SbomImport, errors: readonly string[], inventory?: Inventory, changed = false): Promise<void> {
     await this.deps.store.finish(
       {
@@ -258,11 +268,12 @@ export class SbomImportService {
     );
   }
 
-  private newRecord(caller: Caller, productUuid: string, options: ImportOptions, created: string, uploadExpiresAt: string | null): SbomImport {
+  private newRecord(caller: Caller, product: Pick<Product, 'uuid' | 'name' | 'version'>, options: ImportOptions, created: string, uploadExpiresAt: string | null): SbomImport {
     return {
       uuid: this.deps.newUuid(),
       dataspace: caller.dataspace,
-      productUuid,
+      productUuid: product.uuid,
+      productName: `${product.name} ${product.version}`.trim(),
       createdBy: caller.username,
       createdWithKey: caller.apiKey?.name ?? null,
       status: 'queued',

@@ -100,20 +100,25 @@ describe('an uploaded SBOM', () => {
     expect((await settled(product.uuid, before + 1)) - before).toBe(1);
     const violations = await ok('GET', `/api/v2/products/${product.uuid}/policy_violations/`, undefined, 'alice');
     expect(JSON.stringify(violations)).toContain('license_policy_error');
-    // The import function wrote the packages as alice, who asked for the import: the audit trail says so.
+    // The audit trail holds the import once, as alice, who asked for it, with what it did; none of the
+    // 121 packages and product packages it wrote is a record of its own.
     const auditedByAlice = async () => {
-      const records: { object_type: string; user: string; api_key: string }[] = [];
-      let path: string | null = '/api/v2/audit_events/?user=alice&action=create&page_size=100';
+      const records: { object_type: string; object: string; object_repr: string; user: string; api_key: string; changes: Record<string, [unknown, unknown]> }[] = [];
+      let path: string | null = '/api/v2/audit_events/?user=alice&page_size=100';
       while (path) {
         const page = await ok('GET', path);
         records.push(...page.results);
         path = page.next ? new URL(page.next).pathname + new URL(page.next).search : null;
       }
-      return records.filter((r) => r.object_type === 'product_package');
+      return records;
     };
-    const audited = await eventually(auditedByAlice, (records) => records.length >= 121, 30_000);
-    expect(audited).toHaveLength(121);
-    expect(audited.every((r) => r.user === 'alice' && r.api_key === 'default')).toBe(true);
+    const audited = await eventually(auditedByAlice, (records) => records.some((r) => r.object_type === 'sbom_import'), 30_000);
+    const imports = audited.filter((r) => r.object_type === 'sbom_import');
+    expect(imports).toHaveLength(1);
+    expect(imports[0]).toMatchObject({ object: record.uuid, object_repr: 'SBOM import into Storefront', user: 'alice', api_key: 'default' });
+    expect(imports[0]!.changes).toMatchObject({ product: [null, 'Storefront'], status: [null, 'completed'], components: [null, 121], added: [null, 121], removed: [null, 0] });
+    expect((imports[0]!.changes.added_purls![1] as string[]).length).toBe(50);
+    expect(audited.filter((r) => ['package', 'product_package'].includes(r.object_type))).toEqual([]);
     const s3 = createS3Client({ region: 'us-east-1', endpoint: readRunningStack(stack.dataDir)!.sqsEndpoint });
     const left = await s3.send(new ListObjectsV2Command({ Bucket: UPLOAD_BUCKET.localName, Prefix: 'uploads/' }));
     expect((left.Contents ?? []).map((object) => object.Key)).not.toContain(`uploads/${record.uuid}`);

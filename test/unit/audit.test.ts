@@ -38,6 +38,29 @@ describe('auditRecordOf', () => {
     expect(AUDITED_ENTITIES).toEqual(expect.arrayContaining(['Product', 'ProductGrant', 'Request', 'RequestComment', 'UsagePolicy', 'License', 'Package', 'Vulnerability', 'ProductPackage', 'PolicyConfig', 'Webhook', 'ApiKey', 'PolicyWaiver']));
   });
 
+  it('records an SBOM import once, when it completes or fails, as who asked for it, with what it did', () => {
+    const purls = Array.from({ length: 60 }, (_, i) => `pkg:npm/p${String(i).padStart(2, '0')}@1.0.0`);
+    const running = { ...base, entity: 'SbomImport', productUuid: 'p-1', productName: 'Shop 1.0', createdBy: 'bob', createdWithKey: 'ci', status: 'running', mode: 'replace', format: 'cyclonedx', specVersion: '1.6', errors: [], summary: null };
+    const done = { ...running, status: 'completed', summary: { components: 60, added: 60, removed: 0, unchanged: 0, packagesCreated: 60, packagesUpdated: 0, vulnerabilities: 0, analyses: 0, addedPurls: purls, removedPurls: [], updatedPurls: [] } };
+    expect(auditRecordOf({ after: { ...running, status: 'queued' } }, context)).toBeUndefined();
+    expect(auditRecordOf({ before: { ...running, status: 'queued' }, after: running }, context)).toBeUndefined();
+    // The import function's write names no one (context: no user): the record names who asked.
+    const record = auditRecordOf({ before: running, after: done }, { ...context, actor: { user: null, apiKey: null } });
+    expect(record).toMatchObject({ action: 'create', objectType: 'sbom_import', object: 'obj-1', objectRepr: 'SBOM import into Shop 1.0', user: 'bob', apiKey: 'ci' });
+    expect(record!.changes).toMatchObject({ product: [null, 'Shop 1.0'], status: [null, 'completed'], format: [null, 'cyclonedx 1.6'], added: [null, 60], removed: [null, 0] });
+    expect(record!.changes.added_purls).toEqual([null, purls.slice(0, 50)]);
+    // The synchronous import's item is written once, completed: its INSERT is the record.
+    expect(auditRecordOf({ after: done }, context)).toMatchObject({ action: 'create', objectType: 'sbom_import' });
+    // Written again as it is (a retried finish): no second record.
+    expect(auditRecordOf({ before: done, after: done }, context)).toBeUndefined();
+    expect(auditRecordOf({ before: running, after: { ...running, status: 'failed', errors: ['The product was deleted during the import.'] } }, context)!.changes.errors).toEqual([null, ['The product was deleted during the import.']]);
+  });
+
+  it("reads the job an actor's writes were part of", () => {
+    expect(actorOf({ user: 'bob', key: 'ci', via: 'sbom_import:i-1' })).toMatchObject({ user: 'bob', apiKey: 'ci', via: 'sbom_import:i-1' });
+    expect(actorOf({ user: 'bob' })).not.toHaveProperty('via');
+  });
+
   it('records an update with the changed fields only, old and new', () => {
     const before = { ...base, entity: 'Product', name: 'App', version: '1.0' };
     const record = auditRecordOf({ before, after: { ...before, version: '2.0', rev: 4 } }, context);

@@ -6,7 +6,7 @@
  */
 export const AUDITED_OBJECT_TYPES = [
   'product', 'product_permission', 'product_package', 'request', 'request_comment', 'usage_policy', 'license', 'package',
-  'vulnerability', 'vulnerability_analysis', 'policy_rules', 'policy_waiver', 'webhook', 'api_key', 'license_mapping',
+  'vulnerability', 'vulnerability_analysis', 'policy_rules', 'policy_waiver', 'webhook', 'api_key', 'license_mapping', 'sbom_import',
 ] as const;
 export const AUDIT_ACTIONS = ['create', 'update', 'delete'] as const;
 
