@@ -40,12 +40,27 @@ export interface AuditRecord {
 
 type Item = Readonly<Record<string, unknown>>;
 
+/** The kinds of objects a record may name by reference. */
+export const REF_KINDS = ['product', 'package', 'request'] as const;
+export type RefKind = (typeof REF_KINDS)[number];
+/** A related object's name, or its uuid when it is not known (deleted, or never there). */
+export type Namer = (kind: RefKind, uuid: string) => string;
+/** The names an audit writer found, by `<kind>:<uuid>` (refKey). */
+export type Names = ReadonlyMap<string, string>;
+export const refKey = (kind: RefKind, uuid: string) => `${kind}:${uuid}`;
+
 interface AuditedType {
   readonly objectType: string;
   /** Item attribute → the field name the record uses (the API's). */
   readonly fields: Readonly<Record<string, string>>;
   readonly object: (item: Item) => string;
-  readonly repr: (item: Item) => string;
+  /** How the record names its object; `name` gives a related object's name (its uuid when unknown). */
+  readonly repr: (item: Item, name: Namer) => string;
+  /**
+   * Item attributes that hold other objects' uuids (one, or a list), by the kind of object: the record
+   * shows them by name (a product's name and version, a package's purl, a request's title).
+   */
+  readonly refs?: Readonly<Record<string, RefKind>>;
   /**
    * For an object only some of whose changes are audited events (an import: its completion), the action
    * a change records, or undefined for none. Without it, every change of an audited field is one.
@@ -100,13 +115,13 @@ export const AUDITED_TYPES = {
     objectType: 'product_permission',
     fields: { principalType: 'principal_type', principal: 'principal', permissions: 'permissions' },
     object: (i) => str(i.productUuid),
-    repr: (i) => `${str(i.principalType)} ${str(i.principal)}`,
+    repr: (i, name) => `${str(i.principalType)} ${str(i.principal)} on ${name('product', str(i.productUuid))}`,
   },
   Request: {
     objectType: 'request',
     fields: {
       title: 'title',
-      templateUuid: 'request_template',
+      templateName: 'request_template',
       status: 'status',
       priority: 'priority',
       assignee: 'assignee',
@@ -118,10 +133,17 @@ export const AUDITED_TYPES = {
       isPrivate: 'is_private',
       ccEmails: 'cc_emails',
     },
+    refs: { productContext: 'product' },
     object: uuidOf,
     repr: (i) => str(i.title),
   },
-  RequestComment: { objectType: 'request_comment', fields: { text: 'text', requestUuid: 'request' }, object: uuidOf, repr: (i) => `comment on request ${str(i.requestUuid)}` },
+  RequestComment: {
+    objectType: 'request_comment',
+    fields: { text: 'text', requestUuid: 'request' },
+    refs: { requestUuid: 'request' },
+    object: uuidOf,
+    repr: (i, name) => `comment on request “${name('request', str(i.requestUuid))}”`,
+  },
   UsagePolicy: {
     objectType: 'usage_policy',
     fields: { label: 'label', contentType: 'content_type', complianceAlert: 'compliance_alert', description: 'description' },
@@ -183,14 +205,15 @@ export const AUDITED_TYPES = {
       isModified: 'is_modified',
       dependsOn: 'depends_on',
     },
+    refs: { productUuid: 'product', packageUuid: 'package', dependsOn: 'package' },
     object: uuidOf,
-    repr: (i) => `package ${str(i.packageUuid)} in product ${str(i.productUuid)}`,
+    repr: (i, name) => `${name('package', str(i.packageUuid))} in ${name('product', str(i.productUuid))}`,
   },
   Analysis: {
     objectType: 'vulnerability_analysis',
     fields: { vulnerabilityId: 'vulnerability_id', state: 'state', justification: 'justification', responses: 'responses', detail: 'detail' },
     object: uuidOf,
-    repr: (i) => `${str(i.vulnerabilityId)} in product package ${str(i.productPackageUuid)}`,
+    repr: (i, name) => `${str(i.vulnerabilityId)} in ${name('package', str(i.packageUuid))} in ${name('product', str(i.productUuid))}`,
   },
   // A revoke and an expiry are updates (revoked_date, expired_date): the item stays a week for its events.
   PolicyWaiver: {
@@ -204,8 +227,9 @@ export const AUDITED_TYPES = {
       revokedDate: 'revoked_date',
       expiredDate: 'expired_date',
     },
+    refs: { productUuid: 'product' },
     object: uuidOf,
-    repr: (i) => `${str(i.ruleType)} waiver${i.packagePurl ? ` of ${str(i.packagePurl)}` : ''} on product ${str(i.productUuid)}`,
+    repr: (i, name) => `${str(i.ruleType)} waiver${i.packagePurl ? ` of ${str(i.packagePurl)}` : ''} on ${name('product', str(i.productUuid))}`,
   },
   PolicyConfig: { objectType: 'policy_rules', fields: { rules: 'rules' }, object: (i) => str(i.dataspace), repr: (i) => `policy rules of ${str(i.dataspace)}` },
   // One record per import, when it completes or fails; the objects it writes are not audited one by one
@@ -264,6 +288,34 @@ export interface AuditContext {
   readonly actor: Actor;
   /** When the item names none (a comment: its request's). */
   readonly dataspace?: string | undefined;
+  /** Names of the objects the item refers to (referencesOf), found by the writer; a uuid stays when missing. */
+  readonly names?: Names | undefined;
+}
+
+/** The name an item gives its object when another record refers to it (a product, a package, a request), or undefined. */
+export function nameOfItem(item: Item | undefined): { kind: RefKind; uuid: string; name: string } | undefined {
+  if (!item || typeof item.uuid !== 'string') return undefined;
+  if (item.entity === 'Product') return { kind: 'product', uuid: item.uuid, name: `${str(item.name)} ${str(item.version)}`.trim() };
+  if (item.entity === 'Package') return { kind: 'package', uuid: item.uuid, name: str(item.purl) };
+  if (item.entity === 'Request') return { kind: 'request', uuid: item.uuid, name: str(item.title) };
+  return undefined;
+}
+
+/** The objects an item of an audited type refers to, by kind and uuid: what the writer looks up to name them. */
+export function referencesOf(item: Item | undefined): { kind: RefKind; uuid: string }[] {
+  if (!item || !isAuditedEntity(item.entity)) return [];
+  const type: AuditedType = AUDITED_TYPES[item.entity];
+  const found: { kind: RefKind; uuid: string }[] = [];
+  for (const [attribute, kind] of Object.entries(type.refs ?? {})) {
+    const value = item[attribute];
+    for (const uuid of Array.isArray(value) ? value : value instanceof Set ? [...value] : [value]) if (typeof uuid === 'string' && uuid !== '') found.push({ kind, uuid });
+  }
+  // The repr's own references that are no change field (an analysis names its package and product).
+  if (item.entity === 'Analysis') {
+    if (typeof item.packageUuid === 'string') found.push({ kind: 'package', uuid: item.packageUuid });
+    if (typeof item.productUuid === 'string') found.push({ kind: 'product', uuid: item.productUuid });
+  }
+  return found;
 }
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(normalized(a)) === JSON.stringify(normalized(b));
@@ -294,12 +346,21 @@ export function auditRecordOf(change: AuditedChange, context: AuditContext): Aud
         ? 'delete'
         : 'update';
   if (action === undefined) return undefined;
+  const names = context.names ?? new Map<string, string>();
+  const name: Namer = (kind, uuid) => names.get(refKey(kind, uuid)) ?? uuid;
+  // A reference's value shown by name: one uuid, or a list of them (sorted by name).
+  const named = (attribute: string, value: unknown): unknown => {
+    const kind = type.refs?.[attribute];
+    if (kind === undefined || value === null || value === undefined) return value;
+    if (Array.isArray(value) || value instanceof Set) return [...value].map((uuid) => name(kind, String(uuid))).sort();
+    return name(kind, String(value));
+  };
   const changes: Record<string, readonly [unknown, unknown]> = type.changesOf ? type.changesOf(current) : {};
   for (const [attribute, field] of Object.entries(type.fields)) {
     const [old, now] = [change.before?.[attribute], change.after?.[attribute]];
     if (action === 'update' && same(old, now)) continue;
     if (action !== 'update' && (old ?? now) === undefined) continue;
-    changes[field] = [normalized(old), normalized(now)];
+    changes[field] = [normalized(named(attribute, old)), normalized(named(attribute, now))];
   }
   if (action === 'update' && Object.keys(changes).length === 0) return undefined;
   const dataspace = str(current.dataspace) || context.dataspace;
@@ -311,7 +372,7 @@ export function auditRecordOf(change: AuditedChange, context: AuditContext): Aud
     action,
     objectType: type.objectType,
     object: type.object(current),
-    objectRepr: type.repr(current),
+    objectRepr: type.repr(current, name),
     ...(type.actorOf ? type.actorOf(current) : { user: context.actor.user, apiKey: context.actor.apiKey }),
     changes,
   };

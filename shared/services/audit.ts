@@ -12,6 +12,9 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/pagination.ts';
 import {
   actorOf,
   auditRecordOf,
+  nameOfItem,
+  referencesOf,
+  refKey,
   isAuditedEntity,
   decodeAuditCursor,
   encodeAuditCursor,
@@ -35,7 +38,7 @@ export interface PlacedAuditRecord {
 }
 
 export interface AuditTrailDeps {
-  readonly store: Pick<AuditStore, 'put' | 'deletionActor' | 'requestDataspace'>;
+  readonly store: Pick<AuditStore, 'put' | 'deletionActor' | 'requestDataspace' | 'names'>;
   /** Days a record is kept in the table (its TTL). */
   readonly retentionDays: number;
   /** Unset: records stay in the table only (the local stack without a bucket, tests). */
@@ -43,7 +46,26 @@ export interface AuditTrailDeps {
 }
 
 export class AuditTrailWriter {
+  /**
+   * Names of related objects seen or read during the stream batch being handled (cleared by write, at its
+   * end): a batch that deletes a product's packages reads its name once. The images of the batch count:
+   * a product deleted with its packages is still named by its old image.
+   */
+  private readonly names = new Map<string, string>();
+
   constructor(private readonly deps: AuditTrailDeps) {}
+
+  /** Names of the objects these items refer to, from the batch's cache, else read. */
+  private async namesFor(...items: (Record<string, unknown> | undefined)[]): Promise<Map<string, string>> {
+    for (const item of items) {
+      const own = nameOfItem(item);
+      if (own) this.names.set(refKey(own.kind, own.uuid), own.name);
+    }
+    const refs = items.flatMap((item) => referencesOf(item));
+    const missing = refs.filter((ref) => !this.names.has(refKey(ref.kind, ref.uuid)));
+    if (missing.length > 0) for (const [key, name] of await this.deps.store.names(missing)) this.names.set(key, name);
+    return this.names;
+  }
 
   /**
    * The audit record of a stream record, if it stands for one (an audited object's change of an audited
@@ -67,7 +89,8 @@ export class AuditTrailWriter {
     // else the stream's time (to the second on AWS, the minute on DynamoDB Local).
     const seconds = Number(record.dynamodb?.ApproximateCreationDateTime ?? 0);
     const date = actor.at ?? new Date(seconds * 1000).toISOString();
-    const audit = auditRecordOf({ before, after }, { uuid: stableUuid(`${record.eventSourceARN}|${record.eventID}`), date, actor, dataspace });
+    const names = await this.namesFor(before, after);
+    const audit = auditRecordOf({ before, after }, { uuid: stableUuid(`${record.eventSourceARN}|${record.eventID}`), date, actor, dataspace, names });
     if (!audit) return undefined;
     // Records of one millisecond sort as the stream saw them (its sequence numbers grow within a shard).
     const order = String(record.dynamodb?.SequenceNumber ?? '').replace(/\D/g, '').slice(-40).padStart(40, '0');
@@ -79,6 +102,7 @@ export class AuditTrailWriter {
    * throws: the caller's batch is retried, and its records written again, the same items.
    */
   async write(records: readonly PlacedAuditRecord[]): Promise<void> {
+    this.names.clear();
     if (records.length > 0) await this.deps.store.put(records, this.deps.retentionDays);
   }
 

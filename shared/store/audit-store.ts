@@ -5,7 +5,7 @@
  */
 import { BatchWriteCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { actorOf, auditExpiry, type Actor, type AuditAction, type AuditCursor, type AuditFilters, type AuditRecord } from '../domain/audit.ts';
+import { actorOf, auditExpiry, nameOfItem, refKey, type Actor, type AuditAction, type AuditCursor, type AuditFilters, type AuditRecord, type RefKind } from '../domain/audit.ts';
 import { keys, type Key } from '../keys.ts';
 import { TABLE } from '../table.ts';
 import { batchGet, indexKeys, type Item } from './dynamo.ts';
@@ -60,6 +60,22 @@ export class AuditStore {
   async deletionActor(key: Key): Promise<Actor> {
     const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.deletionMarker(key), ConsistentRead: true }));
     return actorOf(result.Item?.actor);
+  }
+
+  /**
+   * The names of these objects (a product's name and version, a package's purl, a request's title), by
+   * refKey; one that is gone is absent. Eventually consistent: a name read a moment old is still its name.
+   */
+  async names(refs: readonly { kind: RefKind; uuid: string }[]): Promise<Map<string, string>> {
+    const keyOf = (kind: RefKind, uuid: string): Key => (kind === 'product' ? keys.product(uuid) : kind === 'package' ? keys.catalogObject('PACKAGE', uuid) : keys.request(uuid));
+    const unique = [...new Map(refs.map((ref) => [refKey(ref.kind, ref.uuid), ref])).values()];
+    const items = unique.length === 0 ? [] : await batchGet(this.doc, this.tableName, unique.map((ref) => keyOf(ref.kind, ref.uuid)));
+    const found = new Map<string, string>();
+    for (const item of items) {
+      const named = nameOfItem(item);
+      if (named) found.set(refKey(named.kind, named.uuid), named.name);
+    }
+    return found;
   }
 
   /** The dataspace of a request (its comments' items do not name it). */

@@ -116,7 +116,9 @@ describe('the audit trail writer', () => {
       dataspace: 'acme',
       action: 'create',
       user: 'alice',
-      changes: { text: [null, 'A comment'], request: [null, request.uuid] },
+      // The request by its title, not its uuid.
+      objectRepr: 'comment on request “Comment me”',
+      changes: { text: [null, 'A comment'], request: [null, 'Comment me'] },
     });
   });
 

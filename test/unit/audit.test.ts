@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AUDITED_ENTITIES, auditRecordOf, actorOf, auditExpiry, decodeAuditCursor, encodeAuditCursor } from '../../shared/domain/audit.ts';
+import { AUDITED_ENTITIES, auditRecordOf, actorOf, auditExpiry, decodeAuditCursor, encodeAuditCursor, nameOfItem, referencesOf } from '../../shared/domain/audit.ts';
 import { isAuditedKey, keys } from '../../shared/keys.ts';
 
 const context = { uuid: 'u-1', date: '2025-01-02T03:04:05.000Z', actor: { user: 'alice', apiKey: 'ci' } };
@@ -8,14 +8,14 @@ const base = { PK: 'x', SK: 'y', GSI1PK: 'g', GSI1SK: 'g', rev: 3, correlationId
 describe('auditRecordOf', () => {
   it.each([
     ['Product', { name: 'App', version: '1.0' }, 'product', 'App 1.0', { name: [null, 'App'], version: [null, '1.0'] }],
-    ['ProductGrant', { productUuid: 'p-1', principalType: 'user', principal: 'bob', permissions: ['view_product'] }, 'product_permission', 'user bob', { principal_type: [null, 'user'], principal: [null, 'bob'], permissions: [null, ['view_product']] }],
+    ['ProductGrant', { productUuid: 'p-1', principalType: 'user', principal: 'bob', permissions: ['view_product'] }, 'product_permission', 'user bob on p-1', { principal_type: [null, 'user'], principal: [null, 'bob'], permissions: [null, ['view_product']] }],
     ['Request', { title: 'T', status: 'open' }, 'request', 'T', { title: [null, 'T'], status: [null, 'open'] }],
-    ['RequestComment', { requestUuid: 'r-1', text: 'hi' }, 'request_comment', 'comment on request r-1', { text: [null, 'hi'], request: [null, 'r-1'] }],
+    ['RequestComment', { requestUuid: 'r-1', text: 'hi' }, 'request_comment', 'comment on request “r-1”', { text: [null, 'hi'], request: [null, 'r-1'] }],
     ['UsagePolicy', { label: 'OK', contentType: 'license' }, 'usage_policy', 'OK', { label: [null, 'OK'], content_type: [null, 'license'] }],
     ['License', { key: 'mit', name: 'MIT' }, 'license', 'mit', { key: [null, 'mit'], name: [null, 'MIT'] }],
     ['Package', { purl: 'pkg:npm/a@1', name: 'a', searchText: 's', licenseKeys: ['mit'] }, 'package', 'pkg:npm/a@1', { purl: [null, 'pkg:npm/a@1'], name: [null, 'a'] }],
     ['Vulnerability', { vulnerabilityId: 'CVE-1', riskScore: 5 }, 'vulnerability', 'CVE-1', { vulnerability_id: [null, 'CVE-1'], risk_score: [null, 5] }],
-    ['ProductPackage', { productUuid: 'p', packageUuid: 'k', isDeployed: true, listCounted: true }, 'product_package', 'package k in product p', { product: [null, 'p'], package: [null, 'k'], is_deployed: [null, true] }],
+    ['ProductPackage', { productUuid: 'p', packageUuid: 'k', isDeployed: true, listCounted: true }, 'product_package', 'k in p', { product: [null, 'p'], package: [null, 'k'], is_deployed: [null, true] }],
     ['PolicyConfig', { rules: { a: 1 }, uuid: undefined }, 'policy_rules', 'policy rules of nexB', { rules: [null, { a: 1 }] }],
     ['Webhook', { targetUrl: 'https://h/', secret: 'whsec', isActive: true, failingSince: null }, 'webhook', 'https://h/', { target_url: [null, 'https://h/'], is_active: [null, true] }],
     ['ApiKey', { name: 'ci', username: 'alice', scope: 'read', keyHash: 'h', keyId: 'kid', lastUsedAt: 'now' }, 'api_key', 'alice/ci', { name: [null, 'ci'], user: [null, 'alice'], scope: [null, 'read'] }],
@@ -23,7 +23,7 @@ describe('auditRecordOf', () => {
       'PolicyWaiver',
       { productUuid: 'p', ruleType: 'license_policy_error', packagePurl: 'pkg:npm/a@1', packageUuid: 'k', reason: 'Legal agreed', expiresDate: '2027-01-01T00:00:00.000Z', GSI10PK: 'WAIVEREXPIRY' },
       'policy_waiver',
-      'license_policy_error waiver of pkg:npm/a@1 on product p',
+      'license_policy_error waiver of pkg:npm/a@1 on p',
       { product: [null, 'p'], rule_type: [null, 'license_policy_error'], package: [null, 'pkg:npm/a@1'], reason: [null, 'Legal agreed'], expires_at: [null, '2027-01-01T00:00:00.000Z'] },
     ],
   ])('records the creation of a %s with its domain fields only', (entity, fields, objectType, repr, changes) => {
@@ -36,6 +36,29 @@ describe('auditRecordOf', () => {
 
   it('covers every audited entity in the table above', () => {
     expect(AUDITED_ENTITIES).toEqual(expect.arrayContaining(['Product', 'ProductGrant', 'Request', 'RequestComment', 'UsagePolicy', 'License', 'Package', 'Vulnerability', 'ProductPackage', 'PolicyConfig', 'Webhook', 'ApiKey', 'PolicyWaiver']));
+  });
+
+  it('names related objects by the names the writer found: repr and changes, lists sorted by name; a uuid when none', () => {
+    const names = new Map([
+      ['product:p-1', 'Shop 1.0'],
+      ['package:k-1', 'pkg:npm/left-pad@1.3.0'],
+      ['package:k-2', 'pkg:npm/zod@4.0.0'],
+      ['package:k-3', 'pkg:npm/ajv@8.0.0'],
+    ]);
+    const pp = { ...base, entity: 'ProductPackage', productUuid: 'p-1', packageUuid: 'k-1', dependsOn: ['k-2', 'k-3', 'k-9'], isDeployed: true };
+    const record = auditRecordOf({ after: pp }, { ...context, names });
+    expect(record!.objectRepr).toBe('pkg:npm/left-pad@1.3.0 in Shop 1.0');
+    expect(record!.changes).toMatchObject({ product: [null, 'Shop 1.0'], package: [null, 'pkg:npm/left-pad@1.3.0'], depends_on: [null, ['k-9', 'pkg:npm/ajv@8.0.0', 'pkg:npm/zod@4.0.0']] });
+    expect(referencesOf(pp)).toEqual([
+      { kind: 'product', uuid: 'p-1' },
+      { kind: 'package', uuid: 'k-1' },
+      { kind: 'package', uuid: 'k-2' },
+      { kind: 'package', uuid: 'k-3' },
+      { kind: 'package', uuid: 'k-9' },
+    ]);
+    const analysis = { ...base, entity: 'Analysis', vulnerabilityId: 'CVE-1', productUuid: 'p-1', packageUuid: 'k-1', productPackageUuid: 'pp-1', state: 'in_triage' };
+    expect(auditRecordOf({ after: analysis }, { ...context, names })!.objectRepr).toBe('CVE-1 in pkg:npm/left-pad@1.3.0 in Shop 1.0');
+    expect(nameOfItem({ entity: 'Product', uuid: 'p-2', name: 'App', version: '' })).toEqual({ kind: 'product', uuid: 'p-2', name: 'App' });
   });
 
   it('records an SBOM import once, when it completes or fails, as who asked for it, with what it did', () => {
