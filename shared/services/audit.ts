@@ -159,7 +159,7 @@ export interface CursorPage<T> {
 }
 
 export class AuditService {
-  constructor(private readonly deps: { readonly store: Pick<AuditStore, 'list'> }) {}
+  constructor(private readonly deps: { readonly store: Pick<AuditStore, 'list' | 'objectNamed'> }) {}
 
   /** A page of the caller's dataspace's trail (superusers only), newest first, as DRF's CursorPagination answers. */
   async list(caller: Caller, query: AuditQuery, url: URL): Promise<CursorPage<ReturnType<typeof auditView>>> {
@@ -169,8 +169,14 @@ export class AuditService {
     const size = query.page_size !== undefined && /^\d{1,9}$/.test(query.page_size) ? Number(query.page_size) : NaN;
     const limit = size >= 1 ? Math.min(size, MAX_PAGE_SIZE) : DEFAULT_PAGE_SIZE;
     const filters: AuditFilters = {
-      // A uuid in any case; a dataspace name (the policy rules' object) as it is.
-      object: query.object !== undefined && isUuid(query.object) ? query.object.toLowerCase() : query.object,
+      // A uuid in any case; the dataspace's name (the policy rules' object) as it is; else a name or purl
+      // of one of its objects (objectNamed), or, naming none, the text as it is (no record has it).
+      object:
+        query.object === undefined || query.object === caller.dataspace
+          ? query.object
+          : isUuid(query.object)
+            ? query.object.toLowerCase()
+            : ((await this.deps.store.objectNamed(caller.dataspace, query.object)) ?? query.object),
       objectType: query.object_type,
       user: query.user,
       action: query.action,

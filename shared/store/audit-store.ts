@@ -78,6 +78,28 @@ export class AuditStore {
     return found;
   }
 
+  /**
+   * The uuid of the object of the dataspace that `text` names, for `?object=` by name: a package's purl,
+   * a license's key, a usage policy's label, a vulnerability's id, or a product's "name version" (or its
+   * name alone, for a product without a version), in that order when several match. Read from their
+   * reservation items in one BatchGetItem; undefined when none does.
+   */
+  async objectNamed(dataspace: string, text: string): Promise<string | undefined> {
+    if (text === '' || Buffer.byteLength(text) > 1_000) return undefined;
+    const catalog = (['PACKAGE', 'LICENSE', 'USAGEPOLICY', 'VULNERABILITY'] as const).map((type) => keys.catalogUnique(type, dataspace, type === 'VULNERABILITY' ? text.toUpperCase() : text));
+    // "Shop 1.0.0": every split at a space is a (name, version) to try; the whole text with no version too.
+    const splits = [...text.matchAll(/ /g)].slice(0, 20).map((match) => [text.slice(0, match.index), text.slice(match.index + 1)] as const);
+    const products = [[text, ''] as const, ...splits].map(([name, version]) => keys.productName(dataspace, name, version));
+    const candidates = [...catalog, ...products];
+    const found = new Map((await batchGet(this.doc, this.tableName, candidates)).map((item) => [`${String(item.PK)}|${String(item.SK)}`, item]));
+    for (const key of candidates) {
+      const item = found.get(`${key.PK}|${key.SK}`);
+      const uuid = item?.uuid ?? item?.productUuid;
+      if (typeof uuid === 'string') return uuid;
+    }
+    return undefined;
+  }
+
   /** The dataspace of a request (its comments' items do not name it). */
   async requestDataspace(requestUuid: string): Promise<string | undefined> {
     const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.request(requestUuid), ProjectionExpression: 'dataspace' }));

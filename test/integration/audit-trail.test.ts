@@ -122,6 +122,24 @@ describe('the audit trail writer', () => {
     });
   });
 
+  it('lists an object by its name or purl as well as its uuid', async () => {
+    const pkg = await call('POST', '/api/v2/packages/', { purl: 'pkg:npm/named-by-purl@1.0.0' });
+    const product = await call('POST', '/api/v2/products/', { name: 'Named Product', version: '2.0' });
+    const license = await call('POST', '/api/v2/licenses/', { key: 'named-license', name: 'Named' });
+    await router(batch(await recordsOf(async () => undefined)));
+    await router(batch(seen()));
+    const listed = async (object: string) => {
+      const page = await call('GET', `/api/v2/audit_events/?object=${encodeURIComponent(object)}`);
+      return (page.results as { object: string; object_type: string }[]).map((r) => `${r.object_type}:${r.object}`);
+    };
+    expect(await listed('pkg:npm/named-by-purl@1.0.0')).toEqual([`package:${pkg.uuid}`]);
+    // The product, and its creator's grant (a product permission's object is its product).
+    expect((await listed('Named Product 2.0')).sort()).toEqual([`product:${product.uuid}`, `product_permission:${product.uuid}`]);
+    expect(await listed('named-license')).toEqual([`license:${license.uuid}`]);
+    expect(await listed('Named Product')).toEqual([]);
+    expect(await listed('nothing by this name')).toEqual([]);
+  });
+
   it('records nothing for a change of no audited field (a key used, an item not audited)', async () => {
     let key: { secret: string } = { secret: '' };
     await router(batch(await recordsOf(async () => (key = await call('POST', '/api/v2/api_keys/', { name: 'used', scope: 'read' })))));
