@@ -335,6 +335,30 @@ describe('the console frame in Chromium', () => {
     await screenshot(page, 'audit');
     await checkNarrow(rootKey, '#/audit', 'Audited App', 'audit');
 
+    // An SBOM import: one row, by name, with what it did in words; its packages are no rows of their own.
+    const shop = await created<{ uuid: string }>(rootKey, '/api/v2/products/', { name: 'Audited Shop', version: '3.0' });
+    const imported = await loadSbom<{ uuid: string; summary: { added: number; added_purls: string[] } }>(rootKey, shop.uuid, 'npm-sbom-prod.cdx.json');
+    expect(imported.summary.added).toBe(34);
+    await eventually(
+      async () => (await api(rootKey, 'GET', `/api/v2/audit_events/?object=${imported.uuid}`)).body.results ?? [],
+      (results: unknown[]) => results.length === 1,
+    );
+    await page.goto(url('#/audit?object_type=sbom_import'));
+    const importRow = table.locator('tbody tr').filter({ hasText: 'SBOM import into Audited Shop 3.0' });
+    await importRow.waitFor();
+    const importText = await importRow.innerText();
+    expect(importText).toMatch(/added: 34/);
+    expect(importText).toMatch(/added purls: pkg:npm\/[^\n]* and 29 more/);
+    expect(importText).not.toMatch(UUID);
+    // By a purl it added, typed in the object filter: that package's own records only (the import wrote it: none).
+    const purl = imported.summary.added_purls[0]!;
+    await page.goto(url('#/audit'));
+    await filters.getByLabel('Object (name, purl or uuid)').fill(purl);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('No audit events match.').waitFor();
+    await checkPage(page, 'audit after an import');
+    await screenshot(page, 'audit-import');
+
     // A bad filter is the API's 400, shown; a non-superuser gets the API's refusal.
     await page.goto(url('#/audit?since=yesterday'));
     await page.getByRole('alert').waitFor();

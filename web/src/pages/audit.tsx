@@ -1,7 +1,8 @@
 /**
  * The dataspace's audit trail (superusers): who changed what and when, newest first, with the API's
  * filters (object type, object, user, action, since, until) kept in the address, and its cursor pages.
- * Objects are shown by the name the record carries (object_repr), never by their uuid.
+ * Objects are shown by the name the record carries (object_repr), never by their uuid, and the changes
+ * as a readable diff (lib/audit-diff.ts); the object filter takes a name or purl as the API does.
  */
 import { useState } from 'preact/hooks';
 import { ErrorSummary, FieldError, Loading, PageHeading, fieldMessages, formatDate, invalidProps, useLoad } from '../components.tsx';
@@ -9,6 +10,7 @@ import { loadRequestChoices, choiceOptions } from '../lib/request-choices.ts';
 import { href, navigate } from '../router.ts';
 import { AUDIT_ACTIONS, AUDITED_OBJECT_TYPES, dayBound } from '../lib/audit-filters.ts';
 import type { Session } from '../session.ts';
+import { changeLines } from '../lib/audit-diff.ts';
 
 interface AuditRecord {
   readonly uuid: string;
@@ -30,13 +32,6 @@ interface AuditPage {
 
 const FILTERS = ['object_type', 'object', 'user', 'action', 'since', 'until'] as const;
 type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
-
-/** A recorded value in a few words: text as it is, anything else as JSON, long ones cut. */
-function shownValue(value: unknown): string {
-  if (value === null || value === undefined) return '—';
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
-}
 
 const label = (type: string) => type.replaceAll('_', ' ');
 
@@ -97,9 +92,9 @@ export function AuditPage({ session, query }: { session: Session; query: URLSear
                     </td>
                     <td class="reason">
                       <ul class="plain">
-                        {Object.entries(record.changes).map(([field, [before, after]]) => (
-                          <li key={field}>
-                            <strong>{field}</strong>: {shownValue(before)} → {shownValue(after)}
+                        {changeLines(record.action, record.changes).map((line) => (
+                          <li key={line.field}>
+                            <strong>{line.field}</strong>: {line.text}
                           </li>
                         ))}
                       </ul>
@@ -172,7 +167,7 @@ function FilterForm({ initial, users, errors }: { initial: Filters; users: reado
       }}
     >
       {select('object_type', 'Object type', AUDITED_OBJECT_TYPES, label)}
-      {input('object', 'Object (uuid)', 'text')}
+      {input('object', 'Object (name, purl or uuid)', 'text')}
       {select('user', 'User', choiceOptions(users, values.user))}
       {select('action', 'Action', AUDIT_ACTIONS)}
       {input('since', 'Since', 'date')}
