@@ -91,7 +91,7 @@ const searchTexts = new WeakMap<ReferenceLicense, string>();
 export function filterReferenceLicenses(library: ReferenceLibrary, criteria: LicenseCriteria): readonly ReferenceLicense[] {
   const key = criteria.key === undefined ? undefined : searchFold(criteria.key);
   const spdx = criteria.spdxLicenseKey === undefined ? undefined : searchFold(criteria.spdxLicenseKey);
-  return library.all.filter((license) => {
+  const found = library.all.filter((license) => {
     if (key !== undefined && searchFold(license.key) !== key) return false;
     if (spdx !== undefined && ![license.spdxLicenseKey, ...license.otherSpdxLicenseKeys].some((id) => searchFold(id) === spdx)) return false;
     if (criteria.category !== undefined && license.category !== criteria.category) return false;
@@ -101,4 +101,24 @@ export function filterReferenceLicenses(library: ReferenceLibrary, criteria: Lic
     if (text === undefined) searchTexts.set(license, (text = searchTextOf(licenseSearchFields(license))));
     return matchesTerms(text, criteria.terms);
   });
+  return criteria.terms === undefined ? found : rankedForSearch(found, criteria.terms);
+}
+
+/**
+ * A search's matches as a person looks for them: the license whose key or SPDX id is the text searched
+ * first (`gpl-3.0` before the 40 licenses whose names hold it), then those whose key or id starts with it,
+ * then the rest; deprecated licenses after the current ones; by key within each (a stable sort).
+ */
+function rankedForSearch(found: readonly ReferenceLicense[], terms: readonly string[]): ReferenceLicense[] {
+  const text = terms.join(' ');
+  const ids = (license: ReferenceLicense) => [license.key, license.spdxLicenseKey, ...license.otherSpdxLicenseKeys].filter((id) => id !== '').map(searchFold);
+  const rank = (license: ReferenceLicense) => {
+    const own = ids(license);
+    const closeness = own.includes(text) ? 0 : own.some((id) => id.startsWith(text)) ? 1 : 2;
+    return closeness * 2 + (license.isDeprecated ? 1 : 0);
+  };
+  return found
+    .map((license) => ({ license, rank: rank(license) }))
+    .sort((a, b) => a.rank - b.rank)
+    .map(({ license }) => license);
 }
