@@ -361,7 +361,19 @@ export const ProductInventoryPackageSchema = PackageSchema.extend({
   concluded_license_expression: z
     .string()
     .describe("The license concluded for this product (its product package's license_expression); '' means the package's own license_expression applies"),
+  concluded_license_expression_spdx: z.string().describe('The concluded license with SPDX ids; empty when none is concluded'),
 }).meta({ id: 'ProductInventoryPackage' });
+
+const trueOrFalse = z.enum(['true', 'false'], { error: (issue) => `"${shown(issue.input)}" is not a valid choice; use true or false.` }).optional();
+
+/** The filters of a product's inventory: on the package as the product holds it (its concluded license when set). */
+export const ProductInventoryQuery = pageQuery({
+  search: z.string().max(1_000, 'Ensure this field has no more than 1000 characters.').optional().describe('Words, each contained in the purl or the name, any letter case'),
+  license: z.string().optional().describe('A license key the effective expression names (any letter case)'),
+  usage_policy: z.string().optional().describe("The package's own usage policy, by label"),
+  has_unknown_license: trueOrFalse.describe('true: packages whose effective expression holds an unknown license'),
+  vulnerable: trueOrFalse.describe('true: packages with a known vulnerability; false: those without'),
+});
 
 export const PackageListQuery = pageQuery({
   purl: z.string().optional(),

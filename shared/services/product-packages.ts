@@ -17,6 +17,7 @@ import { namedLicenseCount, resolveLicenseExpression } from '../domain/license-r
 import { isoWithOffset } from '../domain/time.ts';
 import { productKey, productUrl, type ProductService } from './products.ts';
 import { paginate } from './paginate.ts';
+import { inventoryMatches, type InventoryFilters } from '../domain/product-inventory.ts';
 import { entityTag, requireMatch, tagged, type IfMatch } from '../domain/etag.ts';
 
 /** A product package's entity tag: its revision (1 once added, as before product packages could change). */
@@ -235,11 +236,27 @@ export class ProductPackageService {
   async packagesOfProduct(caller: Caller, productUuid: string, query: Record<string, string | undefined>, url: URL, baseUrl: string) {
     const product = await this.deps.products.authorize(caller, productUuid, 'view');
     const held = await this.deps.productPackages.ofProduct(product.uuid);
-    const packages = (await this.deps.catalog.packages.getMany(held.map((pp) => pp.packageUuid))).sort((a, b) => (a.purl < b.purl ? -1 : 1));
+    const heldOf = new Map(held.map((pp) => [pp.packageUuid, pp]));
+    // Filters checked at the edge (shared/schemas/catalog.ts ProductInventoryQuery); judged on what the product holds.
+    const filters: InventoryFilters = {
+      search: query.search,
+      license: query.license,
+      usagePolicy: query.usage_policy,
+      hasUnknownLicense: query.has_unknown_license === undefined ? undefined : query.has_unknown_license === 'true',
+      vulnerable: query.vulnerable === undefined ? undefined : query.vulnerable === 'true',
+    };
+    const packages = (await this.deps.catalog.packages.getMany(held.map((pp) => pp.packageUuid)))
+      .filter((pkg) => inventoryMatches(pkg, heldOf.get(pkg.uuid), filters))
+      .sort((a, b) => (a.purl < b.purl ? -1 : 1));
     const page = await paginate(query, url, async (offset, limit) => ({ count: packages.length, items: packages.slice(offset, offset + limit) }), (pkg) => pkg);
-    const spdx = await this.indexes.spdxRenderer(product.dataspace, page.results);
-    const concluded = new Map(held.map((pp) => [pp.packageUuid, pp.licenseExpression]));
-    return { ...page, results: page.results.map((pkg) => ({ ...packageView(pkg, baseUrl, spdx), concluded_license_expression: concluded.get(pkg.uuid) ?? '' })) };
+    const spdx = await this.indexes.spdxRenderer(product.dataspace, [...page.results, ...page.results.flatMap((pkg) => heldOf.get(pkg.uuid) ?? [])]);
+    return {
+      ...page,
+      results: page.results.map((pkg) => {
+        const concluded = heldOf.get(pkg.uuid)?.licenseExpression ?? '';
+        return { ...packageView(pkg, baseUrl, spdx), concluded_license_expression: concluded, concluded_license_expression_spdx: concluded === '' ? '' : spdx(concluded) };
+      }),
+    };
   }
 
   private packageIn(dataspace: string, reference: string) {

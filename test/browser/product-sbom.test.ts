@@ -101,17 +101,20 @@ describe('the product page with real SBOMs', () => {
     await expect(middyRow.locator('td').first().textContent()).resolves.toBe('pkg:npm/@middy/core@7.9.2');
     await expect(inventory.textContent()).resolves.not.toContain('%40');
     // Concluded (the product's) and declared (the package's) marks.
-    await expect(middyRow.locator('td').nth(1).textContent()).resolves.toBe('unlicense concluded');
+    await expect(middyRow.locator('td').nth(1).textContent()).resolves.toBe('Unlicense concluded');
     const zodRow = inventory.locator('tr[data-purl="pkg:npm/zod@4.6.7"]');
-    await expect(zodRow.locator('td').nth(1).textContent()).resolves.toBe('mit declared');
+    // Licenses by SPDX id, the ScanCode key on hover.
+    await expect(zodRow.locator('td').nth(1).textContent()).resolves.toBe('MIT declared');
+    await expect(zodRow.locator('td').nth(1).locator('code').getAttribute('title')).resolves.toBe('ScanCode keys: mit');
     // Usage policies in words and colour: green Approved, red Forbidden (from the compliance alert).
-    const approved = zodRow.locator('.policy', { hasText: 'mit: Approved' });
+    const approved = zodRow.locator('.policy', { hasText: 'MIT: Approved' });
+    await expect(approved.getAttribute('title')).resolves.toBe('license key: mit');
     await expect(approved.getAttribute('data-tone')).resolves.toBe('ok');
     await expect(approved.evaluate((element) => getComputedStyle(element).backgroundColor)).resolves.toBe('rgb(230, 244, 234)');
-    const forbidden = middyRow.locator('.policy', { hasText: 'unlicense: Forbidden' });
+    const forbidden = middyRow.locator('.policy', { hasText: 'Unlicense: Forbidden' });
     await expect(forbidden.getAttribute('data-tone')).resolves.toBe('error');
     await expect(forbidden.evaluate((element) => getComputedStyle(element).backgroundColor)).resolves.toBe('rgb(253, 236, 234)');
-    await expect(inventory.locator('.policy-warning').first().textContent()).resolves.toContain('apache-2.0: Restricted');
+    await expect(inventory.locator('.policy-warning').first().textContent()).resolves.toContain('Apache-2.0: Restricted');
     // Vulnerabilities with their ids and risk.
     await expect(middyRow.locator('td').nth(3).textContent()).resolves.toContain('GHSA-9x9x-test-0002');
     const uriRow = inventory.locator('tr[data-purl="pkg:npm/uri-js@4.4.1"]');
@@ -121,6 +124,24 @@ describe('the product page with real SBOMs', () => {
     await expect(page.getByText(`${count} packages`).first().isVisible()).resolves.toBe(true);
     await expectAccessible(page, 'inventory');
     await screenshot(page, 'product-inventory');
+
+    // The inventory's filters, as the API filters it, kept in the address.
+    const filters = page.getByRole('search', { name: 'Inventory' });
+    await filters.getByLabel('Vulnerable').selectOption('true');
+    await filters.getByRole('button', { name: 'Filter the inventory' }).click();
+    await expect.poll(() => page.url()).toContain('vulnerable=true');
+    const vulnerable = (await api(rootKey, 'GET', `/api/v2/products/${product.uuid}/packages/?vulnerable=true`)).body;
+    expect(vulnerable.count).toBeGreaterThan(0);
+    expect(vulnerable.count).toBeLessThan(34);
+    await expect.poll(() => inventory.locator('tbody tr').count()).toBe(vulnerable.count);
+    await filters.getByLabel('Name or purl').fill('zod');
+    await filters.getByLabel('Vulnerable').selectOption('');
+    await filters.getByRole('button', { name: 'Filter the inventory' }).click();
+    await expect.poll(() => inventory.locator('tbody tr').count()).toBe(1);
+    await zodRow.waitFor();
+    await expectAccessible(page, 'inventory filtered');
+    await page.goto(`${consoleStack.stack.apiUrl}/#/products/${product.uuid}/packages`);
+    await middyRow.waitFor();
 
     // A waiver: added for the vulnerable package (its decoded purl is what the form takes too), then revoked.
     const waivers = page.getByRole('region', { name: 'Waivers' });

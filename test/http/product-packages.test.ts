@@ -244,3 +244,38 @@ describe('product packages of one package (?package=)', () => {
     expect((await call('root', 'GET', '/api/v2/product_packages/?package=not-a-thing')).status).toBe(400);
   });
 });
+
+describe("a product's inventory, filtered", () => {
+  it('filters by name or purl, license (the concluded one when set), usage policy, unknown license and vulnerability, and answers SPDX ids', async () => {
+    expect((await call('root', 'POST', '/api/v2/usage_policies/', { label: 'Inventory review', content_type: 'package', compliance_alert: 'warning' })).status).toBe(201);
+    const mit = await call('root', 'POST', '/api/v2/packages/', { purl: 'pkg:npm/inv-mit@1.0.0', license_expression: 'mit', usage_policy: 'Inventory review' });
+    const odd = await call('root', 'POST', '/api/v2/packages/', { purl: 'pkg:pypi/inv-odd@2.0.0', license_expression: 'Some Odd Licence' });
+    expect([mit.status, odd.status]).toEqual([201, 201]);
+    const product = await aProduct('Inventory');
+    for (const pkg of [mit.json, odd.json, packages['pkg:npm/lodash@4.17.20']!]) {
+      expect((await call('alice', 'POST', '/api/v2/product_packages/', { product: product.uuid, package: pkg.uuid })).status).toBe(201);
+    }
+    // Concluded for this product: apache-2.0 instead of lodash's own.
+    const lodashHeld = (await call('alice', 'GET', `/api/v2/product_packages/?product=${product.uuid}&package=${packages['pkg:npm/lodash@4.17.20']!.uuid}`)).json.results[0];
+    expect((await call('alice', 'PATCH', `/api/v2/product_packages/${lodashHeld.uuid}/`, { license_expression: 'apache-2.0' })).status).toBe(200);
+    const purls = async (query: string) => {
+      const response = await call('viewer', 'GET', `/api/v2/products/${product.uuid}/packages/?${query}`);
+      expect(response.status, response.text).toBe(200);
+      return (response.json.results as { purl: string }[]).map((pkg) => pkg.purl);
+    };
+    expect(await purls('')).toEqual(['pkg:npm/inv-mit@1.0.0', 'pkg:npm/lodash@4.17.20', 'pkg:pypi/inv-odd@2.0.0']);
+    expect(await purls('search=INV')).toEqual(['pkg:npm/inv-mit@1.0.0', 'pkg:pypi/inv-odd@2.0.0']);
+    expect(await purls('search=pypi')).toEqual(['pkg:pypi/inv-odd@2.0.0']);
+    expect(await purls('license=MIT')).toEqual(['pkg:npm/inv-mit@1.0.0']);
+    expect(await purls('license=apache-2.0')).toEqual(['pkg:npm/lodash@4.17.20']);
+    expect(await purls('usage_policy=Inventory%20review')).toEqual(['pkg:npm/inv-mit@1.0.0']);
+    expect(await purls('has_unknown_license=true')).toEqual(['pkg:pypi/inv-odd@2.0.0']);
+    expect(await purls('vulnerable=true')).toEqual(['pkg:npm/lodash@4.17.20']);
+    expect(await purls('vulnerable=false&has_unknown_license=false')).toEqual(['pkg:npm/inv-mit@1.0.0']);
+    const lodash = (await call('viewer', 'GET', `/api/v2/products/${product.uuid}/packages/?vulnerable=true`)).json.results[0];
+    expect(lodash).toMatchObject({ concluded_license_expression: 'apache-2.0', concluded_license_expression_spdx: 'Apache-2.0' });
+    const bad = await call('viewer', 'GET', `/api/v2/products/${product.uuid}/packages/?vulnerable=yes`);
+    expect(bad.status).toBe(400);
+    expect(bad.json).toEqual({ vulnerable: ['"yes" is not a valid choice; use true or false.'] });
+  });
+});

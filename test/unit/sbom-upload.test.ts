@@ -45,9 +45,13 @@ describe('the way an SBOM file goes', () => {
 
 describe('what the inventory shows', () => {
   it('takes the concluded license before the declared one', () => {
-    expect(effectiveLicense({ license_expression: 'mit', concluded_license_expression: 'apache-2.0' })).toEqual({ expression: 'apache-2.0', source: 'concluded' });
-    expect(effectiveLicense({ license_expression: 'mit', concluded_license_expression: '' })).toEqual({ expression: 'mit', source: 'declared' });
-    expect(effectiveLicense({ license_expression: '', concluded_license_expression: '' })).toEqual({ expression: '', source: 'none' });
+    expect(effectiveLicense({ license_expression: 'mit', concluded_license_expression: 'apache-2.0', concluded_license_expression_spdx: 'Apache-2.0' })).toEqual({
+      expression: 'apache-2.0',
+      spdx: 'Apache-2.0',
+      source: 'concluded',
+    });
+    expect(effectiveLicense({ license_expression: 'mit', license_expression_spdx: 'MIT', concluded_license_expression: '' })).toEqual({ expression: 'mit', spdx: 'MIT', source: 'declared' });
+    expect(effectiveLicense({ license_expression: '', concluded_license_expression: '' })).toEqual({ expression: '', spdx: '', source: 'none' });
   });
 
 

@@ -54,15 +54,23 @@ function decodePart(part: string): string {
 }
 
 export interface EffectiveLicense {
+  /** With ScanCode keys, as stored. */
   readonly expression: string;
+  /** With SPDX ids (LicenseRef-… for keys without one), as the console shows it; '' when the API gave none. */
+  readonly spdx: string;
   /** `concluded`: the product's own conclusion; `declared`: the package's license; `none`: neither. */
   readonly source: 'concluded' | 'declared' | 'none';
 }
 
-export function effectiveLicense(pkg: { readonly license_expression: string; readonly concluded_license_expression: string }): EffectiveLicense {
-  if (pkg.concluded_license_expression) return { expression: pkg.concluded_license_expression, source: 'concluded' };
-  if (pkg.license_expression) return { expression: pkg.license_expression, source: 'declared' };
-  return { expression: '', source: 'none' };
+export function effectiveLicense(pkg: {
+  readonly license_expression: string;
+  readonly license_expression_spdx?: string;
+  readonly concluded_license_expression: string;
+  readonly concluded_license_expression_spdx?: string;
+}): EffectiveLicense {
+  if (pkg.concluded_license_expression) return { expression: pkg.concluded_license_expression, spdx: pkg.concluded_license_expression_spdx ?? '', source: 'concluded' };
+  if (pkg.license_expression) return { expression: pkg.license_expression, spdx: pkg.license_expression_spdx ?? '', source: 'declared' };
+  return { expression: '', spdx: '', source: 'none' };
 }
 
 /** The file name of a download: the API's Content-Disposition name, else the product's name and version. */

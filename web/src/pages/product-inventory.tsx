@@ -11,6 +11,7 @@ import { RULES, RULE_TYPES, type RuleType } from '../lib/policy-form.ts';
 import { effectiveLicense } from '../lib/sbom-upload.ts';
 import { displayPurl, expressionKeys, policyTone, TONE_SYMBOL } from '../lib/catalog-display.ts';
 import type { Session } from '../session.ts';
+import { navigate } from '../router.ts';
 import { FixedIn } from './catalog-parts.tsx';
 import type { Product } from './types.ts';
 import type { InventoryLicense as License, InventoryPackage, InventoryUsagePolicy as UsagePolicy, ProductWaiver as PolicyWaiver } from './product-types.ts';
@@ -31,14 +32,25 @@ async function allPages<T>(session: Session, path: string): Promise<T[]> {
 interface PolicyIndex {
   /** license key → its usage policy label (or null) */
   readonly licenses: ReadonlyMap<string, string | null>;
+  /** license key → its SPDX id, when the dataspace license has one: licenses are shown by it, the key on hover */
+  readonly spdx: ReadonlyMap<string, string>;
   /** usage policy label → its compliance alert */
   readonly policies: ReadonlyMap<string, UsagePolicy>;
 }
 
-export function Inventory({ session, product, page, generation }: { session: Session; product: Product; page: number; generation: number }) {
+/** The inventory's filters (the API's), kept in the page's address. */
+export const INVENTORY_FILTERS = ['search', 'license', 'usage_policy', 'has_unknown_license', 'vulnerable'] as const;
+type InventoryFilters = Partial<Record<(typeof INVENTORY_FILTERS)[number], string>>;
+
+export function inventoryFiltersOf(query: URLSearchParams): InventoryFilters {
+  return Object.fromEntries(INVENTORY_FILTERS.map((name) => [name, query.get(name) ?? undefined]).filter(([, value]) => value)) as InventoryFilters;
+}
+
+export function Inventory({ session, product, page, generation, filters = {} }: { session: Session; product: Product; page: number; generation: number; filters?: InventoryFilters }) {
+  const filterKey = JSON.stringify(filters);
   const loaded = useLoad(
-    async () => ({ page, answer: await session.api.get<Page<InventoryPackage>>(`/api/v2/products/${product.uuid}/packages/`, { page, page_size: INVENTORY_PAGE_SIZE }) }),
-    `${page}@${generation}`,
+    async () => ({ page, answer: await session.api.get<Page<InventoryPackage>>(`/api/v2/products/${product.uuid}/packages/`, { ...filters, page, page_size: INVENTORY_PAGE_SIZE }) }),
+    `${page}@${generation}@${filterKey}`,
   );
   // Another page's rows are never shown under this page's number (while the new page loads).
   const packages = { ...loaded, data: loaded.data?.page === page ? loaded.data.answer : undefined };
@@ -46,13 +58,15 @@ export function Inventory({ session, product, page, generation }: { session: Ses
     const [licenses, policies] = await Promise.all([allPages<License>(session, '/api/v2/licenses/'), allPages<UsagePolicy>(session, '/api/v2/usage_policies/')]);
     return {
       licenses: new Map(licenses.map((license) => [license.key, license.usage_policy])),
+      spdx: new Map(licenses.filter((license) => license.spdx_license_key !== '').map((license) => [license.key, license.spdx_license_key])),
       policies: new Map(policies.map((policy) => [policy.label, policy])),
     };
   }, String(generation));
   return (
     <>
       <h3 id="inventory-heading">Inventory</h3>
-      {packages.error && <ErrorSummary error={packages.error} />}
+      <InventoryFilterForm key={filterKey} product={product} initial={filters} policies={[...(index.data?.policies.values() ?? [])].filter((policy) => policy.content_type === 'package')} errors={packages.error} />
+      {packages.error && <ErrorSummary error={packages.error} fields={[...INVENTORY_FILTERS]} />}
       {index.error && <ErrorSummary error={index.error} title="Usage policies could not be read." />}
       {packages.loading && !packages.data && <Loading what="packages" />}
       {packages.data && (
@@ -73,13 +87,13 @@ export function Inventory({ session, product, page, generation }: { session: Ses
                 ))}
                 {packages.data.results.length === 0 && (
                   <tr>
-                    <td colSpan={4}>This product has no packages yet: upload an SBOM or add a package.</td>
+                    <td colSpan={4}>{Object.keys(filters).length > 0 ? 'No package of this product matches these filters.' : 'This product has no packages yet: upload an SBOM or add a package.'}</td>
                   </tr>
                 )}
               </tbody>
             </table>
           </div>
-          <Pager page={packages.data} current={page} segments={['products', product.uuid, 'packages']} query={{}} label="packages" />
+          <Pager page={packages.data} current={page} segments={['products', product.uuid, 'packages']} query={filters} label="packages" />
         </>
       )}
     </>
@@ -99,7 +113,9 @@ function InventoryRow({ pkg, index }: { pkg: InventoryPackage; index: PolicyInde
           <span class="muted">none</span>
         ) : (
           <>
-            <code class="break">{license.expression}</code>{' '}
+            <code class="break" title={`ScanCode keys: ${license.expression}`}>
+              {license.spdx || license.expression}
+            </code>{' '}
             <span class={`mark mark-${license.source}`}>{license.source}</span>
           </>
         )}
@@ -114,7 +130,15 @@ function InventoryRow({ pkg, index }: { pkg: InventoryPackage; index: PolicyInde
           {keys.map((key) => {
             const label = index?.licenses.get(key);
             return (
-              <li key={key}>{label ? <PolicyChip subject={key} label={label} index={index} /> : <span class="muted">{key}: no policy</span>}</li>
+              <li key={key}>
+                {label ? (
+                  <PolicyChip subject={key} label={label} index={index} />
+                ) : (
+                  <span class="muted" title={key}>
+                    {index?.spdx.get(key) ?? key}: no policy
+                  </span>
+                )}
+              </li>
             );
           })}
           {!pkg.usage_policy && keys.length === 0 && <li class="muted">—</li>}
@@ -152,9 +176,9 @@ function PolicyChip({ subject, label, index }: { subject: string; label: string;
   const tone = policyTone(policy?.compliance_alert);
   const alert = policy?.compliance_alert ? ` (${policy.compliance_alert})` : '';
   return (
-    <span class={`policy policy-${tone}`} data-tone={tone}>
+    <span class={`policy policy-${tone}`} data-tone={tone} title={subject === 'package' ? undefined : `license key: ${subject}`}>
       <span aria-hidden="true">{TONE_SYMBOL[tone]} </span>
-      {subject}: {label}
+      {subject === 'package' ? subject : (index?.spdx.get(subject) ?? subject)}: {label}
       <span class="visually-hidden">{alert}</span>
     </span>
   );
@@ -305,5 +329,72 @@ export function Waivers({ session, product, canChange, generation }: { session: 
         </form>
       )}
     </section>
+  );
+}
+
+/** The inventory's filters, as the API filters it; applied through the page's address. */
+function InventoryFilterForm({
+  product,
+  initial,
+  policies,
+  errors,
+}: {
+  product: Product;
+  initial: InventoryFilters;
+  policies: readonly UsagePolicy[];
+  errors: Parameters<typeof fieldMessages>[0];
+}) {
+  const [values, setValues] = useState<InventoryFilters>(initial);
+  const set = (name: keyof InventoryFilters) => (event: { currentTarget: { value: string } }) => setValues({ ...values, [name]: event.currentTarget.value });
+  const yesNo = (name: 'has_unknown_license' | 'vulnerable', label: string, yes: string, no: string) => (
+    <div class="field">
+      <label for={`inventory-${name}`}>{label}</label>
+      <select id={`inventory-${name}`} value={values[name] ?? ''} onChange={set(name)} {...invalidProps(`inventory-${name}`, fieldMessages(errors, name))}>
+        <option value="">Any</option>
+        <option value="true">{yes}</option>
+        <option value="false">{no}</option>
+      </select>
+    </div>
+  );
+  return (
+    <form
+      role="search"
+      aria-label="Inventory"
+      class="filters"
+      onSubmit={(event) => {
+        event.preventDefault();
+        navigate(['products', product.uuid, 'packages'], Object.fromEntries(Object.entries(values).map(([name, value]) => [name, value?.trim()])));
+      }}
+    >
+      <div class="field">
+        <label for="inventory-search">Name or purl</label>
+        <input id="inventory-search" type="search" value={values.search ?? ''} onInput={set('search')} />
+      </div>
+      <div class="field">
+        <label for="inventory-license">License key</label>
+        <input id="inventory-license" type="search" placeholder="apache-2.0" value={values.license ?? ''} onInput={set('license')} />
+      </div>
+      <div class="field">
+        <label for="inventory-usage-policy">Usage policy</label>
+        <select id="inventory-usage-policy" value={values.usage_policy ?? ''} onChange={set('usage_policy')}>
+          <option value="">Any</option>
+          {policies.map((policy) => (
+            <option key={policy.uuid} value={policy.label}>
+              {policy.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      {yesNo('has_unknown_license', 'Unknown license', 'With one', 'Without')}
+      {yesNo('vulnerable', 'Vulnerable', 'With a vulnerability', 'Without')}
+      <div class="actions">
+        <button type="submit">Filter the inventory</button>
+        {Object.keys(initial).length > 0 && (
+          <button type="button" class="link" onClick={() => navigate(['products', product.uuid, 'packages'], {})}>
+            Clear
+          </button>
+        )}
+      </div>
+    </form>
   );
 }

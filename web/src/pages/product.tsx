@@ -5,7 +5,7 @@ import { apiPath, type Page } from '../lib/api-client.ts';
 import { href } from '../router.ts';
 import type { Session } from '../session.ts';
 import type { Permissions, PolicyStatus, Product, Violation, ViolationPackage } from './types.ts';
-import { Inventory, Waivers } from './product-inventory.tsx';
+import { Inventory, Waivers, inventoryFiltersOf } from './product-inventory.tsx';
 import { SbomPanel } from './product-sbom.tsx';
 import { displayPurl } from '../lib/catalog-display.ts';
 import { productAbilities } from '../lib/product-abilities.ts';
@@ -51,7 +51,9 @@ export function ProductPage({ session, uuid, tab, query }: { session: Session; u
       <section aria-labelledby="tab-heading">
         <h2 id="tab-heading">{current.label}</h2>
         {current.id === 'details' && <Details product={product.data} />}
-        {current.id === 'packages' && <Packages session={session} product={product.data} canChange={may.change} page={Number(query.get('page') ?? 1)} generation={imports} />}
+        {current.id === 'packages' && (
+          <Packages session={session} product={product.data} canChange={may.change} page={Number(query.get('page') ?? 1)} filters={inventoryFiltersOf(query)} generation={imports} />
+        )}
         {current.id === 'permissions' && <PermissionsTab session={session} product={product.data} />}
         {current.id === 'compliance' && <Compliance session={session} product={product.data} canChange={may.change} />}
       </section>
@@ -82,7 +84,21 @@ function Details({ product }: { product: Product }) {
   );
 }
 
-function Packages({ session, product, canChange, page, generation }: { session: Session; product: Product; canChange: boolean; page: number; generation: number }) {
+function Packages({
+  session,
+  product,
+  canChange,
+  page,
+  filters,
+  generation,
+}: {
+  session: Session;
+  product: Product;
+  canChange: boolean;
+  page: number;
+  filters: ReturnType<typeof inventoryFiltersOf>;
+  generation: number;
+}) {
   const [purl, setPurl] = useState('');
   const [added, setAdded] = useState<string | undefined>();
   const [adds, setAdds] = useState(0);
@@ -95,7 +111,7 @@ function Packages({ session, product, canChange, page, generation }: { session: 
   const packageErrors = fieldMessages(add.error, 'package');
   return (
     <>
-      <Inventory session={session} product={product} page={page} generation={generation + adds} />
+      <Inventory session={session} product={product} page={page} filters={filters} generation={generation + adds} />
       {canChange && (
         <form
           class="inline-form"
