@@ -84,12 +84,15 @@ function stampUpdate<U extends Pick<UpdateInput, 'Key' | 'UpdateExpression' | 'E
 }
 
 /** The actor as an item holds it, with when the write was sent (the audit record's date, to the millisecond). */
-const actorValue = (actor: WriteActor) => ({
-  user: actor.user,
-  ...(actor.key === undefined ? {} : { key: actor.key }),
-  ...(actor.via === undefined ? {} : { via: actor.via }),
-  at: new Date().toISOString(),
-});
+/**
+ * The actor attribute of a write. A job's write (an SBOM import's) carries the job alone: the audit trail
+ * records the job once and skips its writes, so who and when would be bytes on every item it writes
+ * (and on their index copies) that nothing reads.
+ */
+const actorValue = (actor: WriteActor) =>
+  actor.via !== undefined
+    ? { via: actor.via }
+    : { user: actor.user, ...(actor.key === undefined ? {} : { key: actor.key }), at: new Date().toISOString() };
 
 /**
  * What a write's `actor` becomes: the API caller's; for an audited item written by the service's own

@@ -356,5 +356,9 @@ describe('the web console in Chromium', () => {
       });
       expect(widest.width, `${route}: ${widest.elements.join('\n')}`).toBeLessThanOrEqual(NARROW.width);
     }
+    // The requests' "Order by" takes the width of the screen (its options were cut when it sat beside another field).
+    const order = await page.getByLabel('Order by').boundingBox();
+    expect(order!.width).toBeGreaterThan(NARROW.width * 0.75);
+    expect(order!.x + order!.width).toBeLessThanOrEqual(NARROW.width);
   }, 60_000);
 });

@@ -263,6 +263,9 @@ describe('the product page with real SBOMs', () => {
       if (tab === 'packages') await narrow.locator('tr[data-purl="pkg:npm/zod@4.6.7"]').waitFor();
       const widest = await widestOutsideTables(narrow, NARROW.width);
       expect(widest.width, `${tab}: ${widest.elements.join('\n')}`).toBeLessThanOrEqual(NARROW.width);
+      // The SBOM panel leaves the tabs on the first screen.
+      const tabs = await narrow.getByRole('navigation', { name: 'Product sections' }).boundingBox();
+      expect(tabs!.y + tabs!.height, `${tab}: the tabs end at ${tabs!.y + tabs!.height} px`).toBeLessThanOrEqual(NARROW.height);
       await expectAccessible(narrow, `${tab} at 360 px`);
     }
   }, 180_000);

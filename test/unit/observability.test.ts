@@ -11,6 +11,7 @@ import { carriedCorrelationId, requestCorrelationId, streamCorrelationId } from 
 import { stampUpdateExpression, stampingWrites } from '../../shared/observability/write-stamps.ts';
 import { currentCorrelationId, instrumented, withCorrelation, withWriteStamps } from '../../shared/observability/invocation.ts';
 import { countMetric } from '../../shared/observability/metrics.ts';
+import { runAsPartOf } from '../../shared/observability/scope.ts';
 import { processQueueBatch } from '../../shared/aws/partial-batch.ts';
 import { QUEUES } from '../../shared/resources.ts';
 import { lambdaContext } from '../../bin/local/lambda-context.ts';
@@ -145,6 +146,24 @@ describe('stamping table writes', () => {
     // The rate limiter's item is not audited: deleted alone, no marker.
     expect(sent[3]).toBeInstanceOf(DeleteCommand);
     expect(sent).toHaveLength(4);
+  });
+
+  it("stamps a job's writes (an SBOM import's) with the job alone, its deletion markers too, and the caller's writes again after it", async () => {
+    const { doc, sent } = recordingClient();
+    const deleteOf = (PK: string, SK: string) => ({ Delete: { TableName: 't', Key: { PK, SK }, ConditionExpression: 'attribute_exists(PK)' } });
+    await withCorrelation('id-7', () =>
+      withWriteStamps(async () => {
+        await runAsPartOf('sbom_import:i-1', async () => {
+          await doc.send(put());
+          await doc.send(new TransactWriteCommand({ TransactItems: [deleteOf('PRODUCT#p', 'PACKAGE#k')] }));
+        });
+        await doc.send(put());
+      }, { user: 'alice', key: 'ci' }),
+    );
+    expect((sent[0] as PutCommand).input.Item).toMatchObject({ actor: { via: 'sbom_import:i-1' } });
+    expect(Object.keys((sent[0] as PutCommand).input.Item!.actor as object)).toEqual(['via']);
+    expect((sent[1] as TransactWriteCommand).input.TransactItems![1]!.Put!.Item).toMatchObject({ entity: 'DeletionMarker', actor: { via: 'sbom_import:i-1' } });
+    expect((sent[2] as PutCommand).input.Item).toMatchObject({ actor: { user: 'alice', key: 'ci' } });
   });
 
   it('refuses to delete an audited item outside a transaction, where its marker could not go with it', async () => {
