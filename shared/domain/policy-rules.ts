@@ -153,7 +153,7 @@ export function ruleReason(type: RuleType, rule: RuleConfig): string {
     case 'vulnerability_stale':
       return `A package has had a vulnerability with a risk score of ${number('min_risk_score') ?? 8} or more for more than ${number('max_days') ?? 30} days, with no completed triage analysis.${over}`;
     case 'license_unknown':
-      return `A package's license is unknown: written as no license key or SPDX id, nor mapping, resolves.${over}`;
+      return `A package's license is unknown: what it says resolves to no license key, SPDX id or mapping.${over}`;
   }
 }
 

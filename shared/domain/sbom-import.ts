@@ -298,7 +298,9 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
   if (!inventory.vexOnly) {
     for (const { component, purl, problem } of prepared) {
       if (purl === undefined) {
-        skipped.push({ component: component.ref || component.purl || component.name, reason: problem ?? 'The component has no usable package URL.' });
+        const label = component.ref || component.purl || component.name;
+        const recognised = component.purl || [component.name, component.version].filter((part) => part !== '').join(' ');
+        skipped.push({ component: label, ...(recognised !== '' && recognised !== label ? { name: recognised } : {}), reason: problem ?? 'The component has no usable package URL.' });
         continue;
       }
       const declared = resolve(component.declaredLicense, component.licenseHints);

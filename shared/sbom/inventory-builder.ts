@@ -65,8 +65,12 @@ export class InventoryBuilder {
 
   add(candidate: ComponentCandidate): void {
     const label = candidate.ref || candidate.purl || candidate.name || candidate.pointer;
+    const named = [candidate.group, candidate.name].filter((part) => part.trim() !== '').join('/');
+    const recognised = candidate.purl.trim() || (named === '' ? '' : `${named}${candidate.version.trim() === '' ? '' : ` ${candidate.version.trim()}`}`);
     const skip = (reason: string) => {
-      this.#skipped.push({ component: clip(label, 300), reason: printable(reason) });
+      const component = clip(label, 300);
+      const name = recognised === '' ? '' : clip(recognised, 300);
+      this.#skipped.push({ component, ...(name !== '' && name !== component ? { name } : {}), reason: printable(reason) });
     };
     if (candidate.problem !== undefined) return skip(candidate.problem);
     let identity;

@@ -69,8 +69,13 @@ export interface SbomVulnerability {
 }
 
 export interface SkippedComponent {
-  /** What identifies it to a person: its bom-ref, purl or name. */
+  /** What identifies it in the document: its bom-ref (SPDXID), else its purl or name, else where it sits. */
   readonly component: string;
+  /**
+   * How a person recognises it, when that is not `component` already: its purl, else its name and
+   * version (a bom-ref is often a uuid or a tool's path). Absent when `component` says as much.
+   */
+  readonly name?: string;
   readonly reason: string;
 }
 

@@ -61,7 +61,15 @@ const SummarySchema = z
     added: z.int().nonnegative().describe('Product packages added'),
     removed: z.int().nonnegative().describe('Product packages removed (replace)'),
     unchanged: z.int().nonnegative().describe('Product packages kept'),
-    skipped: z.array(z.object({ component: z.string(), reason: z.string() })).describe('Components that could not be used (the first 1,000)'),
+    skipped: z
+      .array(
+        z.object({
+          component: z.string().describe("What identifies it in the document: its bom-ref or SPDXID, else its purl or name"),
+          name: z.string().describe('How a person recognises it: its purl, else its name and version (the component when it has neither)'),
+          reason: z.string(),
+        }),
+      )
+      .describe('Components that could not be used (the first 1,000)'),
     unknown_licenses: z.array(z.string()).describe('Symbols and texts kept as unknown licenses, as written'),
     resolved_licenses: z.array(ResolvedFromSchema).describe('Licenses as written that were recognised by name, URL, text or a dataspace mapping, each once, and what said so'),
     vulnerabilities: z.int().nonnegative().describe('Vulnerabilities of the document imported'),

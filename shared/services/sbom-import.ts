@@ -105,7 +105,7 @@ function summaryView(summary: ImportSummary) {
     added: summary.added,
     removed: summary.removed,
     unchanged: summary.unchanged,
-    skipped: summary.skipped.map((entry) => ({ component: entry.component, reason: entry.reason })),
+    skipped: summary.skipped.map((entry) => ({ component: entry.component, name: entry.name ?? entry.component, reason: entry.reason })),
     unknown_licenses: summary.unknownLicenses,
     resolved_licenses: resolvedFromView(summary.resolvedLicenses ?? []),
     vulnerabilities: summary.vulnerabilities,

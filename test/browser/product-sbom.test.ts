@@ -239,6 +239,9 @@ describe('the product page with real SBOMs', () => {
       rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)),
     );
     expect(skippedRows.map(([, reason]) => reason)).toEqual(edge.summary.skipped.map((skip: { reason: string }) => skip.reason));
+    // Each by its purl (or name and version) as a person reads it, not its bom-ref.
+    expect(skippedRows.map(([name]) => name)).toContain('pkg:npm/many-licenses@1.0.0');
+    expect(skippedRows.map(([name]) => name)).not.toContain('again-many-licenses');
     await expect(page.getByRole('list', { name: 'Unknown licenses' }).getByRole('listitem').allTextContents()).resolves.toEqual(edge.summary.unknown_licenses);
     await expectAccessible(page, 'skipped and unknown');
     await page.getByRole('heading', { name: 'Import summary' }).scrollIntoViewIfNeeded();

@@ -233,11 +233,12 @@ describe('hand-written: the choices', () => {
 
   it('what cannot be a package is skipped with its reason, never fatal', () => {
     expect(inventory.skipped).toEqual([
-      { component: 'nested-bad-purl', reason: 'invalid purl "npm/not-a-purl@1.0": missing required "pkg" scheme component' },
+      // Named for a person by purl (or name and version) beside the bom-ref that identifies it in the document.
+      { component: 'nested-bad-purl', name: 'npm/not-a-purl@1.0', reason: 'invalid purl "npm/not-a-purl@1.0": missing required "pkg" scheme component' },
       { component: 'empty-name', reason: 'no name and no purl' },
-      { component: 'invisible', reason: 'its purl holds the invisible character U+200B' },
-      { component: 'again-many-licenses', reason: 'duplicate of many-licenses' },
-      { component: 'no-purl', reason: 'its reference "no-purl" already names another component' },
+      { component: 'invisible', name: 'pkg:npm/ca%E2%80%8Bfe@1.0.0', reason: 'its purl holds the invisible character U+200B' },
+      { component: 'again-many-licenses', name: 'pkg:npm/many-licenses@1.0.0', reason: 'duplicate of many-licenses' },
+      { component: 'no-purl', name: 'pkg:npm/other@9', reason: 'its reference "no-purl" already names another component' },
     ]);
     const document = fixture('edge-cases.cdx.json');
     expect(inventory.components.length + inventory.skipped.length).toBe(cyclonedxComponents(document).length);

@@ -248,7 +248,7 @@ describe('an import plan', () => {
     expect(plan.packageWrites).toHaveLength(1);
     expect(plan.productPackageWrites).toHaveLength(1);
     expect(plan.summary).toMatchObject({ components: 3, packagesCreated: 1, packagesMatched: 1 });
-    expect(plan.summary.skipped).toEqual([{ component: 'pkg:npm/x@1', reason: 'Invalid purl "pkg:/missing-type".' }]);
+    expect(plan.summary.skipped).toEqual([{ component: 'pkg:npm/x@1', name: 'pkg:/missing-type', reason: 'Invalid purl "pkg:/missing-type".' }]);
   });
 
   it('rewrites a product package a crashed import had marked for removal', () => {

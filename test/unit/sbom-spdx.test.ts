@@ -144,8 +144,8 @@ describe('hand-written SPDX 2.2', () => {
 
   it('a duplicate and an invalid purl are skipped', () => {
     expect(inventory.skipped).toEqual([
-      { component: 'SPDXRef-zlib-copy', reason: 'duplicate of SPDXRef-zlib' },
-      { component: 'SPDXRef-libfoo', reason: 'invalid purl "libfoo@0.9": missing required "pkg" scheme component' },
+      { component: 'SPDXRef-zlib-copy', name: 'zlib 1.3.1', reason: 'duplicate of SPDXRef-zlib' },
+      { component: 'SPDXRef-libfoo', name: 'libfoo@0.9', reason: 'invalid purl "libfoo@0.9": missing required "pkg" scheme component' },
     ]);
   });
 

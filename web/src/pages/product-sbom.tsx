@@ -29,7 +29,7 @@ export interface ImportSummary {
   readonly added: number;
   readonly removed: number;
   readonly unchanged: number;
-  readonly skipped: readonly { readonly component: string; readonly reason: string }[];
+  readonly skipped: readonly { readonly component: string; readonly name: string; readonly reason: string }[];
   readonly unknown_licenses: readonly string[];
   readonly vulnerabilities: number;
   readonly analyses: number;
@@ -316,7 +316,9 @@ export function ImportSummaryView({ file, answer }: { file: string; answer: Sbom
                   <tbody>
                     {summary.skipped.map((skip, index) => (
                       <tr key={`${skip.component}#${index}`}>
-                        <td class="break">{displayPurl(skip.component)}</td>
+                        <td class="break" title={skip.name !== skip.component ? `In the document: ${skip.component}` : undefined}>
+                          {displayPurl(skip.name)}
+                        </td>
                         <td>{skip.reason}</td>
                       </tr>
                     ))}
