@@ -11,6 +11,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { useHttpTeam } from '../support/http-team.ts';
 import { load } from '../support/factories.ts';
 import { collectStreamRecords } from '../support/stream-records.ts';
+import { cyclonedxNpm } from '../support/cyclonedx-npm.ts';
 import { makeHandler as makeStreamRouter } from '../../functions/stream-router.ts';
 import { AuditTrailWriter } from '../../shared/services/audit.ts';
 import { AuditStore } from '../../shared/store/audit-store.ts';
@@ -120,6 +121,25 @@ describe('the audit trail writer', () => {
       objectRepr: 'comment on request “Comment me”',
       changes: { text: [null, 'A comment'], request: [null, 'Comment me'] },
     });
+  });
+
+  it('records an SBOM import within the call as one record, as its caller, and none of the objects it writes', async () => {
+    const product = await call('POST', '/api/v2/products/', { name: 'Imported', version: '1.0' }, 'alice');
+    const document = cyclonedxNpm({ name: 'shop', version: '1.0.0' }, [
+      { name: 'audited-a', version: '1.0.0', license: 'MIT' },
+      { name: 'audited-b', version: '2.0.0', license: 'Apache-2.0', dependsOn: ['audited-a'] },
+    ]);
+    let imported: { uuid: string } | undefined;
+    const records = await recordsOf(async () => (imported = await call('POST', `/api/v2/products/${product.uuid}/load_sboms/`, document, 'alice')));
+    await router(batch(records));
+    const all = await trail();
+    const imports = all.filter((record) => record.object === imported!.uuid);
+    expect(imports).toHaveLength(1);
+    expect(imports[0]).toMatchObject({ action: 'create', objectType: 'sbom_import', objectRepr: 'SBOM import into Imported 1.0', user: 'alice', apiKey: 'default' });
+    expect(imports[0]!.changes).toMatchObject({ added: [null, 2], added_purls: [null, ['pkg:npm/audited-a@1.0.0', 'pkg:npm/audited-b@2.0.0']] });
+    // The import's packages and product packages: written (their stream records were routed), never recorded.
+    expect(records.some((record) => record.dynamodb?.NewImage?.entity?.S === 'ProductPackage')).toBe(true);
+    expect(all.filter((record) => record.objectType !== 'sbom_import' && JSON.stringify(record).includes('audited-'))).toEqual([]);
   });
 
   it('lists an object by its name or purl as well as its uuid', async () => {
