@@ -179,7 +179,26 @@ describe('the web console in Chromium', () => {
     await alice.getByRole('cell', { name: 'No products yet.' }).waitFor();
     expect(await alice.getByRole('button', { name: 'Evaluate policy rules' }).count()).toBe(0);
     expect(await alice.getByRole('link', { name: 'Policy', exact: true }).count()).toBe(0);
-  }, 60_000);
+
+    // Reached by their address, the superusers' pages say so and offer no form; a request alice only sees
+    // offers her no status or assignment change, but comments.
+    for (const [route, heading] of [['#/policy', 'Policy'], ['#/webhooks', 'Webhooks']] as const) {
+      await alice.goto(`${consoleStack.stack.apiUrl}/${route}`);
+      await alice.getByText("are set by the dataspace's superusers", { exact: false }).or(alice.getByText("managed by the dataspace's superusers", { exact: false })).waitFor();
+      await expect(alice.getByRole('heading', { level: 1, name: heading }).count()).resolves.toBe(1);
+      await expect(alice.getByRole('button').filter({ hasNotText: 'Sign out' }).count()).resolves.toBe(0);
+    }
+    const request = await created<{ uuid: string }>(rootKey, '/api/v2/requests/', {
+      title: 'Seen, not changed',
+      request_template: 'Package Review',
+      serialized_data: { Justification: 'Because.' },
+    });
+    await alice.goto(`${consoleStack.stack.apiUrl}/#/requests/${request.uuid}`);
+    await alice.getByRole('heading', { level: 1, name: 'Seen, not changed' }).waitFor();
+    await alice.getByRole('button', { name: 'Add comment' }).waitFor();
+    await expect(alice.getByRole('button', { name: 'Change status' }).count()).resolves.toBe(0);
+    await expect(alice.getByLabel('Status', { exact: true }).count()).resolves.toBe(0);
+  }, 90_000);
 
   it('keeps the search form, the selection and the route in step with the address', async () => {
     await created(rootKey, '/api/v2/products/', { name: 'Step One', version: '1' });

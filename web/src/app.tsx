@@ -151,10 +151,11 @@ function Page({ session, segments, query }: { session: Session; segments: readon
       return <VulnerabilitiesPage session={session} segments={segments} query={query} />;
     case 'policy':
     case 'policy-rules': // the address of this page before it was named Policy
-      return <PolicyRules session={session} />;
+      return session.isSuperuser ? <PolicyRules session={session} /> : <SuperusersOnly title="Policy" what="The policy rules, usage policies and the recommended policy are set by the dataspace's superusers." />;
     case 'audit':
       return <AuditPage session={session} query={query} />;
     case 'webhooks':
+      if (!session.isSuperuser) return <SuperusersOnly title="Webhooks" what="Webhook subscriptions are managed by the dataspace's superusers." />;
       return id ? <WebhookPage session={session} uuid={id} query={query} /> : <WebhookList session={session} query={query} />;
     default:
       return (
@@ -166,4 +167,14 @@ function Page({ session, segments, query }: { session: Session; segments: readon
         </>
       );
   }
+}
+
+/** A superusers' page reached by its address by someone else: said, with no form that would only answer 403. */
+function SuperusersOnly({ title, what }: { title: string; what: string }) {
+  return (
+    <>
+      <PageHeading>{title}</PageHeading>
+      <p>{what} Ask one of them; your products and requests are in the navigation above.</p>
+    </>
+  );
 }

@@ -8,7 +8,7 @@ import type { Permissions, PolicyStatus, Product, Violation, ViolationPackage } 
 import { Inventory, Waivers, inventoryFiltersOf } from './product-inventory.tsx';
 import { SbomPanel } from './product-sbom.tsx';
 import { displayPurl } from '../lib/catalog-display.ts';
-import { productAbilities } from '../lib/product-abilities.ts';
+import { productAbilities } from '../lib/abilities.ts';
 
 const TABS = [
   { id: 'details', label: 'Details' },

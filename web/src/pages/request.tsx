@@ -6,6 +6,7 @@ import { apiPath, uuidOf } from '../lib/api-client.ts';
 import type { RequestTemplate } from '../lib/template-form.ts';
 import { href } from '../router.ts';
 import type { Session } from '../session.ts';
+import { mayUpdateRequest } from '../lib/abilities.ts';
 import type { Product, ServiceRequest } from './types.ts';
 import { choiceOptions, loadRequestChoices } from '../lib/request-choices.ts';
 
@@ -21,6 +22,8 @@ export function RequestPage({ session, uuid }: { session: Session; uuid: string 
   if (request.error && !request.data) return <LoadFailed title="Request" error={request.error} back={{ href: href(['requests']), label: 'Back to the requests' }} />;
   if (!request.data) return <Loading what="the request" />;
   const data = request.data;
+  // Status, priority and assignee change only for who may (the requester, the assignee, superusers).
+  const may = mayUpdateRequest(data, session);
   return (
     <>
       <p class="breadcrumb">
@@ -31,25 +34,29 @@ export function RequestPage({ session, uuid }: { session: Session; uuid: string 
       <dl class="details">
         <dt>Status</dt>
         <dd>
-          <form
-            class="inline"
-            onSubmit={(event) => {
-              event.preventDefault();
-              if (status && status !== data.status) void update.run(status);
-            }}
-          >
-            <label for="request-status" class="visually-hidden">
-              Status
-            </label>
-            <select id="request-status" value={status ?? data.status} onChange={(event) => setStatus(event.currentTarget.value)}>
-              <option value="open">open</option>
-              <option value="closed">closed</option>
-              <option value="draft">draft</option>
-            </select>{' '}
-            <button type="submit" class="secondary" disabled={update.running || !status || status === data.status}>
-              Change status
-            </button>
-          </form>
+          {may ? (
+            <form
+              class="inline"
+              onSubmit={(event) => {
+                event.preventDefault();
+                if (status && status !== data.status) void update.run(status);
+              }}
+            >
+              <label for="request-status" class="visually-hidden">
+                Status
+              </label>
+              <select id="request-status" value={status ?? data.status} onChange={(event) => setStatus(event.currentTarget.value)}>
+                <option value="open">open</option>
+                <option value="closed">closed</option>
+                <option value="draft">draft</option>
+              </select>{' '}
+              <button type="submit" class="secondary" disabled={update.running || !status || status === data.status}>
+                Change status
+              </button>
+            </form>
+          ) : (
+            data.status
+          )}
           <ErrorSummary error={update.error} />
         </dd>
         <dt>Template</dt>
@@ -75,7 +82,7 @@ export function RequestPage({ session, uuid }: { session: Session; uuid: string 
           </>
         )}
       </dl>
-      <Assignment session={session} request={data} path={path} onSaved={request.reload} />
+      {may && <Assignment session={session} request={data} path={path} onSaved={request.reload} />}
       {Object.keys(data.serialized_data).length > 0 && <Answers session={session} request={data} />}
       <Comments session={session} request={data} onAdded={request.reload} />
     </>
