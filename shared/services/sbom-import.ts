@@ -313,7 +313,9 @@ export class SbomImportService {
       completedDate: isoWithOffset(this.deps.now()),
       summary: {
         ...summary,
-        skipped: summary.skipped.slice(0, LISTED).map((entry) => ({ component: cut(entry.component), reason: cut(entry.reason) })),
+        skipped: summary.skipped
+          .slice(0, LISTED)
+          .map((entry) => ({ component: cut(entry.component), ...(entry.name === undefined ? {} : { name: cut(entry.name) }), reason: cut(entry.reason) })),
         unknownLicenses: summary.unknownLicenses.slice(0, LISTED).map(cut),
         resolvedLicenses: (summary.resolvedLicenses ?? []).slice(0, LISTED).map((resolution) => ({ ...resolution, written: cut(resolution.written) })),
       },

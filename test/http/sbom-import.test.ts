@@ -290,10 +290,10 @@ describe('strings an SBOM holds that the service cannot store', () => {
     expect(response.status, response.text).toBe(200);
     expect(response.json.summary.skipped).toEqual(
       expect.arrayContaining([
-        // A text that cannot be stored is not read: such a component is named by its bom-ref alone.
-        { component: 'lone-high', name: 'lone-high', reason: expect.stringContaining('unpaired surrogate (U+D800)') },
-        { component: 'lone-low', name: 'lone-low', reason: expect.stringContaining('unpaired surrogate (U+DC00)') },
-        { component: 'bell', name: 'bell', reason: expect.stringContaining('control character U+0007') },
+        // Named for a person by name and version beside the bom-ref, escaped as it is stored.
+        { component: 'lone-high', name: '\\ud800x 1.0.0', reason: expect.stringContaining('unpaired surrogate (U+D800)') },
+        { component: 'lone-low', name: 'lone-low x\\udc00', reason: expect.stringContaining('unpaired surrogate (U+DC00)') },
+        { component: 'bell', name: 'bell\\u0007 1.0.0', reason: expect.stringContaining('control character U+0007') },
       ]),
     );
     expect(await purlsOf(product.uuid)).toEqual(['pkg:npm/body-parser@1.20.2', 'pkg:npm/express@4.19.2']);
