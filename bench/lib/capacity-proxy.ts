@@ -26,6 +26,19 @@ export interface Consumed {
   auditWriteUnits: number;
   /** Data-plane calls, by operation. */
   readonly calls: Record<string, number>;
+  /**
+   * Write units by what was written: the item's `entity`, else its sort key's first part (`COUNT`, …).
+   * A BatchWriteItem's units are shared among its requests evenly (DynamoDB reports the call's total).
+   */
+  readonly writeUnitsBy?: Record<string, number>;
+}
+
+/** What a written item is, for writeUnitsBy: its entity, else the first part of its sort key. */
+function writtenKind(item: Record<string, AttributeValue> | undefined, key?: Record<string, AttributeValue>): string {
+  const entity = item?.entity?.S;
+  if (entity) return entity;
+  const sk = item?.SK?.S ?? key?.SK?.S;
+  return sk ? `SK ${sk.split('#')[0]}` : 'unknown';
 }
 
 export interface CapacityProxy extends DynamoDbProxy {
@@ -39,7 +52,11 @@ export interface CapacityProxy extends DynamoDbProxy {
 type TransactItem = Record<'Put' | 'Update' | 'Delete' | 'ConditionCheck', { TableName: string; Item?: Record<string, AttributeValue>; Key?: Record<string, AttributeValue> } | undefined>;
 
 export async function startCapacityProxy(target: string): Promise<CapacityProxy> {
-  let consumed: Consumed = { readUnits: 0, writeUnits: 0, auditWriteUnits: 0, calls: {} };
+  let consumed: Consumed = { readUnits: 0, writeUnits: 0, auditWriteUnits: 0, calls: {}, writeUnitsBy: {} };
+  const addBy = (counted: Consumed, kind: string, units: number) => {
+    const by = counted.writeUnitsBy as Record<string, number>;
+    by[kind] = (by[kind] ?? 0) + units;
+  };
   let lastActivity = Date.now();
   let inFlight = 0;
   const direct = new DynamoDBClient({ region: 'us-east-1', endpoint: target, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
@@ -53,14 +70,16 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
     (await direct.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
 
   /** The write units of a transaction that committed, from its items' images before (read ahead) and after. */
-  async function transactionUnits(items: readonly TransactItem[], before: readonly Image[]): Promise<number> {
+  async function transactionUnits(items: readonly TransactItem[], before: readonly Image[], counted: Consumed): Promise<number> {
     let units = 0;
     for (const [i, item] of items.entries()) {
       const [kind, operation] = operationOf(item);
       const description = await table(operation.TableName);
       const key = keyOf(description, operation);
       const after = kind === 'Put' ? operation.Item : kind === 'Update' ? await image(operation.TableName, key) : kind === 'Delete' ? undefined : before[i];
-      units += transactionItemUnits(description, before[i], after);
+      const itemUnits = transactionItemUnits(description, before[i], after);
+      units += itemUnits;
+      addBy(counted, writtenKind(after ?? before[i], key), itemUnits);
     }
     return units;
   }
@@ -84,7 +103,11 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
         settle();
         const units = reportedUnits(answer) + (call.operation === 'BatchGetItem' && status === 200 ? missingItemUnits(call.parsed, answer) : 0);
         if (read) counted.readUnits += units;
-        else counted.writeUnits += units;
+        else {
+          counted.writeUnits += units;
+          const written = writtenItems(call.operation, call.parsed);
+          for (const item of written) addBy(counted, item, units / Math.max(written.length, 1));
+        }
         if (call.operation === 'BatchWriteItem' && writesAuditRecords(call.parsed)) counted.auditWriteUnits += units;
         pass(call, status, headers, answer);
       },
@@ -108,7 +131,7 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
     }
     call.forward(
       (status, headers, answer) => {
-        const done = status === 200 ? transactionUnits(items, before).catch(() => 0) : Promise.resolve(0);
+        const done = status === 200 ? transactionUnits(items, before, counted).catch(() => 0) : Promise.resolve(0);
         void done.then((units) => {
           counted.writeUnits += units;
           settle();
@@ -125,9 +148,9 @@ export async function startCapacityProxy(target: string): Promise<CapacityProxy>
       direct.destroy();
       await proxy.stop();
     },
-    consumed: () => ({ ...consumed, calls: { ...consumed.calls } }),
+    consumed: () => ({ ...consumed, calls: { ...consumed.calls }, writeUnitsBy: { ...consumed.writeUnitsBy } }),
     reset: () => {
-      consumed = { readUnits: 0, writeUnits: 0, auditWriteUnits: 0, calls: {} };
+      consumed = { readUnits: 0, writeUnits: 0, auditWriteUnits: 0, calls: {}, writeUnitsBy: {} };
     },
     idleMs: () => (inFlight > 0 ? 0 : Date.now() - lastActivity),
   };
@@ -185,4 +208,15 @@ function pass(call: ProxiedCall, status: number, headers: Record<string, string 
   headers['content-length'] = String(answer.length);
   call.res.writeHead(status, headers);
   call.res.end(answer);
+}
+
+/** The kinds of the items a single or batch write writes (writtenKind), one per item. */
+function writtenItems(operation: string, parsed: Record<string, unknown>): string[] {
+  if (operation === 'PutItem') return [writtenKind(parsed.Item as Record<string, AttributeValue>)];
+  if (operation === 'UpdateItem' || operation === 'DeleteItem') return [writtenKind(undefined, parsed.Key as Record<string, AttributeValue>)];
+  if (operation === 'BatchWriteItem') {
+    const requests = Object.values((parsed.RequestItems ?? {}) as Record<string, { PutRequest?: { Item: Record<string, AttributeValue> }; DeleteRequest?: { Key: Record<string, AttributeValue> } }[]>).flat();
+    return requests.map((request) => writtenKind(request.PutRequest?.Item, request.DeleteRequest?.Key));
+  }
+  return [];
 }

@@ -66,6 +66,16 @@ async function measureOne(proxy: CapacityProxy, fn: () => Promise<unknown>): Pro
 
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
+/** The write units of one run by what was written, per `per`, largest first (capacity-proxy.ts writeUnitsBy). */
+function byKind(consumed: Measured['consumed'], per: number): string {
+  const by = Object.entries(consumed.writeUnitsBy ?? {}).filter(([, units]) => units / per >= 0.01);
+  if (by.length === 0) return '';
+  return `; write units by item written: ${by
+    .sort(([, a], [, b]) => b - a)
+    .map(([kind, units]) => `${kind} ${+(units / per).toFixed(2)}`)
+    .join(', ')}`;
+}
+
 /** Two figures (read units, write units) for one kind of call, from REPEATS measurements. */
 function figuresOf(what: string, runs: readonly Measured[], per = 1, perWhat = ''): BenchFigure[] {
   const reads = median(runs.map((run) => run.consumed.readUnits / per));
@@ -74,7 +84,8 @@ function figuresOf(what: string, runs: readonly Measured[], per = 1, perWhat = '
   const note =
     `median of ${runs.length} (read ${runs.map((run) => +(run.consumed.readUnits / per).toFixed(2)).join(', ')}; write ${runs.map((run) => +(run.consumed.writeUnits / per).toFixed(2)).join(', ')})` +
     `${perWhat}; of the write units, the audit trail's records: ${+median(runs.map((run) => run.consumed.auditWriteUnits / per)).toFixed(2)}` +
-    `; API call p50 ${median(runs.map((run) => run.ms)).toFixed(0)} ms; calls of one: ${Object.entries(calls).map(([op, n]) => `${op} ${n}`).join(', ')}`;
+    `; API call p50 ${median(runs.map((run) => run.ms)).toFixed(0)} ms; calls of one: ${Object.entries(calls).map(([op, n]) => `${op} ${n}`).join(', ')}` +
+    byKind(runs.at(runs.length >> 1)!.consumed, per);
   return [
     { scenario: NAME, figure: `read units per ${what}`, value: +reads.toFixed(2), target: 'reference', met: true, unit: 'RCU', note },
     { scenario: NAME, figure: `write units per ${what}`, value: +writes.toFixed(2), target: 'reference', met: true, unit: 'WCU', note },
