@@ -92,8 +92,8 @@ describe('policy set-up in the console', () => {
     await page.getByRole('checkbox', { name: 'Select apache-2.0' }).check();
     await page.getByRole('checkbox', { name: 'Select gpl-3.0' }).check();
     const licenseForm = page.getByRole('form', { name: 'Assign a usage policy to the licenses selected' });
-    // Only the license policies are offered for licenses.
-    await expect(licenseForm.getByRole('option').allTextContents()).resolves.toEqual(expect.arrayContaining(['None', 'Restricted (warning)']));
+    // Only the license policies are offered for licenses (the choices load after the form renders).
+    await expect.poll(() => licenseForm.getByRole('option').allTextContents()).toEqual(expect.arrayContaining(['None', 'Restricted (warning)']));
     await expect(licenseForm.getByRole('option', { name: 'Banned package (error)' }).count()).resolves.toBe(0);
     await licenseForm.getByLabel('Usage policy for the 2 licenses selected').selectOption('Restricted');
     await licenseForm.getByRole('button', { name: 'Assign usage policy' }).click();
