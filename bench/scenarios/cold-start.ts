@@ -12,6 +12,7 @@ import { build, type BuildOptions } from 'esbuild';
 import { FUNCTIONS, type FunctionName } from '../../shared/functions.ts';
 import { QUEUES } from '../../shared/resources.ts';
 import { REFERENCE_DATA_FILE } from '../../shared/reference/scancode-licensedb.ts';
+import { XML_VALIDATOR_MODULE } from '../../shared/sbom/cyclonedx-xml-schema.ts';
 import { median } from '../lib/load.ts';
 import type { BenchFigure } from '../lib/results.ts';
 import type { Scenario } from '../lib/scenario.ts';
@@ -44,6 +45,7 @@ export function bundleOptions(entry: string, outfile: string): BuildOptions {
     sourcesContent: false,
     mainFields: ['module', 'main'],
     banner: { js: BANNER },
+    external: [XML_VALIDATOR_MODULE],
     write: true,
     logLevel: 'warning',
   };

@@ -19,6 +19,7 @@ import type { ServiceConfig } from '../../shared/config.ts';
 import { REFERENCE_DATA_FILE } from '../../shared/reference/scancode-licensedb.ts';
 import { RULES_DATA_FILE } from '../../shared/reference/scancode-rules.ts';
 import { TEXTS_DATA_FILE } from '../../shared/reference/scancode-texts.ts';
+import { XML_VALIDATOR_FILES, XML_VALIDATOR_MODULE } from '../../shared/sbom/cyclonedx-xml-schema.ts';
 import { CYCLONEDX_SCHEMA_FOLDER, cyclonedxSchemaFiles } from '../../shared/sbom/schema-validation.ts';
 
 /** Where the CycloneDX library keeps its JSON schemas, from the repository root. */
@@ -134,7 +135,7 @@ export class ServiceFunction extends Construct {
         sourcesContent: false,
         // The SDK is bundled rather than taken from the runtime, so its version is the one in package-lock.json.
         bundleAwsSDK: true,
-        externalModules: [],
+        externalModules: [XML_VALIDATOR_MODULE],
         forceDockerBundling: false,
         // The reference license library and ScanCode's rules index are data files read at run time beside
         // index.mjs (shared/reference/): bundled, they would add about 0.5 MB and 2.4 MB to a bundle.
@@ -151,6 +152,11 @@ export class ServiceFunction extends Construct {
                   `mkdir -p ${shellQuote(path.join(outputDir, CYCLONEDX_SCHEMA_FOLDER))}`,
                   ...cyclonedxSchemaFiles().map(
                     (file) => `cp ${shellQuote(path.join(inputDir, CYCLONEDX_SCHEMA_SOURCE, file))} ${shellQuote(path.join(outputDir, CYCLONEDX_SCHEMA_FOLDER, file))}`,
+                  ),
+                  // The XML schema validator, kept out of the bundle (cyclonedx-xml-schema.ts), installed beside it.
+                  `mkdir -p ${shellQuote(path.join(outputDir, 'node_modules', XML_VALIDATOR_MODULE))}`,
+                  ...XML_VALIDATOR_FILES.map(
+                    (file) => `cp ${shellQuote(path.join(inputDir, 'node_modules', XML_VALIDATOR_MODULE, file))} ${shellQuote(path.join(outputDir, 'node_modules', XML_VALIDATOR_MODULE, file))}`,
                   ),
                 ]
               : []),

@@ -7,10 +7,10 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError, type FieldErrors } from '../domain/errors.ts';
 import { IMPORT_LIMITS, IMPORT_MODES, type ImportMode } from '../domain/sbom-import.ts';
+import { SBOM_MEDIA_TYPES } from '../sbom/media-types.ts';
 import { MultipartError, multipartBoundary, parseMultipart } from './multipart.ts';
 
-/** The document media types the endpoint takes as a body (and in a multipart file part, any JSON type). */
-export const SBOM_MEDIA_TYPES = ['application/vnd.cyclonedx+json', 'application/spdx+json', 'application/json'] as const;
+/** The document media types the endpoint takes as a body (shared/sbom/media-types.ts), and a multipart form. */
 export const ACCEPTED_MEDIA_TYPES = [...SBOM_MEDIA_TYPES, 'multipart/form-data'] as const;
 
 export interface ImportOptions {

@@ -23,16 +23,18 @@
 import type { FieldErrors } from '../domain/errors.ts';
 import { printable } from '../domain/stored-text.ts';
 import { cyclonedxInventory, cyclonedxTextErrors } from './cyclonedx.ts';
+import { cyclonedxXmlDocument, cyclonedxXmlVersion, isCycloneDxXml } from './cyclonedx-xml.ts';
+import { checkCycloneDxXml } from './cyclonedx-xml-schema.ts';
+import { parseXml } from './xml.ts';
+import { CYCLONEDX_MEDIA_TYPE, CYCLONEDX_XML_MEDIA_TYPE, SBOM_MEDIA_TYPES, SPDX_MEDIA_TYPE, SPDX_TAG_VALUE_MEDIA_TYPE } from './media-types.ts';
 import type { Inventory } from './inventory.ts';
 import { isObject } from './inventory-builder.ts';
 import { clip } from './purl.ts';
-import { checkCycloneDx, checkSpdx, CYCLONEDX_VERSIONS, MAX_SCHEMA_ERRORS, SPDX_VERSIONS, type CycloneDxVersion } from './schema-validation.ts';
+import { checkCycloneDx, checkSpdx, CYCLONEDX_VERSIONS, MAX_SCHEMA_ERRORS, SPDX_VERSIONS, type CycloneDxVersion, type CycloneDxXmlVersion } from './schema-validation.ts';
 import { spdxInventory, spdxTextErrors } from './spdx.ts';
 
-export const CYCLONEDX_MEDIA_TYPE = 'application/vnd.cyclonedx+json';
-export const SPDX_MEDIA_TYPE = 'application/spdx+json';
 /** The media types the import takes, in the order the API documents them. */
-export const ACCEPTED_MEDIA_TYPES = [CYCLONEDX_MEDIA_TYPE, SPDX_MEDIA_TYPE, 'application/json'] as const;
+export const ACCEPTED_MEDIA_TYPES = SBOM_MEDIA_TYPES;
 
 /** The field the errors of the document are listed under (DejaCode's multipart field name). */
 export const DOCUMENT_FIELD = 'input_file';
@@ -44,23 +46,59 @@ export type ReadResult =
 
 export type ReadFailure = Extract<ReadResult, { ok: false }>;
 
+/** A CycloneDX XML document parsed and of a version read here, before its schema check (asynchronous). */
+interface PendingXml {
+  readonly ok: 'xml';
+  readonly text: string;
+  readonly convert: () => ReadResult;
+  readonly version: CycloneDxXmlVersion;
+}
+
 // Messages may quote the document (a schema error names a key it did not expect): storable, whatever it holds.
 const invalid = (...messages: string[]): ReadFailure => ({ ok: false, status: 400, errors: { [DOCUMENT_FIELD]: messages.map(printable) } });
 const unsupported = (what: string): ReadFailure => ({
   ok: false,
   status: 415,
-  errors: { detail: `${what} is not read here: send CycloneDX JSON (1.2 to 1.6) or SPDX JSON (2.2, 2.3) as ${ACCEPTED_MEDIA_TYPES.join(', ')}.` },
+  errors: {
+    detail: `${what} is not read here: send CycloneDX JSON (1.2 to 1.6) or XML (1.0 to 1.6), SPDX JSON (2.2, 2.3, 3.0) or tag-value (2.2, 2.3), or OpenVEX (0.2), as ${ACCEPTED_MEDIA_TYPES.join(', ')}.`,
+  },
 });
 
-/** Reads an SBOM. `contentType` is the request's (or the multipart part's) Content-Type, if any. */
-export function readSbom(body: Buffer | string, contentType?: string): ReadResult {
+/**
+ * Reads an SBOM or VEX document of any format read here. `contentType` is the request's (or the
+ * multipart part's) Content-Type, if any. Asynchronous for CycloneDX XML alone, whose schema check
+ * runs in a worker (cyclonedx-xml-schema.ts).
+ */
+export async function readSbom(body: Buffer | string, contentType?: string): Promise<ReadResult> {
+  const read = readDocument(body, contentType);
+  if (read.ok !== 'xml') return read;
+  // The schema check runs in a worker thread: the conversion and the reading run meanwhile, and
+  // what they found is used only when the document is valid.
+  const checking = checkCycloneDxXml(read.text, read.version);
+  const converted = read.convert();
+  const errors = await checking;
+  if (errors.length > 0) return invalid(...errors);
+  return converted;
+}
+
+/**
+ * readSbom for every format but CycloneDX XML, synchronously (tests and tools that read JSON, SPDX
+ * tag-value or OpenVEX in a loop). A CycloneDX XML document is a 400 saying to use readSbom: its
+ * schema check cannot run synchronously, and it is never read without it.
+ */
+export function readSbomSync(body: Buffer | string, contentType?: string): ReadResult {
+  const read = readDocument(body, contentType);
+  return read.ok === 'xml' ? invalid('CycloneDX XML is read with its schema check: use readSbom.') : read;
+}
+
+function readDocument(body: Buffer | string, contentType: string | undefined): ReadResult | PendingXml {
   const decoded = decode(body);
   if (typeof decoded !== 'string') return decoded;
   const text = decoded;
 
   const start = text.slice(0, 4096).trimStart();
   if (!start.startsWith('{') && !start.startsWith('[')) {
-    if (start.startsWith('<')) return unsupported('An XML document (CycloneDX XML or SPDX RDF/XML)');
+    if (start.startsWith('<')) return readXml(text, contentType);
     // Tag-value documents open with SPDXVersion (comment lines may come first); YAML ones have spdxVersion or bomFormat keys.
     if (/^(?:#[^\n]*\n\s*)*SPDXVersion\s*:/.test(start)) return unsupported('An SPDX tag-value document');
     if (/^(?:spdxVersion|bomFormat)\s*:/m.test(start)) return unsupported('A YAML document');
@@ -88,15 +126,39 @@ export function readSbom(body: Buffer | string, contentType?: string): ReadResul
   if (format.kind === 'cyclonedx') {
     const check = checkCycloneDx(document, format.version);
     if (check.errors.length > 0) return invalid(...check.errors);
-    const unstorable = cyclonedxTextErrors(check.document);
-    if (unstorable.length > 0) return invalid(...unstorable.slice(0, MAX_SCHEMA_ERRORS));
-    return { ok: true, inventory: withWarnings(cyclonedxInventory(check.document, format.version), check.warnings) };
+    return cyclonedxRead(check.document, format.version, check.warnings);
   }
   const check = checkSpdx(document, format.version);
   if (check.errors.length > 0) return invalid(...check.errors);
   const unstorable = spdxTextErrors(check.document);
   if (unstorable.length > 0) return invalid(...unstorable.slice(0, MAX_SCHEMA_ERRORS));
   return { ok: true, inventory: withWarnings(spdxInventory(check.document, format.version), check.warnings) };
+}
+
+function cyclonedxRead(document: Record<string, unknown>, version: string, warnings: readonly string[]): ReadResult {
+  const unstorable = cyclonedxTextErrors(document);
+  if (unstorable.length > 0) return invalid(...unstorable.slice(0, MAX_SCHEMA_ERRORS));
+  return { ok: true, inventory: withWarnings(cyclonedxInventory(document, version), warnings) };
+}
+
+/** An XML document: CycloneDX XML (parsed for hostile input first), else a 415 naming what it is. */
+function readXml(text: string, contentType: string | undefined): ReadResult | PendingXml {
+  const parsed = parseXml(text);
+  if (!parsed.ok) return invalid(`Not a well-formed XML document that is read here: ${parsed.message}`);
+  const root = parsed.root;
+  if (root.ns === 'http://www.w3.org/1999/02/22-rdf-syntax-ns#' || root.ns.startsWith('http://spdx.org/rdf/')) return unsupported('An SPDX RDF/XML document');
+  if (!isCycloneDxXml(root)) {
+    return invalid(
+      `The XML document's root element is <${clip(root.name, 60)}>${root.ns ? ` in namespace "${clip(root.ns, 100)}"` : ' without a namespace'}: a CycloneDX XML document's is <bom> in http://cyclonedx.org/schema/bom/1.x.`,
+    );
+  }
+  const declared = mediaType(contentType);
+  if (declared === SPDX_MEDIA_TYPE || declared === SPDX_TAG_VALUE_MEDIA_TYPE) {
+    return invalid(`The document is CycloneDX XML, but the Content-Type says SPDX (${declared}): send it as ${CYCLONEDX_XML_MEDIA_TYPE}, application/xml or text/xml.`);
+  }
+  const version = cyclonedxXmlVersion(root);
+  if ('error' in version) return invalid(version.error);
+  return { ok: 'xml', text, version: version.version, convert: () => cyclonedxRead(cyclonedxXmlDocument(root, version.version), version.version, []) };
 }
 
 /** UTF-8 text without a byte-order mark, or why the bytes are not (JSON exchanged between systems is UTF-8: RFC 8259). */

@@ -32,6 +32,9 @@ import { clip } from './purl.ts';
 import { spdxSchema, type SpdxSchemaVersion } from './spdx-schema.ts';
 
 export const CYCLONEDX_VERSIONS = ['1.2', '1.3', '1.4', '1.5', '1.6'] as const;
+/** CycloneDX XML has two more: 1.0 and 1.1 were XML only. */
+export const CYCLONEDX_XML_VERSIONS = ['1.0', '1.1', ...CYCLONEDX_VERSIONS] as const;
+export type CycloneDxXmlVersion = (typeof CYCLONEDX_XML_VERSIONS)[number];
 export type CycloneDxVersion = (typeof CYCLONEDX_VERSIONS)[number];
 export const SPDX_VERSIONS = ['2.2', '2.3'] as const satisfies readonly SpdxSchemaVersion[];
 
@@ -60,7 +63,7 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 let schemaDirectory: string | undefined;
 /** The folder beside a bundle that holds the CycloneDX schemas (the CDK function construct copies them there). */
 export const CYCLONEDX_SCHEMA_FOLDER = 'cyclonedx-schemas';
-function cyclonedxSchemaDirectory(): string {
+export function cyclonedxSchemaDirectory(): string {
   if (schemaDirectory === undefined) {
     const beside = fileURLToPath(new URL(`${CYCLONEDX_SCHEMA_FOLDER}/`, import.meta.url));
     schemaDirectory = existsSync(path.join(beside, 'bom-1.6.SNAPSHOT.schema.json'))
@@ -72,7 +75,13 @@ function cyclonedxSchemaDirectory(): string {
 
 /** The files a bundle's `cyclonedx-schemas` folder needs: the bom schemas of the versions read and the schemas they refer to. */
 export function cyclonedxSchemaFiles(): string[] {
-  return [...CYCLONEDX_VERSIONS.map((version) => `bom-${version}.SNAPSHOT.schema.json`), ...Object.values(REFERENCED_SCHEMAS)];
+  return [
+    ...CYCLONEDX_VERSIONS.map((version) => `bom-${version}.SNAPSHOT.schema.json`),
+    ...Object.values(REFERENCED_SCHEMAS),
+    // The XML schemas (cyclonedx-xml-schema.ts): every version read as XML, and the SPDX one they import.
+    ...CYCLONEDX_XML_VERSIONS.map((version) => `bom-${version}.SNAPSHOT.xsd`),
+    'spdx.SNAPSHOT.xsd',
+  ];
 }
 
 /** The schemas the bom schemas refer to, by the ids the library registers them under. */

@@ -1,10 +1,10 @@
 /** zod schemas of the SBOM import endpoints: load_sboms, sbom_uploads and sbom_imports. */
 import * as z from 'zod';
 import { IMPORT_LIMITS, IMPORT_MODES, IMPORT_STATUSES } from '../domain/sbom-import.ts';
+import { SBOM_MEDIA_TYPES } from '../sbom/media-types.ts';
 import { shown, writableObject } from './common.ts';
 import { ResolvedFromSchema } from './catalog.ts';
 
-const SBOM_MEDIA_TYPES = ['application/vnd.cyclonedx+json', 'application/spdx+json', 'application/json'] as const;
 const BOOLEAN_WORDS = ['true', 'True', '1', 'on', 'yes', 'false', 'False', '0', 'off', 'no', ''] as const;
 
 const choice = <T extends readonly [string, ...string[]]>(values: T) =>

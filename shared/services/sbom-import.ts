@@ -29,7 +29,7 @@ import {
 } from '../domain/sbom-import.ts';
 import type { Package } from '../domain/catalog.ts';
 import type { Inventory } from '../sbom/inventory.ts';
-import { readSbom } from '../sbom/read-sbom.ts';
+import { ACCEPTED_MEDIA_TYPES, readSbom } from '../sbom/read-sbom.ts';
 import { ImportProductGoneError, isImportRace, type SbomImportStore } from '../store/sbom-import-store.ts';
 import { UploadReplacedError, type SbomUploads } from '../aws/sbom-uploads.ts';
 import { canonicalPurl, resolvedFromView } from './catalog.ts';
@@ -131,7 +131,7 @@ export class SbomImportService {
   async load(caller: Caller, productUuid: string, request: () => SbomRequest, baseUrl: string) {
     const product = await this.deps.products.authorize(caller, productUuid, 'change');
     const { document, contentType, options } = request();
-    const inventory = this.read(document, contentType || undefined);
+    const inventory = await this.read(document, contentType || undefined);
     const components = inventory.components.length + inventory.skipped.length;
     if (components > IMPORT_LIMITS.syncComponents) {
       throw tooLarge(product.uuid, `${components.toLocaleString('en-US')} components, more than the ${IMPORT_LIMITS.syncComponents.toLocaleString('en-US')}`);
@@ -213,7 +213,7 @@ export class SbomImportService {
       }
       let inventory: Inventory;
       try {
-        inventory = this.read(await this.deps.uploads().read(key, eTag || undefined), undefined);
+        inventory = await this.read(await this.deps.uploads().read(key, eTag || undefined), undefined);
       } catch (error) {
         if (error instanceof UploadReplacedError) return await this.fail(record, ['The document was replaced by another upload to the same URL before it was read: an upload URL is good for one document. Ask for a new one.']);
         if (error instanceof ValidationError) return await this.fail(record, Object.entries(error.fieldErrors).flatMap(([field, messages]) => messages.map((m) => `${field}: ${m}`)));
@@ -290,11 +290,11 @@ export class SbomImportService {
   }
 
   /** The document as an Inventory; a document that cannot be read is a 400 (its errors) or a 415. */
-  private read(document: Buffer, contentType: string | undefined): Inventory {
-    const read = readSbom(document, contentType);
+  private async read(document: Buffer, contentType: string | undefined): Promise<Inventory> {
+    const read = await readSbom(document, contentType);
     if (read.ok) return read.inventory;
     if (read.status === 415) {
-      throw new UnsupportedMediaTypeError(contentType || 'none', ['application/vnd.cyclonedx+json', 'application/spdx+json', 'application/json']);
+      throw new UnsupportedMediaTypeError(contentType || 'none', ACCEPTED_MEDIA_TYPES);
     }
     throw new ValidationError(read.errors);
   }

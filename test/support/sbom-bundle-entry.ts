@@ -6,6 +6,6 @@ import { readFileSync } from 'node:fs';
 import { readSbom } from '../../shared/sbom/read-sbom.ts';
 
 for (const file of process.argv.slice(2)) {
-  const result = readSbom(readFileSync(file));
+  const result = await readSbom(readFileSync(file));
   console.log(JSON.stringify(result.ok ? { format: result.inventory.format, components: result.inventory.components.length } : result));
 }

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BANNER, bundleOptions } from '../../bench/scenarios/cold-start.ts';
+import { XML_VALIDATOR_MODULE } from '../../shared/sbom/cyclonedx-xml-schema.ts';
 
 const construct = readFileSync(join(import.meta.dirname, '..', '..', 'lib', 'constructs', 'service-function.ts'), 'utf8');
 const bundling = /bundling: \{([\s\S]*?)\n {6}\},/.exec(construct)?.[1] ?? '';
@@ -27,13 +28,13 @@ describe('the cold-start bundle options', () => {
     ['sourceMap', `sourceMap: ${String(options.sourcemap)}`],
     ['sourcesContent', `sourcesContent: ${String(options.sourcesContent)}`],
     ['bundleAwsSDK', 'bundleAwsSDK: true'],
-    ['externalModules', 'externalModules: []'],
+    ['externalModules', 'externalModules: [XML_VALIDATOR_MODULE]'],
   ])('%s matches the construct', (_name, line) => {
     expect(bundling).toContain(line);
   });
 
-  it('bundles every dependency into one ES module for Node', () => {
+  it('bundles every dependency but the XML schema validator into one ES module for Node', () => {
     expect(options).toMatchObject({ bundle: true, platform: 'node', format: 'esm', write: true, banner: { js: BANNER } });
-    expect(options.external).toBeUndefined();
+    expect(options.external).toEqual([XML_VALIDATOR_MODULE]);
   });
 });

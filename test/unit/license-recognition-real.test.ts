@@ -10,14 +10,14 @@ import { buildLicenseIndex } from '../../shared/domain/license-index.ts';
 import { resolveLicenseExpression } from '../../shared/domain/license-resolution.ts';
 import { scancodeLibrary } from '../../shared/reference/scancode-licensedb.ts';
 import { scancodeKnowledge } from '../../shared/reference/scancode-rules.ts';
-import { readSbom } from '../../shared/sbom/read-sbom.ts';
+import { readSbomSync } from '../../shared/sbom/read-sbom.ts';
 
 const fixtures = path.join(import.meta.dirname, '..', 'fixtures', 'sbom');
 const withoutRules = buildLicenseIndex([], scancodeLibrary());
 const withRules = buildLicenseIndex([], scancodeLibrary(), { knowledge: scancodeKnowledge() });
 
 function unknownCounts(file: string) {
-  const read = readSbom(readFileSync(path.join(fixtures, file)), 'application/vnd.cyclonedx+json');
+  const read = readSbomSync(readFileSync(path.join(fixtures, file)), 'application/vnd.cyclonedx+json');
   if (!read.ok) throw new Error(`${file}: ${JSON.stringify(read)}`);
   const components = read.inventory.components;
   const unknown = (index: typeof withRules, hints: boolean) =>

@@ -15,7 +15,7 @@ import { licenseTextDigest, normaliseLicenseName, normaliseLicenseUrl } from '..
 import { resolveLicenseExpression, type LicenseHint } from '../../shared/domain/license-resolution.ts';
 import { scancodeLibrary } from '../../shared/reference/scancode-licensedb.ts';
 import { readRulesData, scancodeKnowledge } from '../../shared/reference/scancode-rules.ts';
-import { readSbom } from '../../shared/sbom/read-sbom.ts';
+import { readSbomSync } from '../../shared/sbom/read-sbom.ts';
 
 const library = scancodeLibrary();
 const knowledge = scancodeKnowledge();
@@ -209,7 +209,7 @@ describe('the SBOM readers give what they say beside a license', () => {
   };
 
   it('CycloneDX: license.url and license.text (base64 decoded) by the name they are beside', () => {
-    const read = readSbom(Buffer.from(JSON.stringify(cyclonedx)), 'application/vnd.cyclonedx+json');
+    const read = readSbomSync(Buffer.from(JSON.stringify(cyclonedx)), 'application/vnd.cyclonedx+json');
     if (!read.ok) throw new Error(JSON.stringify(read));
     const [component] = read.inventory.components;
     const resolved = resolveLicenseExpression(component!.declaredLicense, index, component!.licenseHints);
@@ -236,7 +236,7 @@ describe('the SBOM readers give what they say beside a license', () => {
         { licenseId: 'LicenseRef-2', extractedText: 'See the notice.', name: 'ALv2' },
       ],
     };
-    const read = readSbom(Buffer.from(JSON.stringify(spdx)), 'application/spdx+json');
+    const read = readSbomSync(Buffer.from(JSON.stringify(spdx)), 'application/spdx+json');
     if (!read.ok) throw new Error(JSON.stringify(read));
     const [component] = read.inventory.components;
     const resolved = resolveLicenseExpression(component!.declaredLicense, index, component!.licenseHints);

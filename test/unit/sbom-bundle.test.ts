@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundleOptions } from '../../bench/scenarios/cold-start.ts';
+import { XML_VALIDATOR_FILES, XML_VALIDATOR_MODULE } from '../../shared/sbom/cyclonedx-xml-schema.ts';
 import { cyclonedxSchemaFiles } from '../../shared/sbom/schema-validation.ts';
 import { SBOM_FIXTURES } from '../support/sbom-documents.ts';
 
@@ -18,10 +19,13 @@ const folder = mkdtempSync(join(tmpdir(), 'sbom-bundle-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 const LIBRARY_SCHEMAS = join(dirname(createRequire(import.meta.url).resolve('@cyclonedx/cyclonedx-library/package.json')), 'res', 'schema');
-const DOCUMENTS = ['npm-sbom-prod.spdx.json', 'npm-sbom-prod.cdx.json', 'cyclonedx-npm-1.2-prod.cdx.json', 'schema-invalid.cdx.json'].map((name) => SBOM_FIXTURES + name);
+const DOCUMENTS = ['npm-sbom-prod.spdx.json', 'npm-sbom-prod.cdx.json', 'cyclonedx-npm-1.2-prod.cdx.json', 'schema-invalid.cdx.json', 'cyclonedx-gomod-proton-bridge-1.8.0.cdx.xml'].map(
+  (name) => SBOM_FIXTURES + name,
+);
+const VALIDATOR = join(dirname(createRequire(import.meta.url).resolve(`${XML_VALIDATOR_MODULE}/package.json`)));
 
 describe('readSbom bundled for Lambda', () => {
-  it('reads both formats with the schemas beside the bundle, and fails loudly without them', async () => {
+  it('reads both formats, JSON and XML, with the schemas and the XML validator beside the bundle, and fails loudly without them', async () => {
     const bundle = join(folder, 'index.mjs');
     await build({ ...bundleOptions('test/support/sbom-bundle-entry.ts', bundle), logLevel: 'error' });
 
@@ -32,12 +36,16 @@ describe('readSbom bundled for Lambda', () => {
 
     mkdirSync(join(folder, 'cyclonedx-schemas'));
     for (const file of cyclonedxSchemaFiles()) copyFileSync(join(LIBRARY_SCHEMAS, file), join(folder, 'cyclonedx-schemas', file));
+    // As ServiceFunction's afterBundling hook does: the XML validator, kept out of the bundle, beside it.
+    mkdirSync(join(folder, 'node_modules', XML_VALIDATOR_MODULE), { recursive: true });
+    for (const file of XML_VALIDATOR_FILES) copyFileSync(join(VALIDATOR, file), join(folder, 'node_modules', XML_VALIDATOR_MODULE, file));
     const output = execFileSync(process.execPath, ['--no-deprecation', bundle, ...DOCUMENTS], { cwd: folder, encoding: 'utf8' });
     expect(output.trim().split('\n').map((line) => JSON.parse(line))).toEqual([
       { format: 'spdx', components: 34 },
       { format: 'cyclonedx', components: 34 },
       { format: 'cyclonedx', components: 89 },
       { ok: false, status: 400, errors: { input_file: expect.arrayContaining(['/components/1/purl: must be string']) } },
+      { format: 'cyclonedx', components: 201 },
     ]);
   });
 });

@@ -6,14 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { cyclonedxInventory } from '../../shared/sbom/cyclonedx.ts';
 import type { Inventory, SbomComponent } from '../../shared/sbom/inventory.ts';
-import { readSbom } from '../../shared/sbom/read-sbom.ts';
+import { readSbomSync } from '../../shared/sbom/read-sbom.ts';
 import { canonicalPurl } from '../../shared/services/catalog.ts';
 import { cyclonedxComponents, fixture, fixtureText } from '../support/sbom-documents.ts';
 
 type Json = Record<string, unknown>;
 
 function read(name: string): Inventory {
-  const result = readSbom(fixtureText(name));
+  const result = readSbomSync(fixtureText(name));
   if (!result.ok) throw new Error(`${name} not read: ${JSON.stringify(result.errors)}`);
   return result.inventory;
 }

@@ -1,10 +1,10 @@
 /**
- * The SBOM reader (readSbom, what the import calls to turn a document into an Inventory) under hostile
+ * The SBOM reader (readSbomSync, what the import calls to turn a document into an Inventory) under hostile
  * strings, property-based with fast-check and the route fuzz's own generators (test/fuzz/arbitraries.ts):
  * lone surrogates, control characters, 100 KB strings, prototype-named strings and keys, put into the
  * string fields of small real-shaped CycloneDX and SPDX documents (test/fixtures/sbom/).
  *
- * Properties: readSbom never throws; it fails only as a 400 or 415 (the import's ValidationError and
+ * Properties: readSbomSync never throws; it fails only as a 400 or 415 (the import's ValidationError and
  * UnsupportedMediaTypeError, 4xx), whose messages are storable text; and everything it returns (each
  * component, skipped entry, warning, vulnerability, the subject) holds only storable strings: no
  * unpaired surrogate, no control character. Pure: here in the unit project, not in test/fuzz/, whose
@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest';
 import * as fc from 'fast-check';
 import { storedTextProblem } from '../../shared/domain/stored-text.ts';
 import { purlFromParts, purlFromString } from '../../shared/sbom/purl.ts';
-import { readSbom, type ReadResult } from '../../shared/sbom/read-sbom.ts';
+import { readSbomSync, type ReadResult } from '../../shared/sbom/read-sbom.ts';
 import { LONG_STRINGS, ODD_STRINGS, PROTOTYPE_KEYS, hostileValue } from '../fuzz/arbitraries.ts';
 import { fixture } from '../support/sbom-documents.ts';
 
@@ -138,9 +138,9 @@ function expectSound(result: ReadResult): void {
 }
 
 /** The document as an HTTP body carries it: JSON text (a lone surrogate as its escape \ud800). */
-const read = (document: Json) => readSbom(Buffer.from(JSON.stringify(document)), 'application/json');
+const read = (document: Json) => readSbomSync(Buffer.from(JSON.stringify(document)), 'application/json');
 
-describe.each(Object.entries(DOCUMENTS))('readSbom on hostile %s documents', (_format, documents) => {
+describe.each(Object.entries(DOCUMENTS))('readSbomSync on hostile %s documents', (_format, documents) => {
   it('every string field, one at a time, as a lone high or low surrogate or a control character (in turn)', () => {
     const values = ['\ud800x', 'x\udc00', 'a\u0007'];
     let skipped = 0;

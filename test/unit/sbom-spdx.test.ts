@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Inventory, SbomComponent } from '../../shared/sbom/inventory.ts';
-import { readSbom } from '../../shared/sbom/read-sbom.ts';
+import { readSbomSync } from '../../shared/sbom/read-sbom.ts';
 import { spdxInventory } from '../../shared/sbom/spdx.ts';
 import { canonicalPurl } from '../../shared/services/catalog.ts';
 import { fixture, fixtureText } from '../support/sbom-documents.ts';
@@ -13,7 +13,7 @@ import { fixture, fixtureText } from '../support/sbom-documents.ts';
 type Json = Record<string, unknown>;
 
 function read(name: string): Inventory {
-  const result = readSbom(fixtureText(name));
+  const result = readSbomSync(fixtureText(name));
   if (!result.ok) throw new Error(`${name} not read: ${JSON.stringify(result.errors)}`);
   return result.inventory;
 }

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { storedTextProblem } from '../../shared/domain/stored-text.ts';
 import type { Inventory } from '../../shared/sbom/inventory.ts';
 import { clip, purlFromParts, purlFromString } from '../../shared/sbom/purl.ts';
-import { readSbom, type ReadResult } from '../../shared/sbom/read-sbom.ts';
+import { readSbomSync, type ReadResult } from '../../shared/sbom/read-sbom.ts';
 import { PackageBodies } from '../../shared/schemas/catalog.ts';
 import { jsonProblem } from '../../shared/schemas/json-input.ts';
 import { fixture } from '../support/sbom-documents.ts';
@@ -25,7 +25,7 @@ const BAD: readonly (readonly [string, string, string])[] = [
 
 /** The document as an HTTP body carries it: JSON text, where a lone surrogate is the escape \ud800. */
 function read(document: Json): ReadResult {
-  return readSbom(Buffer.from(JSON.stringify(document)), 'application/json');
+  return readSbomSync(Buffer.from(JSON.stringify(document)), 'application/json');
 }
 
 function inventoryOf(result: ReadResult): Inventory {
