@@ -94,12 +94,13 @@ export class PayloadTooLargeError extends DomainError {
 }
 
 export class UnsupportedMediaTypeError extends DomainError {
-  /** `accepted`: the media types the endpoint takes, named in the message. */
+  /** `accepted`: the media types the endpoint takes, named in the message; `why`: what the body was found to be, when it was read (it names them itself). */
   constructor(
     readonly mediaType: string,
     accepted?: readonly string[],
+    why?: string,
   ) {
-    super(`Unsupported media type "${mediaType}" in request.${accepted ? ` Accepted: ${accepted.join(', ')}.` : ''}`);
+    super(why ? `Unsupported media type "${mediaType}" in request: ${why}` : `Unsupported media type "${mediaType}" in request.${accepted ? ` Accepted: ${accepted.join(', ')}.` : ''}`);
   }
 }
 

@@ -5,10 +5,12 @@ import {
   LoadSbomsQuery,
   SbomDocumentSchema,
   SbomImportSchema,
+  SbomTextDocumentSchema,
   SbomUploadCreateSchema,
   SbomUploadSchema,
 } from '../schemas/sbom-import.ts';
 import { IMPORT_LIMITS } from '../domain/sbom-import.ts';
+import { SBOM_MEDIA_TYPES } from '../sbom/media-types.ts';
 import { forbidden, invalid, notFound, unauthorized, type Route } from './route.ts';
 
 const MB = (bytes: number) => `${bytes / 1024 / 1024} MB`;
@@ -20,24 +22,22 @@ export const SBOM_IMPORT_ROUTES = [
     function: 'sbom-imports',
     operationId: 'load_sboms',
     summary:
-      `Import an SBOM (CycloneDX JSON 1.2-1.6, SPDX 2.2/2.3 JSON) into the product within the call (needs change_product): ` +
+      `Import an SBOM or VEX (CycloneDX JSON 1.2-1.6 or XML 1.0-1.6, SPDX 2.2/2.3 JSON or tag-value, SPDX 3.0 JSON-LD, OpenVEX 0.2) into the product within the call (needs change_product): ` +
       `up to ${MB(IMPORT_LIMITS.syncBytes)} and ${IMPORT_LIMITS.syncComponents.toLocaleString('en-US')} components; larger ones through sbom_uploads`,
     auth: 'api-key',
     query: LoadSbomsQuery,
     rawBody: {
       description:
         "A multipart form with the document in `input_file` (DejaCode's form), or the document itself with Content-Type " +
-        'application/vnd.cyclonedx+json, application/spdx+json or application/json (the format is read from the document)',
+        `${SBOM_MEDIA_TYPES.join(', ')} (the format is read from the document; docs/sbom-formats.md)`,
       content: {
         'multipart/form-data': LoadSbomsFormSchema,
-        'application/vnd.cyclonedx+json': SbomDocumentSchema,
-        'application/spdx+json': SbomDocumentSchema,
-        'application/json': SbomDocumentSchema,
+        ...Object.fromEntries(SBOM_MEDIA_TYPES.map((type) => [type, /xml|spdx$/.test(type) ? SbomTextDocumentSchema : SbomDocumentSchema])),
       },
     },
     responses: {
       200: { description: 'The completed import, with its summary', schema: SbomImportSchema },
-      400: { description: 'Not JSON, not a CycloneDX or SPDX document of a supported version, or invalid options: errors by field or JSON pointer; nothing changed', schema: invalid.schema! },
+      400: { description: 'Not a document of a format and version read here, not valid against its schema, hostile XML, or invalid options: errors by field, JSON pointer or line; nothing changed', schema: invalid.schema! },
       401: unauthorized,
       403: forbidden,
       404: notFound('product'),

@@ -36,7 +36,10 @@ export const LoadSbomsFormSchema = z
   .meta({ id: 'LoadSbomsForm' });
 
 /** An SBOM document sent as the body: a JSON object of whatever shape (the reader judges it). */
-export const SbomDocumentSchema = z.record(z.string(), z.unknown()).meta({ id: 'SbomDocument', description: 'A CycloneDX JSON 1.2-1.6 or SPDX 2.2/2.3 JSON document' });
+export const SbomDocumentSchema = z
+  .record(z.string(), z.unknown())
+  .meta({ id: 'SbomDocument', description: 'A CycloneDX JSON 1.2-1.6, SPDX 2.2/2.3 JSON, SPDX 3.0 JSON-LD or OpenVEX 0.2 document' });
+export const SbomTextDocumentSchema = z.string().meta({ id: 'SbomTextDocument', description: 'A CycloneDX XML 1.0-1.6 or SPDX 2.2/2.3 tag-value document, UTF-8' });
 
 export const SbomUploadCreateSchema = writableObject(
   {

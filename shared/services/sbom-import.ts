@@ -294,7 +294,7 @@ export class SbomImportService {
     const read = await readSbom(document, contentType);
     if (read.ok) return read.inventory;
     if (read.status === 415) {
-      throw new UnsupportedMediaTypeError(contentType || 'none', ACCEPTED_MEDIA_TYPES);
+      throw new UnsupportedMediaTypeError(contentType || 'none', ACCEPTED_MEDIA_TYPES, read.errors.detail);
     }
     throw new ValidationError(read.errors);
   }

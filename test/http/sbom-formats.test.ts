@@ -1,0 +1,103 @@
+/**
+ * The SBOM and VEX formats beyond CycloneDX and SPDX JSON, through the real handlers: CycloneDX XML,
+ * SPDX tag-value, SPDX 3.0 JSON-LD, OpenVEX and BOM-Link VEX, as the raw body under each media type
+ * and as DejaCode's multipart `input_file` (sniffed): each gives the product what its JSON twin gives,
+ * with the same summary fields; bad input of each is a 400 or 415 that says why, and changes nothing.
+ * The whole pipeline (sbom_uploads, the import function) is test/pipeline/sbom-upload.test.ts's.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useHttpTeam } from '../support/http-team.ts';
+import { openApiChecker } from '../support/openapi-check.ts';
+import { fixtureText } from '../support/sbom-documents.ts';
+
+const http = useHttpTeam({
+  acme: { users: { root: { superuser: true }, alice: {}, viewer: {} } },
+});
+const { call } = http;
+
+async function send(as: string, method: string, path: string, body: BodyInit | undefined, headers: Record<string, string> = {}) {
+  const response = await fetch(`${http.api.url}${path}`, { method, headers: { authorization: `Token ${http.team.keys[as]}`, ...headers }, body });
+  const text = await response.text();
+  openApiChecker().check(method, path, { status: response.status, headers: response.headers, text });
+  return { status: response.status, json: text && /json/.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : undefined, text, headers: response.headers };
+}
+
+const load = (product: string, document: string, type: string, query = '') => send('alice', 'POST', `/api/v2/products/${product}/load_sboms/${query}`, document, { 'content-type': type });
+
+function form(document: string, filename: string, type = 'application/octet-stream') {
+  const data = new FormData();
+  data.append('input_file', new Blob([document], { type }), filename);
+  return data;
+}
+
+async function aProduct(name: string) {
+  return (await call('alice', 'POST', '/api/v2/products/', { name })).json as { uuid: string };
+}
+
+/** What a product holds, comparable between two products: each package's purl, licenses, hashes and the purls it depends on. */
+async function contents(product: string) {
+  const held = await http.env.productPackages.ofProduct(product);
+  const packages = await http.env.catalog.packages.getMany(held.map((pp) => pp.packageUuid));
+  const purlOf = new Map(packages.map((pkg) => [pkg.uuid, pkg.purl]));
+  return held
+    .map((pp) => {
+      const pkg = packages.find((p) => p.uuid === pp.packageUuid)!;
+      return {
+        purl: pkg.purl,
+        license: pkg.licenseExpression,
+        unknown: pkg.unknownLicenses,
+        concluded: pp.licenseExpression,
+        hashes: [pkg.md5, pkg.sha1, pkg.sha256, pkg.sha512],
+        homepage: pkg.homepageUrl,
+        dependsOn: pp.dependsOn.map((uuid) => purlOf.get(uuid)).sort(),
+      };
+    })
+    .sort((a, b) => a.purl.localeCompare(b.purl));
+}
+
+/** The summary fields about the product (the catalog's own, packages_created and _matched, depend on what an earlier import created). */
+const SUMMARY_FIELDS = ['components', 'added', 'removed', 'unchanged', 'skipped', 'unknown_licenses', 'added_purls', 'removed_purls', 'updated_purls'];
+
+describe('CycloneDX XML', () => {
+  let fromJson: Awaited<ReturnType<typeof contents>>;
+  let jsonSummary: Record<string, unknown>;
+  beforeAll(async () => {
+    const product = await aProduct('Laravel from JSON');
+    const answer = await load(product.uuid, fixtureText('cyclonedx-composer-laravel-7.12.0-1.4.cdx.json'), 'application/vnd.cyclonedx+json');
+    expect(answer.status, answer.text).toBe(200);
+    jsonSummary = answer.json.summary;
+    fromJson = await contents(product.uuid);
+  });
+
+  it.each(['application/vnd.cyclonedx+xml', 'application/xml', 'text/xml; charset=utf-8', 'multipart'])('as %s: the product its JSON twin makes, with the same summary', async (type) => {
+    const product = await aProduct(`Laravel as ${type}`);
+    const xml = fixtureText('cyclonedx-composer-laravel-7.12.0-1.4.cdx.xml');
+    const answer = type === 'multipart' ? await send('alice', 'POST', `/api/v2/products/${product.uuid}/load_sboms/`, form(xml, 'bom.xml')) : await load(product.uuid, xml, type);
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json).toMatchObject({ status: 'completed', format: 'cyclonedx', spec_version: '1.4', errors: [] });
+    for (const field of SUMMARY_FIELDS) expect(answer.json.summary[field], field).toEqual(jsonSummary[field]);
+    expect(answer.json.summary.components).toBe(62);
+    expect(answer.json.summary.packages_created + answer.json.summary.packages_matched).toBe(jsonSummary.packages_created);
+    const held = await contents(product.uuid);
+    expect(held).toEqual(fromJson);
+    expect(held.filter((pkg) => pkg.dependsOn.length > 0).length).toBeGreaterThan(10);
+  });
+
+  it.each([
+    ['a billion laughs', `<?xml version="1.0"?><!DOCTYPE bom [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><bom xmlns="http://cyclonedx.org/schema/bom/1.6"><components><component type="library"><name>&b;</name><version>1</version></component></components></bom>`, 400, /document type declaration/],
+    ['an external entity', '<?xml version="1.0"?><!DOCTYPE bom [<!ENTITY x SYSTEM "file:///etc/passwd">]><bom xmlns="http://cyclonedx.org/schema/bom/1.6"><components><component type="library"><name>&x;</name><version>1</version></component></components></bom>', 400, /document type declaration/],
+    ['truncated', fixtureText('cyclonedx-composer-laravel-7.12.0-1.4.cdx.xml').slice(0, 3000), 400, /line \d+, column \d+/],
+    ['a wrong root', '<sbom xmlns="http://cyclonedx.org/schema/bom/1.6"/>', 400, /root element is <sbom>/],
+    ['a wrong namespace', '<bom xmlns="http://example.com/bom"/>', 400, /namespace "http:\/\/example.com\/bom"/],
+    ['an unsupported version', '<bom xmlns="http://cyclonedx.org/schema/bom/1.7"/>', 400, /CycloneDX XML 1.7 is not read here: 1.0 to 1.6 are/],
+    ['invalid against its schema', '<bom xmlns="http://cyclonedx.org/schema/bom/1.6"><components><component type="library"><version>1</version><name>a</name></component></components></bom>', 400, /^line 1: Element 'version': This element is not expected/],
+    ['SPDX RDF/XML', '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/>', 415, /SPDX RDF\/XML document is not read here/],
+  ])('%s is a %s that says why, changing nothing', async (_name, body, status, message) => {
+    const product = await aProduct(`Refused ${_name}`);
+    const before = await http.snapshot();
+    const answer = await load(product.uuid, body, 'application/xml');
+    expect(answer.status, answer.text).toBe(status);
+    expect(status === 415 ? answer.json.detail : answer.json.input_file[0]).toMatch(message);
+    expect(await http.snapshot()).toBe(before);
+  });
+});
