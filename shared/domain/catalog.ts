@@ -179,6 +179,13 @@ export interface ProductPackage {
   readonly isModified: boolean;
   /** The packages (uuids) this one depends on within the product, sorted: an SBOM's dependency edges. */
   readonly dependsOn: readonly string[];
+  /**
+   * Where the last CycloneDX document with a serial number that named this package had it: its serial
+   * (a uuid, lower case) and the component's bom-ref, when that is not the purl. A VEX published apart
+   * names the package by the BOM-Link `urn:cdx:<bomSerial>/<version>#<bomRef>`. Absent otherwise.
+   */
+  readonly bomSerial?: string;
+  readonly bomRef?: string;
 }
 
 /** The descriptive fields of a package that an SBOM fills and a new package starts without. */

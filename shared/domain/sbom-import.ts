@@ -21,6 +21,7 @@
  */
 import { packageLink, type Analysis, type Package, type PackageVulnerability, type ProductPackage, type Vulnerability } from './catalog.ts';
 import { HASH_LENGTHS, NO_PACKAGE_DETAILS, PRODUCT_PACKAGE_DEFAULTS, normalizedHash, type HashField } from './catalog.ts';
+import { parseBomLink } from './bom-link.ts';
 import { resolveLicenseExpression, type LicenseHints, type LicenseIndex, type Resolution, type ResolvedExpression } from './license-resolution.ts';
 import type { Inventory, SbomAnalysis, SbomComponent, SbomFormat, SkippedComponent } from '../sbom/inventory.ts';
 
@@ -364,8 +365,12 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
       dependsOn = dependsOn.filter((uuid) => remaining.has(uuid)).sort();
       // The concluded license the document states, as a product package keeps it (see product-packages.ts).
       const concluded = entry.concluded !== undefined && entry.concluded.expression !== '' ? concludedFields(entry.concluded) : undefined;
+      // Where this document has it, for a BOM-Link VEX to name it by: only a CycloneDX document with a
+      // serial number can be linked to, and a bom-ref that is the purl needs no record (the purl resolves).
+      const bomRef = inventory.serial !== undefined ? entry.refs.find((ref) => ref !== entry.pkg.purl && context.canonicalPurl?.(ref) !== entry.pkg.purl) : undefined;
+      const link = bomRef !== undefined ? { bomSerial: inventory.serial!, bomRef } : {};
       const after: ProductPackage = before
-        ? { ...before, ...(concluded ?? {}), dependsOn }
+        ? { ...before, ...(concluded ?? {}), dependsOn, ...link }
         : {
             ...PRODUCT_PACKAGE_DEFAULTS,
             uuid: context.newUuid(),
@@ -375,10 +380,12 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
             createdDate: context.now,
             ...(concluded ?? {}),
             dependsOn,
+            ...link,
           };
       if (before) kept++;
       else added++;
-      const changed = !before || after.licenseExpression !== before.licenseExpression || !sameList(after.dependsOn, before.dependsOn);
+      const changed =
+        !before || after.licenseExpression !== before.licenseExpression || !sameList(after.dependsOn, before.dependsOn) || after.bomSerial !== before.bomSerial || after.bomRef !== before.bomRef;
       // A rewrite moves the product package's revision (its ETag), as an API change does.
       if (changed || state.markedForRemoval.has(packageUuid)) productPackageWrites.push({ before, after: before && changed ? { ...after, rev: before.rev + 1 } : after });
     }
@@ -403,13 +410,29 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
   for (const pp of state.productPackages) if (!removedPackages.has(pp.packageUuid)) finalProductPackages.set(pp.packageUuid, pp);
   for (const { after } of productPackageWrites) finalProductPackages.set(after.packageUuid, after);
   const packagesNow = new Map<string, Package>([...byPurl.values()].map((pkg) => [pkg.uuid, pkg]));
-  const affectedPackage = (reference: string): Package | undefined => {
-    // A BOM-Link (urn:cdx:<serial>/<version>#<bom-ref>) names a component of a document by its bom-ref.
-    const ref = /^urn:cdx:[^#]*#/.test(reference) ? safeDecode(reference.slice(reference.indexOf('#') + 1)) : reference;
+  // The product's packages by the BOM they were last imported from and their bom-ref there.
+  const byBomLink = new Map<string, string>();
+  const linkedSerials = new Set<string>();
+  for (const pp of finalProductPackages.values()) {
+    if (pp.bomSerial === undefined || pp.bomRef === undefined) continue;
+    byBomLink.set(`${pp.bomSerial}#${pp.bomRef}`, pp.packageUuid);
+    linkedSerials.add(pp.bomSerial);
+  }
+  /** The product's package a reference names, or why none is. */
+  const affectedPackage = (reference: string): Package | string => {
+    const link = parseBomLink(reference);
+    // A BOM-Link (urn:cdx:<serial>/<version>#<bom-ref>) names a component of a document by its bom-ref:
+    // the package imported from that BOM with that bom-ref, else the package the bom-ref names as a purl.
+    const ref = link?.ref ?? reference;
+    const linked = link ? byBomLink.get(`${link.serial}#${link.ref}`) : undefined;
     const purl = context.canonicalPurl?.(ref) ?? ref;
-    const pkg = packageOfRef.get(ref) ?? byPurl.get(purl);
+    const pkg = (linked !== undefined ? packagesNow.get(linked) : undefined) ?? packageOfRef.get(ref) ?? byPurl.get(purl);
     // Only what the product holds: a VEX speaks of this product's packages.
-    return pkg && finalProductPackages.has(pkg.uuid) ? pkg : undefined;
+    if (pkg && finalProductPackages.has(pkg.uuid)) return pkg;
+    if (!link) return `"${cut(reference, 200)}" is no package of this product`;
+    return linkedSerials.has(link.serial)
+      ? `"${cut(reference, 200)}": no package of this product has bom-ref "${cut(link.ref, 100)}" in BOM urn:uuid:${link.serial}`
+      : `"${cut(reference, 200)}" names BOM urn:uuid:${link.serial}, which was not imported into this product (or was imported before BOM-Links were recorded: import it again)`;
   };
   const existingAnalyses = new Map(state.analyses.map((a) => [`${a.packageUuid}\u0000${a.vulnerabilityId}`, a]));
   const vulnerabilityWrites: VulnerabilityWrite[] = [];
@@ -426,7 +449,12 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
     }
     if (seenVulnerabilities.has(id)) continue;
     seenVulnerabilities.add(id);
-    const affected = [...new Map(given.affects.map(affectedPackage).filter((p): p is Package => p !== undefined).map((p) => [p.uuid, p])).values()];
+    const found = given.affects.map(affectedPackage);
+    const affected = [...new Map(found.filter((p): p is Package => typeof p !== 'string').map((p) => [p.uuid, p])).values()];
+    // What a BOM-Link names and the product lacks is said (a purl the product lacks is the common case of a VEX, and is not).
+    const unlinked = found.filter((p, index): p is string => typeof p === 'string' && parseBomLink(given.affects[index]!) !== undefined);
+    for (const reason of unlinked.slice(0, 20)) warnings.push(`Vulnerability "${id}" affects ${reason}: that part was not applied.`);
+    if (unlinked.length > 20) warnings.push(`Vulnerability "${id}": ${unlinked.length - 20} more BOM-Links name no package of this product.`);
     const before = state.vulnerabilitiesById.get(id);
     if (!before && affected.length === 0) {
       warnings.push(`Vulnerability "${id}" was not imported: it affects no package of this product.`);
@@ -505,14 +533,6 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
     updatedPurls: listed(packageWrites.filter((write) => write.before !== undefined).map((write) => write.after.purl)),
   };
   return { packageWrites, productPackageWrites, productPackageRemovals, analysisRemovals, vulnerabilityWrites, analysisWrites, summary, warnings };
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }
 
 function isBlank(analysis: SbomAnalysis): boolean {

@@ -11,6 +11,7 @@ import { ANALYSIS_STATES, JUSTIFICATIONS, RESPONSES, type AnalysisResponse, type
 import type { Inventory, SbomAnalysis, SbomHashes, SbomVulnerability } from './inventory.ts';
 import { documentTextErrors, httpUrl, InventoryBuilder, isObject, joinLicenses, list, text, TextCheck } from './inventory-builder.ts';
 import { clip } from './purl.ts';
+import { bomLinkSerial, parseBomLink } from '../domain/bom-link.ts';
 
 const HASHES: Readonly<Record<string, keyof SbomHashes>> = { MD5: 'md5', 'SHA-1': 'sha1', 'SHA-256': 'sha256', 'SHA-512': 'sha512' };
 
@@ -50,11 +51,14 @@ export function cyclonedxInventory(document: Record<string, unknown>, specVersio
   }
 
   const subjectRef = subjectComponent ? text(subjectComponent['bom-ref']) : '';
+  const ownSerial = bomLinkSerial(document.serialNumber);
   const vulnerabilities = list(document.vulnerabilities).flatMap((vulnerability, index) =>
-    isObject(vulnerability) ? readVulnerability(vulnerability, `/vulnerabilities/${index}`, builder, subjectRef) : [],
+    isObject(vulnerability) ? readVulnerability(vulnerability, `/vulnerabilities/${index}`, builder, subjectRef, ownSerial) : [],
   );
   const hasComponents = list(document.components).length > 0 || list(subjectComponent?.components).length > 0;
+  const serial = bomLinkSerial(document.serialNumber);
   return builder.build({
+    ...(serial ? { serial } : {}),
     format: 'cyclonedx',
     specVersion,
     subject: subjectComponent && text(subjectComponent.name) ? { name: text(subjectComponent.name), version: text(subjectComponent.version) } : null,
@@ -171,7 +175,7 @@ function acknowledgementOf(entry: unknown): unknown {
   return isObject(entry.license) ? entry.license.acknowledgement : entry.acknowledgement;
 }
 
-function readVulnerability(vulnerability: Record<string, unknown>, pointer: string, builder: InventoryBuilder, subjectRef: string): SbomVulnerability[] {
+function readVulnerability(vulnerability: Record<string, unknown>, pointer: string, builder: InventoryBuilder, subjectRef: string, ownSerial: string | undefined): SbomVulnerability[] {
   const check = new TextCheck();
   const id = check.text(vulnerability.id, 'id').trim();
   const aliases = new Set<string>();
@@ -197,8 +201,13 @@ function readVulnerability(vulnerability: Record<string, unknown>, pointer: stri
   for (const ref of refs) {
     if (!ref) continue;
     // A component of this document (by bom-ref or purl), else a purl of a package the product may
-    // hold (a VEX written for another document's components).
-    const resolved = builder.resolve(ref) ?? builder.canonicalPurl(ref);
+    // hold (a VEX written for another document's components), else a BOM-Link: to a component of this
+    // document, that one; else kept for the import to resolve against the product's packages (a VEX
+    // may also be a later version of the BOM itself, with its serial number).
+    const link = parseBomLink(ref);
+    const resolved = link
+      ? ((link.serial === ownSerial ? builder.resolve(link.ref) : undefined) ?? `urn:cdx:${link.serial}/${link.version}#${encodeURIComponent(link.ref)}`)
+      : (builder.resolve(ref) ?? builder.canonicalPurl(ref));
     if (resolved === undefined && ref === subjectRef) {
       builder.warnings.push(`${pointer}: ${id} affects the described product itself ("${clip(ref)}"), which is not a package; left out.`);
     } else if (resolved === undefined) {

@@ -148,6 +148,7 @@ export class InventoryBuilder {
   }
 
   build(header: {
+    readonly serial?: string;
     readonly format: Inventory['format'];
     readonly specVersion: string;
     readonly subject: Inventory['subject'];

@@ -6,7 +6,7 @@
 import type { AnalysisResponse, AnalysisState, Justification } from '../domain/catalog.ts';
 import type { LicenseHints } from '../domain/license-resolution.ts';
 
-export type SbomFormat = 'cyclonedx' | 'spdx';
+export type SbomFormat = 'cyclonedx' | 'spdx' | 'openvex';
 
 export interface SbomHashes {
   readonly md5?: string;
@@ -63,7 +63,11 @@ export interface SbomVulnerability {
   readonly summary: string;
   /** Highest rating score, 0.0-10.0 rounded to one decimal, or null. */
   readonly riskScore: number | null;
-  /** Refs of `components`, or canonical purls of packages not in the document (a VEX): what the vulnerability affects. */
+  /**
+   * Refs of `components`, or canonical purls of packages not in the document (a VEX), or BOM-Links
+   * (`urn:cdx:<serial>/<version>#<bom-ref>`) to components of another document, which the import
+   * resolves against the product's packages: what the vulnerability affects.
+   */
   readonly affects: readonly string[];
   readonly analysis: SbomAnalysis | null;
 }
@@ -82,6 +86,12 @@ export interface SkippedComponent {
 export interface Inventory {
   readonly format: SbomFormat;
   readonly specVersion: string;
+  /**
+   * The document's serial number as a BOM-Link names it (CycloneDX `serialNumber` without `urn:uuid:`,
+   * lower case), when it has one: recorded with the product packages it imports, so that a VEX
+   * published apart names them by `urn:cdx:<serial>/<version>#<bom-ref>` (docs/sbom-formats.md).
+   */
+  readonly serial?: string;
   /** The described product (CycloneDX metadata.component, SPDX documentDescribes), when named. */
   readonly subject: { readonly name: string; readonly version: string } | null;
   readonly components: readonly SbomComponent[];

@@ -26,7 +26,7 @@ export const LoadSbomsQuery = z.object({
 /** The multipart form of POST load_sboms, for the OpenAPI document (the handler reads it: shared/http/sbom-request.ts). */
 export const LoadSbomsFormSchema = z
   .object({
-    input_file: z.string().meta({ format: 'binary' }).describe('The SBOM document: CycloneDX JSON 1.2-1.6 or SPDX 2.2/2.3 JSON'),
+    input_file: z.string().meta({ format: 'binary' }).describe('The SBOM or VEX document: CycloneDX JSON 1.2-1.6 or XML 1.0-1.6, SPDX 2.2/2.3 JSON or tag-value, SPDX 3.0 JSON-LD, OpenVEX 0.2'),
     mode: z.enum(IMPORT_MODES).optional().describe(MODE),
     update_existing_packages: z.enum(BOOLEAN_WORDS).optional().describe(UPDATE),
     infer_download_urls: z.enum(BOOLEAN_WORDS).optional(),
@@ -90,7 +90,7 @@ export const SbomImportSchema = z
     product: z.uuid(),
     product_url: z.url(),
     status: z.enum(IMPORT_STATUSES),
-    format: z.enum(['cyclonedx', 'spdx']).nullable().describe('null until the document is read'),
+    format: z.enum(['cyclonedx', 'spdx', 'openvex']).nullable().describe('The format read (CycloneDX JSON or XML, SPDX JSON, tag-value or JSON-LD, OpenVEX); null until the document is read'),
     spec_version: z.string().nullable(),
     mode: z.enum(IMPORT_MODES),
     update_existing_packages: z.boolean(),

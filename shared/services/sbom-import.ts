@@ -30,6 +30,7 @@ import {
 import type { Package } from '../domain/catalog.ts';
 import type { Inventory } from '../sbom/inventory.ts';
 import { ACCEPTED_MEDIA_TYPES, readSbom } from '../sbom/read-sbom.ts';
+import { parseBomLink } from '../domain/bom-link.ts';
 import { ImportProductGoneError, isImportRace, type SbomImportStore } from '../store/sbom-import-store.ts';
 import { UploadReplacedError, type SbomUploads } from '../aws/sbom-uploads.ts';
 import { canonicalPurl, resolvedFromView } from './catalog.ts';
@@ -331,8 +332,11 @@ export class SbomImportService {
     const prepared = prepare(inventory);
     // A merge or a VEX removes nothing: it reads the product packages its document names (and those its
     // vulnerabilities name by purl), by key, not the whole product.
-    const partial = record.mode === 'merge' || inventory.vexOnly;
-    const affectedPurls = partial ? inventory.vulnerabilities.flatMap((v) => v.affects.map((ref) => canonicalPurl(ref))) : [];
+    // A BOM-Link whose bom-ref is no purl names a product package by where it was imported from: found
+    // only among all of them.
+    const affects = inventory.vulnerabilities.flatMap((v) => v.affects);
+    const partial = (record.mode === 'merge' || inventory.vexOnly) && affects.every((ref) => { const link = parseBomLink(ref); return !link || canonicalPurl(link.ref) !== undefined; });
+    const affectedPurls = partial ? affects.map((ref) => canonicalPurl(parseBomLink(ref)?.ref ?? ref)) : [];
     const purls = [...new Set([...prepared.map((p) => p.purl), ...affectedPurls].filter((purl): purl is string => purl !== undefined))];
     const vulnerabilityIds = [...new Set(inventory.vulnerabilities.map((v) => v.id.trim()).filter((id) => id !== '' && id.length <= 100))];
     let consumed = 0;

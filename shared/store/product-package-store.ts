@@ -277,6 +277,7 @@ export function toProductPackage(item: Item): ProductPackage {
     isDeployed: item.isDeployed === undefined ? true : item.isDeployed === true,
     isModified: item.isModified === true,
     dependsOn: (item.dependsOn as string[] | undefined) ?? [],
+    ...(typeof item.bomSerial === 'string' && typeof item.bomRef === 'string' ? { bomSerial: item.bomSerial, bomRef: item.bomRef } : {}),
   };
   return isListCounted(item) ? Object.assign(productPackage, { listCounted: true }) : productPackage;
 }
@@ -324,6 +325,7 @@ export function productPackageItem(pp: ProductPackage): Item {
     isDeployed: pp.isDeployed,
     isModified: pp.isModified,
     dependsOn: [...pp.dependsOn],
+    ...(pp.bomSerial !== undefined && pp.bomRef !== undefined ? { bomSerial: pp.bomSerial, bomRef: pp.bomRef } : {}),
     // In the list counters from this write on (productPackageCounterChanges).
     listCounted: true,
   };

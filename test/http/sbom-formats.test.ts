@@ -101,3 +101,42 @@ describe('CycloneDX XML', () => {
     expect(await http.snapshot()).toBe(before);
   });
 });
+
+describe('a VEX published apart from its BOM, naming components by BOM-Link', () => {
+  it('applies what the BOM-Links name by the bom-refs recorded at import, and lists the rest with the reason', async () => {
+    const product = await aProduct('BOM-Linked');
+    // npm's own `npm sbom` (CycloneDX 1.5): bom-refs such as "zod@4.6.7", not purls, and a serial number.
+    const sbom = JSON.parse(fixtureText('npm-sbom-prod.cdx.json')) as { serialNumber: string; components: { 'bom-ref': string; purl: string }[] };
+    expect((await load(product.uuid, JSON.stringify(sbom), 'application/vnd.cyclonedx+json')).status).toBe(200);
+    const serial = sbom.serialNumber.replace('urn:uuid:', '');
+    const [first, second] = sbom.components.filter((component) => !component['bom-ref'].startsWith('pkg:'));
+    const link = (ref: string, bom = serial) => ({ ref: `urn:cdx:${bom}/1#${encodeURIComponent(ref)}` });
+    const vex = {
+      bomFormat: 'CycloneDX',
+      specVersion: '1.6',
+      serialNumber: 'urn:uuid:0b2a1d4e-77f1-4c1e-9a57-0f6cbbf1d3a1',
+      version: 1,
+      vulnerabilities: [
+        {
+          id: 'CVE-2099-30001',
+          analysis: { state: 'not_affected', justification: 'code_not_reachable', detail: 'Fixture data, not a real advisory.' },
+          affects: [link(first!['bom-ref']), link(second!['bom-ref']), link('not-in-this-bom@1.0.0'), link(first!['bom-ref'], '11111111-2222-4333-8444-555555555555')],
+        },
+      ],
+    };
+    const answer = await load(product.uuid, JSON.stringify(vex), 'application/vnd.cyclonedx+json');
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json.summary).toMatchObject({ components: 0, vulnerabilities: 1, analyses: 2 });
+    expect(answer.json.errors).toEqual([
+      expect.stringMatching(/affects "urn:cdx:.*#not-in-this-bom%401.0.0": no package of this product has bom-ref "not-in-this-bom@1.0.0" in BOM urn:uuid:/),
+      expect.stringMatching(/names BOM urn:uuid:11111111-2222-4333-8444-555555555555, which was not imported into this product/),
+    ]);
+    const analyses = (await call('alice', 'GET', `/api/v2/vulnerability_analyses/?product=${product.uuid}`)).json.results;
+    const held = await http.env.productPackages.ofProduct(product.uuid);
+    const packages = await http.env.catalog.packages.getMany(held.map((pp) => pp.packageUuid));
+    const purlAt = new Map(held.map((pp) => [pp.uuid, packages.find((pkg) => pkg.uuid === pp.packageUuid)!.purl]));
+    expect(analyses.map((analysis: { product_package: string; state: string }) => [purlAt.get(analysis.product_package.split('/').at(-2)!), analysis.state]).sort()).toEqual(
+      [first!.purl, second!.purl].map((purl) => [purl, 'not_affected']).sort(),
+    );
+  });
+});

@@ -305,6 +305,38 @@ describe('vulnerabilities of an import', () => {
     expect(change.analysisWrites[0]!.after).toMatchObject({ state: 'exploitable', responses: ['update'], rev: 1 });
   });
 
+  it('from a VEX published apart, resolve BOM-Links by the bom-ref the product package was imported with, and say what names nothing', () => {
+    const SERIAL = '3e671687-395b-41f5-a30f-a58921a69b79';
+    const express = aComponent('pkg:npm/express@4.19.2', { ref: 'express@4.19.2' });
+    const qs = aComponent('pkg:npm/qs@6.11.0');
+    const base = anInventory([express, qs], { serial: SERIAL });
+    const first = planImport(base, prepare(base), emptyState(), context());
+    // Recorded where the bom-ref says more than the purl; a bom-ref that is the purl needs no record.
+    expect(first.productPackageWrites.map(({ after }) => [after.bomSerial, after.bomRef])).toEqual([
+      [SERIAL, 'express@4.19.2'],
+      [undefined, undefined],
+    ]);
+    let state = apply(emptyState(), first);
+    expect(isEmptyPlan(planImport(base, prepare(base), state, context()))).toBe(true);
+    const link = (serial: string, ref: string) => `urn:cdx:${serial}/2#${encodeURIComponent(ref)}`;
+    const other = '00000000-0000-4000-8000-000000000000';
+    const vex = anInventory([], {
+      vexOnly: true,
+      vulnerabilities: [
+        vulnerability([link(SERIAL, 'express@4.19.2'), link(SERIAL, 'pkg:npm/qs@6.11.0'), link(SERIAL, 'left-pad@1.3.0'), link(other, 'express@4.19.2')]),
+      ],
+    });
+    const plan = planImport(vex, [], state, context());
+    expect(plan.analysisWrites.map(({ after }) => after.packageUuid).sort()).toEqual(state.productPackages.map((pp) => pp.packageUuid).sort());
+    expect(plan.warnings).toEqual([
+      `Vulnerability "CVE-2024-29041" affects "${link(SERIAL, 'left-pad@1.3.0')}": no package of this product has bom-ref "left-pad@1.3.0" in BOM urn:uuid:${SERIAL}: that part was not applied.`,
+      `Vulnerability "CVE-2024-29041" affects "${link(other, 'express@4.19.2')}" names BOM urn:uuid:${other}, which was not imported into this product (or was imported before BOM-Links were recorded: import it again): that part was not applied.`,
+    ]);
+    // A document without a serial number cannot be linked to: nothing is recorded.
+    state = apply(emptyState(), planImport({ ...base, serial: undefined }, prepare(base), emptyState(), context()));
+    expect(state.productPackages.every((pp) => pp.bomRef === undefined && pp.bomSerial === undefined)).toBe(true);
+  });
+
   it('fill an existing vulnerability without overwriting it, and re-score every link when its score was empty', () => {
     const base = sbom();
     const first = { ...base, vulnerabilities: [vulnerability([base.components[0]!.ref], { riskScore: null, summary: '' })] };
