@@ -23,7 +23,7 @@ import { packageLink, type Analysis, type Package, type PackageVulnerability, ty
 import { HASH_LENGTHS, NO_PACKAGE_DETAILS, PRODUCT_PACKAGE_DEFAULTS, normalizedHash, type HashField } from './catalog.ts';
 import { parseBomLink } from './bom-link.ts';
 import { resolveLicenseExpression, type LicenseHints, type LicenseIndex, type Resolution, type ResolvedExpression } from './license-resolution.ts';
-import type { Inventory, SbomAnalysis, SbomComponent, SbomFormat, SkippedComponent } from '../sbom/inventory.ts';
+import type { Inventory, SbomAnalysis, SbomComponent, SbomFormat, SbomVulnerability, SkippedComponent } from '../sbom/inventory.ts';
 
 export const IMPORT_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
 export type ImportStatus = (typeof IMPORT_STATUSES)[number];
@@ -438,38 +438,55 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
   const vulnerabilityWrites: VulnerabilityWrite[] = [];
   const analysisWrites: { before: Analysis | undefined; after: Analysis }[] = [];
   const warnings: string[] = [];
-  const seenVulnerabilities = new Set<string>();
   let vulnerabilityCount = 0;
   let analysisCount = 0;
+  // A document may name one vulnerability in several entries, each with its own analysis of its own
+  // packages (OpenVEX statements do; so may a CycloneDX VEX): one vulnerability with every package they
+  // name, and each entry's analysis for its packages (a later entry's for a package a former one named).
+  const entriesById = new Map<string, SbomVulnerability[]>();
   for (const given of inventory.vulnerabilities) {
     const id = given.id.trim();
     if (id.length > 100 || !VULNERABILITY_ID.test(id)) {
       warnings.push(`Vulnerability "${cut(id, 100)}" was not imported: an id uses letters, digits and . _ : - only, at most 100 characters.`);
       continue;
     }
-    if (seenVulnerabilities.has(id)) continue;
-    seenVulnerabilities.add(id);
-    const found = given.affects.map(affectedPackage);
-    const affected = [...new Map(found.filter((p): p is Package => typeof p !== 'string').map((p) => [p.uuid, p])).values()];
-    // What a BOM-Link names and the product lacks is said (a purl the product lacks is the common case of a VEX, and is not).
-    const unlinked = found.filter((p, index): p is string => typeof p === 'string' && parseBomLink(given.affects[index]!) !== undefined);
-    for (const reason of unlinked.slice(0, 20)) warnings.push(`Vulnerability "${id}" affects ${reason}: that part was not applied.`);
-    if (unlinked.length > 20) warnings.push(`Vulnerability "${id}": ${unlinked.length - 20} more BOM-Links name no package of this product.`);
+    const entries = entriesById.get(id);
+    if (entries) entries.push(given);
+    else entriesById.set(id, [given]);
+  }
+  for (const [id, entries] of entriesById) {
+    const analysesOf = new Map<string, SbomAnalysis>();
+    const affectedById = new Map<string, Package>();
+    for (const given of entries) {
+      const found = given.affects.map(affectedPackage);
+      const packagesOfEntry = found.filter((p): p is Package => typeof p !== 'string');
+      for (const pkg of packagesOfEntry) {
+        affectedById.set(pkg.uuid, pkg);
+        if (given.analysis && !isBlank(given.analysis)) analysesOf.set(pkg.uuid, given.analysis);
+      }
+      // What a BOM-Link names and the product lacks is said (a purl the product lacks is the common case of a VEX, and is not).
+      const unlinked = found.filter((p, index): p is string => typeof p === 'string' && parseBomLink(given.affects[index]!) !== undefined);
+      for (const reason of unlinked.slice(0, 20)) warnings.push(`Vulnerability "${id}" affects ${reason}: that part was not applied.`);
+      if (unlinked.length > 20) warnings.push(`Vulnerability "${id}": ${unlinked.length - 20} more BOM-Links name no package of this product.`);
+    }
+    const affected = [...affectedById.values()];
     const before = state.vulnerabilitiesById.get(id);
     if (!before && affected.length === 0) {
       warnings.push(`Vulnerability "${id}" was not imported: it affects no package of this product.`);
       continue;
     }
     const aliases = [...(before?.aliases ?? [])];
-    for (const alias of given.aliases.map((a) => a.trim()).filter((a) => a !== '' && a.length <= 100 && a !== id)) {
+    for (const alias of entries.flatMap((given) => given.aliases).map((a) => a.trim()).filter((a) => a !== '' && a.length <= 100 && a !== id)) {
       if (!aliases.includes(alias) && aliases.length < 100) aliases.push(alias);
     }
-    const riskScore = before?.riskScore ?? given.riskScore;
+    const scores = entries.map((given) => given.riskScore).filter((score): score is number => score !== null);
+    const riskScore = before?.riskScore ?? (scores.length > 0 ? Math.max(...scores) : null);
+    const summary = entries.map((given) => given.summary.trim()).find((text) => text !== '') ?? '';
     const linkedBefore = new Set((before?.affectedPackages ?? []).map((a) => a.packageUuid));
     const after: Vulnerability = {
       ...(before ?? { uuid: context.newUuid(), dataspace: state.dataspace, rev: 0, vulnerabilityId: id, source: 'sbom' as const }),
       aliases,
-      summary: before?.summary || cut(given.summary.trim(), TEXT_LIMITS.summary),
+      summary: before?.summary || cut(summary, TEXT_LIMITS.summary),
       riskScore,
       affectedPackages: [
         ...(before?.affectedPackages ?? []),
@@ -481,20 +498,20 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
     const rescored = before !== undefined && before.riskScore !== riskScore;
     const links = new Map<string, PackageVulnerability>();
     for (const link of after.affectedPackages) {
-      const missing = affected.some((pkg) => pkg.uuid === link.packageUuid) && !packagesNow.get(link.packageUuid)?.vulnerabilities[id];
+      const missing = affectedById.has(link.packageUuid) && !packagesNow.get(link.packageUuid)?.vulnerabilities[id];
       if (rescored || missing) links.set(link.packageUuid, packageLink(link, riskScore));
     }
     vulnerabilityCount++;
     const changed = !before || JSON.stringify({ ...before, rev: 0 }) !== JSON.stringify({ ...after, rev: 0 });
     if (changed || links.size > 0) vulnerabilityWrites.push({ before, after, links });
 
-    if (!given.analysis || isBlank(given.analysis)) continue;
-    for (const pkg of affected) {
+    for (const [packageUuid, given] of analysesOf) {
       analysisCount++;
+      const pkg = affectedById.get(packageUuid)!;
       const pp = finalProductPackages.get(pkg.uuid)!;
       const key = `${pkg.uuid}\u0000${id}`;
       const existing = existingAnalyses.get(key);
-      const content = { state: given.analysis.state, justification: given.analysis.justification, responses: [...new Set(given.analysis.responses)], detail: cut(given.analysis.detail.trim(), 100_000) };
+      const content = { state: given.state, justification: given.justification, responses: [...new Set(given.responses)], detail: cut(given.detail.trim(), 100_000) };
       if (existing && existing.productPackageUuid === pp.uuid && sameAnalysis(existing, content)) continue;
       const analysis: Analysis = existing
         ? { ...existing, productPackageUuid: pp.uuid, ...content, lastModifiedDate: context.now }

@@ -337,6 +337,30 @@ describe('vulnerabilities of an import', () => {
     expect(state.productPackages.every((pp) => pp.bomRef === undefined && pp.bomSerial === undefined)).toBe(true);
   });
 
+  it('from entries that repeat a vulnerability id (OpenVEX statements), one vulnerability and each entry\'s analysis for its own packages', () => {
+    const base = sbom();
+    const state = apply(emptyState(), planImport(base, prepare(base), emptyState(), context()));
+    const [express, bodyParser, types] = ['pkg:npm/express@4.19.2', 'pkg:npm/body-parser@1.20.2', 'pkg:npm/%40types/node@20.11.30'];
+    const notAffected = { state: 'not_affected' as const, justification: 'code_not_present' as const, responses: [], detail: 'Not shipped.' };
+    const affected = { state: 'exploitable' as const, justification: null, responses: [], detail: 'Upgrade.' };
+    const vex = anInventory([], {
+      vexOnly: true,
+      vulnerabilities: [
+        vulnerability([express, bodyParser], { aliases: ['GHSA-a'], riskScore: null, summary: '', analysis: notAffected }),
+        vulnerability([types], { aliases: ['GHSA-b'], riskScore: 8.1, analysis: affected }),
+        // A later entry for a package a former one named: its analysis is the one kept.
+        vulnerability([bodyParser], { aliases: [], riskScore: 5, analysis: affected }),
+      ],
+    });
+    const plan = planImport(vex, [], state, context());
+    expect(plan.vulnerabilityWrites).toHaveLength(1);
+    expect(plan.vulnerabilityWrites[0]!.after).toMatchObject({ aliases: ['GHSA-a', 'GHSA-b'], riskScore: 8.1, summary: 'Open redirect in malformed URLs' });
+    expect(plan.vulnerabilityWrites[0]!.after.affectedPackages).toHaveLength(3);
+    const purlOf = new Map([...state.packagesByPurl.values()].map((pkg) => [pkg.uuid, pkg.purl]));
+    expect(Object.fromEntries(plan.analysisWrites.map(({ after }) => [purlOf.get(after.packageUuid), after.state]))).toEqual({ [express]: 'not_affected', [bodyParser]: 'exploitable', [types]: 'exploitable' });
+    expect(plan.summary).toMatchObject({ vulnerabilities: 1, analyses: 3 });
+  });
+
   it('fill an existing vulnerability without overwriting it, and re-score every link when its score was empty', () => {
     const base = sbom();
     const first = { ...base, vulnerabilities: [vulnerability([base.components[0]!.ref], { riskScore: null, summary: '' })] };
