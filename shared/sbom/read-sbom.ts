@@ -26,7 +26,8 @@ import { cyclonedxInventory, cyclonedxTextErrors } from './cyclonedx.ts';
 import { cyclonedxXmlDocument, cyclonedxXmlVersion, isCycloneDxXml } from './cyclonedx-xml.ts';
 import { checkCycloneDxXml } from './cyclonedx-xml-schema.ts';
 import { parseXml } from './xml.ts';
-import { CYCLONEDX_MEDIA_TYPE, CYCLONEDX_XML_MEDIA_TYPE, SBOM_MEDIA_TYPES, SPDX_MEDIA_TYPE, SPDX_TAG_VALUE_MEDIA_TYPE } from './media-types.ts';
+import { CYCLONEDX_MEDIA_TYPE, CYCLONEDX_XML_MEDIA_TYPE, OPENVEX_MEDIA_TYPE, SBOM_MEDIA_TYPES, SPDX_MEDIA_TYPE, SPDX_TAG_VALUE_MEDIA_TYPE } from './media-types.ts';
+import { checkOpenVex, isOpenVex, openVexInventory, openVexTextErrors, openVexVersion } from './openvex.ts';
 import type { Inventory } from './inventory.ts';
 import { isObject } from './inventory-builder.ts';
 import { clip } from './purl.ts';
@@ -112,6 +113,7 @@ function readDocument(body: Buffer | string, contentType: string | undefined): R
   }
   if (!isObject(document)) return invalid('The document is not a JSON object: an SBOM is one.');
 
+  if (isOpenVex(document)) return readOpenVex(document, contentType);
   const format = sniff(document);
   if (format.kind === 'unknown') return invalid(format.message);
 
@@ -133,6 +135,20 @@ function readDocument(body: Buffer | string, contentType: string | undefined): R
   const unstorable = spdxTextErrors(check.document);
   if (unstorable.length > 0) return invalid(...unstorable.slice(0, MAX_SCHEMA_ERRORS));
   return { ok: true, inventory: withWarnings(spdxInventory(check.document, format.version), check.warnings) };
+}
+
+function readOpenVex(document: Record<string, unknown>, contentType: string | undefined): ReadResult {
+  const declared = mediaType(contentType);
+  if (declared === CYCLONEDX_MEDIA_TYPE || declared === SPDX_MEDIA_TYPE) {
+    return invalid(`The document is OpenVEX, but the Content-Type says ${declared === SPDX_MEDIA_TYPE ? 'SPDX' : 'CycloneDX'} (${declared}): send it as ${OPENVEX_MEDIA_TYPE} or application/json.`);
+  }
+  const version = openVexVersion(document);
+  if ('error' in version) return invalid(version.error);
+  const check = checkOpenVex(document);
+  if (check.errors.length > 0) return invalid(...check.errors);
+  const unstorable = openVexTextErrors(document);
+  if (unstorable.length > 0) return invalid(...unstorable.slice(0, MAX_SCHEMA_ERRORS));
+  return { ok: true, inventory: openVexInventory(document, version.version) };
 }
 
 function cyclonedxRead(document: Record<string, unknown>, version: string, warnings: readonly string[]): ReadResult {
