@@ -2,12 +2,17 @@
 import { apiFunction } from '../shared/http/api-handler.ts';
 import { apiDependencies, lambdaHandler, type Dependencies } from '../shared/runtime.ts';
 import { sbomExportService, type SbomDependencies } from '../shared/sbom-runtime.ts';
+import { CYCLONEDX_XML_MEDIA_TYPE } from '../shared/sbom/media-types.ts';
 
 const attachment = (filename: string) => `attachment; filename="${filename}"`;
 
 export const makeHandler = ({ api, sbomExport: service }: Pick<Dependencies, 'api'> & Pick<SbomDependencies, 'sbomExport'>) => apiFunction(api, {
   product_cyclonedx: async (r) => {
     const options = { specVersion: r.query.spec_version, content: r.query.content };
+    if (r.query.format === 'xml') {
+      const { document, filename } = await service.cyclonedxXml(r.caller, r.pathParameters.uuid, options, r.baseUrl);
+      return { statusCode: 200, body: document, headers: { 'Content-Type': CYCLONEDX_XML_MEDIA_TYPE, 'Content-Disposition': attachment(filename) } };
+    }
     const { document, filename } = await service.cyclonedx(r.caller, r.pathParameters.uuid, options, r.baseUrl);
     return { statusCode: 200, body: document, headers: { 'Content-Type': 'application/vnd.cyclonedx+json', 'Content-Disposition': attachment(filename) } };
   },

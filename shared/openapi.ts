@@ -177,13 +177,15 @@ function responsesOf(route: Route, components: Components): Record<string, JsonO
     responses[status] = {
       description: response.description,
       headers: single && status === '200' && route.method !== 'DELETE' ? { ETag: { $ref: headerUri('ETag') }, ...CORRELATION } : CORRELATION,
-      ...(response.schema
-        ? {
-            content: Object.fromEntries(
-              (response.mediaTypes ?? [response.mediaType ?? 'application/json']).map((type) => [type, { schema: components.ref(response.schema!, 'output', `${route.operationId}_${status}`) }]),
-            ),
-          }
-        : {}),
+      ...(response.schemas
+        ? { content: Object.fromEntries(Object.entries(response.schemas).map(([type, schema], index) => [type, { schema: components.ref(schema, 'output', `${route.operationId}_${status}_${index}`) }])) }
+        : response.schema
+          ? {
+              content: Object.fromEntries(
+                (response.mediaTypes ?? [response.mediaType ?? 'application/json']).map((type) => [type, { schema: components.ref(response.schema!, 'output', `${route.operationId}_${status}`) }]),
+              ),
+            }
+          : {}),
     };
   }
   // A read key is refused every method but GET (and HEAD): any write route may answer 403.

@@ -84,9 +84,11 @@ type SuccessStatus<R extends Route> = { [S in keyof R['responses']]: S extends n
  * answer always carries. Read-only throughout, as the stack only serializes it (a view may hold
  * readonly arrays). A status without a schema (204) has no body.
  */
-type Reply<S, Response> = Response extends { readonly schema: infer Z extends z.ZodType }
-  ? { readonly statusCode: S; readonly body: ReadonlyDeep<z.output<Z>>; readonly headers?: Headers }
-  : { readonly statusCode: S; readonly body?: undefined; readonly headers?: Headers };
+type Reply<S, Response> = Response extends { readonly schemas: infer M extends Readonly<Record<string, z.ZodType>> }
+  ? { readonly statusCode: S; readonly body: ReadonlyDeep<z.output<M[keyof M]>>; readonly headers?: Headers }
+  : Response extends { readonly schema: infer Z extends z.ZodType }
+    ? { readonly statusCode: S; readonly body: ReadonlyDeep<z.output<Z>>; readonly headers?: Headers }
+    : { readonly statusCode: S; readonly body?: undefined; readonly headers?: Headers };
 
 /**
  * What a handler of route R answers: one of the route's success statuses with its body. Without R
@@ -124,8 +126,8 @@ export function baseUrlOf(event: Event, publicBaseUrl?: string): string {
 
 export function jsonResult(statusCode: number, body: unknown, headers: Readonly<Record<string, string>> = {}): Result {
   if (body === undefined) return { statusCode, headers: { Vary: 'Accept, Authorization', ...headers }, body: '' };
-  // A text answer (an attribution notice: text/html, text/plain) goes as written, under the type its handler set.
-  if (typeof body === 'string' && /^text\//i.test(headers['Content-Type'] ?? '')) return { statusCode, headers: { Vary: 'Accept, Authorization', ...headers }, body };
+  // A text answer (an attribution notice: text/html, text/plain; a CycloneDX XML export) goes as written, under the type its handler set.
+  if (typeof body === 'string' && /^text\/|[/+]xml(;|$)/i.test(headers['Content-Type'] ?? '')) return { statusCode, headers: { Vary: 'Accept, Authorization', ...headers }, body };
   return {
     statusCode,
     headers: { 'Content-Type': 'application/json', Vary: 'Accept, Authorization', ...headers },

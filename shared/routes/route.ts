@@ -17,6 +17,8 @@ export interface RouteResponse {
   readonly mediaType?: string;
   /** Its media types when the answer has several, chosen by a parameter (an attribution: text/html, text/plain). */
   readonly mediaTypes?: readonly string[];
+  /** A schema for each media type, when they differ (a CycloneDX export: a JSON object, or an XML document). */
+  readonly schemas?: Readonly<Record<string, z.ZodType>>;
 }
 
 export interface Route {

@@ -7,7 +7,7 @@
 import type { CycloneDxDocument } from './write-cyclonedx.ts';
 import type { CycloneDxSpecVersion } from './export-options.ts';
 
-export const CYCLONEDX_XML_MEDIA_TYPE = 'application/vnd.cyclonedx+xml';
+export { CYCLONEDX_XML_MEDIA_TYPE } from './media-types.ts';
 
 type Json = Readonly<Record<string, unknown>>;
 

@@ -10,6 +10,7 @@ import { UNKNOWN_LICENSE_SPDX } from '../domain/license-resolution.ts';
 import { isoSeconds } from '../domain/time.ts';
 import type { ExportModel, ExportPackage, ExportVulnerability } from '../sbom/export-model.ts';
 import { writeCycloneDx, type CycloneDxDocument, type CycloneDxOptions } from '../sbom/write-cyclonedx.ts';
+import { cyclonedxXml } from '../sbom/write-cyclonedx-xml.ts';
 import { writeSpdx, type SpdxDocument } from '../sbom/write-spdx.ts';
 import type { CatalogStore } from '../store/catalog-store.ts';
 import type { PolicyStore } from '../store/policy-store.ts';
@@ -64,6 +65,12 @@ export class SbomExportService {
     const { model, product } = await this.model(caller, productUuid, baseUrl);
     const suffix = options.content === 'vex' ? 'vex.cdx.json' : 'cdx.json';
     return { document: writeCycloneDx(model, options), filename: exportFilename(product, suffix) };
+  }
+
+  /** The same BOM as CycloneDX XML: the JSON document written as XML (write-cyclonedx-xml.ts). */
+  async cyclonedxXml(caller: Caller, productUuid: string, options: CycloneDxOptions, baseUrl: string): Promise<ExportedDocument<string>> {
+    const { document, filename } = await this.cyclonedx(caller, productUuid, options, baseUrl);
+    return { document: cyclonedxXml(document, options.specVersion), filename: filename.replace(/json$/, 'xml') };
   }
 
   async spdx(caller: Caller, productUuid: string, baseUrl: string): Promise<ExportedDocument<SpdxDocument>> {

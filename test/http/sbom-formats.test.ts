@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useHttpTeam } from '../support/http-team.ts';
 import { openApiChecker } from '../support/openapi-check.ts';
 import { fixtureText } from '../support/sbom-documents.ts';
+import { checkCycloneDxXml } from '../../shared/sbom/cyclonedx-xml-schema.ts';
 
 const http = useHttpTeam({
   acme: { users: { root: { superuser: true }, alice: {}, viewer: {} } },
@@ -99,6 +100,31 @@ describe('CycloneDX XML', () => {
     expect(answer.status, answer.text).toBe(status);
     expect(status === 415 ? answer.json.detail : answer.json.input_file[0]).toMatch(message);
     expect(await http.snapshot()).toBe(before);
+  });
+});
+
+describe('CycloneDX XML export', () => {
+  it.each(['1.4', '1.5', '1.6'] as const)('?format=xml&spec_version=%s: valid against its XML schema, and imported again it is the same product', async (version) => {
+    const product = await aProduct(`Exported as XML ${version}`);
+    expect((await load(product.uuid, fixtureText('cyclonedx-composer-laravel-7.12.0-1.4.cdx.json'), 'application/vnd.cyclonedx+json')).status).toBe(200);
+    const exported = await send('alice', 'GET', `/api/v2/products/${product.uuid}/cyclonedx/?format=xml&spec_version=${version}`, undefined);
+    expect(exported.status, exported.text).toBe(200);
+    expect(exported.headers.get('content-type')).toBe('application/vnd.cyclonedx+xml');
+    expect(exported.headers.get('content-disposition')).toBe(`attachment; filename="Exported_as_XML_${version}.cdx.xml"`);
+    expect(exported.text.startsWith(`<?xml version="1.0" encoding="UTF-8"?>\n<bom xmlns="http://cyclonedx.org/schema/bom/${version}"`)).toBe(true);
+    expect(await checkCycloneDxXml(exported.text, version)).toEqual([]);
+    const again = await aProduct(`Imported from XML ${version}`);
+    const imported = await load(again.uuid, exported.text, 'application/vnd.cyclonedx+xml');
+    expect(imported.status, imported.text).toBe(200);
+    expect(imported.json).toMatchObject({ format: 'cyclonedx', spec_version: version, summary: { components: 62, added: 62 } });
+    expect(await contents(again.uuid)).toEqual(await contents(product.uuid));
+  });
+
+  it('an unknown format is a 400 naming the choices', async () => {
+    const product = await aProduct('Export format');
+    const answer = await send('alice', 'GET', `/api/v2/products/${product.uuid}/cyclonedx/?format=yaml`, undefined);
+    expect(answer.status).toBe(400);
+    expect(answer.json).toEqual({ format: ['Select a valid choice. yaml is not one of the available choices (json, xml).'] });
   });
 });
 

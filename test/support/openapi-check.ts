@@ -85,8 +85,8 @@ export class OpenApiChecker {
     const media = content[mediaType] as Json | undefined;
     if (!media) return [...problems, `Content-Type "${mediaType}", where the document gives ${Object.keys(content).join(', ')}`];
     if (!media.schema) return problems;
-    // A text answer (text/html, text/plain) is a string by what it is: only JSON is parsed and validated.
-    if (/^text\//.test(mediaType)) return problems;
+    // A text answer (text/html, text/plain, an XML document) is a string by what it is: only JSON is parsed and validated.
+    if (/^text\/|[/+]xml$/.test(mediaType)) return problems;
     let body: unknown;
     try {
       body = JSON.parse(answer.text);

@@ -45,7 +45,7 @@ export const pathParameters: HandlerOf<'list_policy_violation_packages'> = async
 };
 
 // The query is the output of the route's query schema: the export's defaults make its fields required.
-expectType<Equal<ApiRequest<RouteOf<'product_cyclonedx'>>['query'], { spec_version: '1.4' | '1.5' | '1.6'; content: 'sbom' | 'vex' | 'combined' }>>();
+expectType<Equal<ApiRequest<RouteOf<'product_cyclonedx'>>['query'], { spec_version: '1.4' | '1.5' | '1.6'; content: 'sbom' | 'vex' | 'combined'; format: 'json' | 'xml' }>>();
 // A route that reads its raw body (load_sboms) gets no parsed body type; a route without a body schema neither.
 expectType<Equal<ApiRequest<RouteOf<'load_sboms'>>['body'], unknown>>();
 expectType<Equal<ApiRequest<RouteOf<'retrieve_product'>>['body'], unknown>>();
