@@ -17,6 +17,7 @@ import { policyRules } from './policy-rules.ts';
 import { requestListScaling } from './request-list-scaling.ts';
 import { webhookFanOut } from './webhook-fan-out.ts';
 import { sbomImport } from './sbom-import.ts';
+import { sbomFormats } from './sbom-formats.ts';
 import { sbomExport } from './sbom-export.ts';
 import { sbomMergeScale } from './sbom-merge-scale.ts';
 import { listCounts } from './list-counts.ts';
@@ -44,6 +45,7 @@ export const SCENARIOS: readonly Scenario[] = [
   licenseResolution,
   webhookFanOut,
   sbomImport,
+  sbomFormats,
   sbomExport,
   sbomMergeScale,
   apiCapacity,

@@ -46,7 +46,7 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const LICENSES = ['MIT', 'MIT', 'MIT', 'ISC', 'Apache-2.0', 'BSD-3-Clause', 'BSD-2-Clause', { expression: 'MIT OR Apache-2.0' }, { name: 'SEE LICENSE IN LICENSE.md' }] as const;
 
 /** 10,000 npm packages: scoped and not, licenses as npm packages declare them, 1 to 3 dependencies each. */
-function generatedPackages(count: number): NpmPackage[] {
+export function generatedPackages(count: number): NpmPackage[] {
   return Array.from({ length: count }, (_, i) => {
     const name = i % 5 === 0 ? `@bench-scope-${i % 37}/pkg-${i}` : `bench-pkg-${i}`;
     const deps = i === 0 ? [] : [...new Set([Math.floor(i / 2), Math.floor(i / 3), i - 1].filter((d) => d < i))].slice(0, 1 + (i % 3));
@@ -79,7 +79,7 @@ function repositoryPackages(count: number): NpmPackage[] {
   return chosen.map((p) => ({ ...p, dependsOn: (p.dependsOn ?? []).filter((d) => names.has(d)) }));
 }
 
-async function evaluations(doc: DynamoDBDocumentClient, tableName: string, product: string): Promise<number> {
+export async function evaluations(doc: DynamoDBDocumentClient, tableName: string, product: string): Promise<number> {
   const item = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.policyState(product), ConsistentRead: true }))).Item;
   return Number(item?.version ?? 0);
 }
@@ -89,7 +89,7 @@ async function evaluations(doc: DynamoDBDocumentClient, tableName: string, produ
  * one ordered shard locally, so once a change made now to another product (the sentinel) has been
  * evaluated, every earlier change has been routed too, and their evaluations queued before it.
  */
-async function drained(context: ScenarioContext, doc: DynamoDBDocumentClient, key: string, sentinel: string, round: number): Promise<void> {
+export async function drained(context: ScenarioContext, doc: DynamoDBDocumentClient, key: string, sentinel: string, round: number): Promise<void> {
   const before = await evaluations(doc, context.tableName, sentinel);
   await callApi(context, key, 'PATCH', `/api/v2/products/${sentinel}/`, { version: `round-${round}` }, 200);
   await pollUntil('the sentinel product evaluated', async () => ((await evaluations(doc, context.tableName, sentinel)) > before ? true : undefined), 300_000, 500);
@@ -132,7 +132,7 @@ async function settled(doc: DynamoDBDocumentClient, tableName: string, product: 
 }
 
 /** Runs the import function's work in a fresh process (bench/lib/import-child.ts): its time and peak memory. */
-function runImportProcess(context: ScenarioContext, importUuid: string, key: string, size: number): Promise<{ durationMs: number; maxRssBytes: number }> {
+export function runImportProcess(context: ScenarioContext, importUuid: string, key: string, size: number): Promise<{ durationMs: number; maxRssBytes: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'bench/lib/import-child.ts', importUuid, key, String(size)], {
       cwd: REPO,
@@ -160,13 +160,13 @@ function runImportProcess(context: ScenarioContext, importUuid: string, key: str
 }
 
 /** An upload as the import function finds it: the queued import (through the API) and its object in S3. */
-async function upload(context: ScenarioContext, ownerKey: string, product: string, document: string) {
-  const created = await callApi(context, ownerKey, 'POST', `/api/v2/products/${product}/sbom_uploads/`, { content_type: 'application/vnd.cyclonedx+json', size: Buffer.byteLength(document) }, 201);
+export async function upload(context: ScenarioContext, ownerKey: string, product: string, document: string, contentType = 'application/vnd.cyclonedx+json') {
+  const created = await callApi(context, ownerKey, 'POST', `/api/v2/products/${product}/sbom_uploads/`, { content_type: contentType, size: Buffer.byteLength(document) }, 201);
   // Put beside uploads/, so that the stack's own import function does not take it: the child process does.
   const key = `bench/${String(created.uuid)}`;
   const s3 = createS3Client({ region: context.region, endpoint: context.sqsEndpoint });
   try {
-    await s3.send(new PutObjectCommand({ Bucket: UPLOAD_BUCKET.localName, Key: key, Body: document, ContentType: 'application/vnd.cyclonedx+json' }));
+    await s3.send(new PutObjectCommand({ Bucket: UPLOAD_BUCKET.localName, Key: key, Body: document, ContentType: contentType }));
   } finally {
     s3.destroy();
   }

@@ -1,22 +1,25 @@
 /**
- * The front door of SBOM reading: a request body (or an uploaded file) → an Inventory, or the
- * reason it cannot be one, as the HTTP status and DRF-style body the API answers with. Pure apart
- * from the schema validators it compiles once per process (schema-validation.ts), and synchronous:
- * about 0.3 s of CPU for a 10,000-component document (docs/sbom-formats.md).
+ * The front door of SBOM and VEX reading: a request body (or an uploaded file) → an Inventory, or the
+ * reason it cannot be one, as the HTTP status and DRF-style body the API answers with. Pure apart from
+ * the schema validators it compiles once per process (schema-validation.ts, openvex.ts) and the XML
+ * schema check, which runs in a worker (cyclonedx-xml-schema.ts).
  *
  * The format is sniffed from the document, whatever the Content-Type says, except that a type naming
- * one format (application/vnd.cyclonedx+json, application/spdx+json) must not carry the other.
+ * one format (application/vnd.cyclonedx+json or +xml, application/spdx+json, text/spdx) must not carry
+ * another. Read (docs/sbom-formats.md): CycloneDX JSON 1.2-1.6 and XML 1.0-1.6 (converted to the JSON
+ * document of the same content, cyclonedx-xml.ts), SPDX JSON 2.2/2.3, SPDX tag-value 2.2/2.3 (converted
+ * to the JSON document, spdx-tag-value.ts), and OpenVEX 0.2 (openvex.ts).
  *
  * Failures:
- * - 415 `{"detail": "..."}`: an XML document (CycloneDX XML, SPDX RDF/XML), SPDX tag-value or YAML:
- *   the detail names the accepted media types.
+ * - 415 `{"detail": "..."}`: SPDX RDF/XML or YAML: the detail names the accepted media types.
  * - 400 `{"input_file": ["...", ...]}`: the document (the multipart field `input_file`, or the whole
- *   body) is not UTF-8 JSON, not an object, neither CycloneDX nor SPDX, of a spec version not read
- *   here, or fails its schema. Schema errors are listed as "<JSON pointer>: <message>", the first
- *   ones (at most 20), e.g. "/components/3/purl: must be string"; or holds, in its own metadata, a
- *   string the service cannot store (an unpaired surrogate, a control character: shared/domain/
- *   stored-text.ts), e.g. "/metadata/component/name: must not hold an unpaired surrogate (U+D800)".
- *   Such a string in a component skips the component, with the reason (inventory-builder.ts).
+ *   body) is not UTF-8, not JSON, XML or tag-value that is read here, of a spec version not read here,
+ *   hostile XML (a DTD, an entity, nesting past 100: xml.ts), or fails its schema. Schema errors are
+ *   listed as "<JSON pointer>: <message>" (JSON) or "line N: <message>" (XML, tag-value), the first ones
+ *   (at most 20), e.g. "/components/3/purl: must be string"; or it holds, in its own metadata, a string
+ *   the service cannot store (an unpaired surrogate, a control character: shared/domain/stored-text.ts),
+ *   e.g. "/metadata/component/name: must not hold an unpaired surrogate (U+D800)". Such a string in a
+ *   component skips the component, with the reason (inventory-builder.ts).
  *
  * Never throws, whatever the document: every message it answers or stores is storable text.
  */
@@ -26,6 +29,7 @@ import { cyclonedxInventory, cyclonedxTextErrors } from './cyclonedx.ts';
 import { cyclonedxXmlDocument, cyclonedxXmlVersion, isCycloneDxXml } from './cyclonedx-xml.ts';
 import { checkCycloneDxXml } from './cyclonedx-xml-schema.ts';
 import { parseXml } from './xml.ts';
+import { looksLikeSpdxTagValue, spdxTagValueDocument } from './spdx-tag-value.ts';
 import { CYCLONEDX_MEDIA_TYPE, CYCLONEDX_XML_MEDIA_TYPE, OPENVEX_MEDIA_TYPE, SBOM_MEDIA_TYPES, SPDX_MEDIA_TYPE, SPDX_TAG_VALUE_MEDIA_TYPE } from './media-types.ts';
 import { checkOpenVex, isOpenVex, openVexInventory, openVexTextErrors, openVexVersion } from './openvex.ts';
 import type { Inventory } from './inventory.ts';
@@ -101,7 +105,7 @@ function readDocument(body: Buffer | string, contentType: string | undefined): R
   if (!start.startsWith('{') && !start.startsWith('[')) {
     if (start.startsWith('<')) return readXml(text, contentType);
     // Tag-value documents open with SPDXVersion (comment lines may come first); YAML ones have spdxVersion or bomFormat keys.
-    if (/^(?:#[^\n]*\n\s*)*SPDXVersion\s*:/.test(start)) return unsupported('An SPDX tag-value document');
+    if (looksLikeSpdxTagValue(start)) return readTagValue(text, contentType);
     if (/^(?:spdxVersion|bomFormat)\s*:/m.test(start)) return unsupported('A YAML document');
   }
 
@@ -112,7 +116,22 @@ function readDocument(body: Buffer | string, contentType: string | undefined): R
     return invalid(`Not valid JSON: ${clip((error as Error).message, 200)}`);
   }
   if (!isObject(document)) return invalid('The document is not a JSON object: an SBOM is one.');
+  return readJson(document, contentType);
+}
 
+/** SPDX 2.2/2.3 tag-value: converted to the JSON document of the same content, then read as SPDX JSON is. */
+function readTagValue(text: string, contentType: string | undefined): ReadResult {
+  const declared = mediaType(contentType);
+  if (declared === CYCLONEDX_MEDIA_TYPE || declared === CYCLONEDX_XML_MEDIA_TYPE) {
+    return invalid(`The document is SPDX tag-value, but the Content-Type says CycloneDX (${declared}): send it as ${SPDX_TAG_VALUE_MEDIA_TYPE}.`);
+  }
+  const converted = spdxTagValueDocument(text);
+  if (!converted.ok) return invalid(...converted.errors);
+  const read = readJson(converted.document, undefined);
+  return read.ok && converted.warnings.length > 0 ? { ok: true, inventory: withWarnings(read.inventory, converted.warnings) } : read;
+}
+
+function readJson(document: Record<string, unknown>, contentType: string | undefined): ReadResult {
   if (isOpenVex(document)) return readOpenVex(document, contentType);
   const format = sniff(document);
   if (format.kind === 'unknown') return invalid(format.message);

@@ -40,7 +40,7 @@ const METADATA_FIELDS = names('timestamp', 'tools', 'component');
 const TOOL_FIELDS = names('vendor', 'name', 'version');
 const TOOLS_FIELDS = names('components');
 const COMPONENT_FIELDS = names(
-  'type', 'bom-ref', 'supplier', 'group', 'name', 'version', 'description', 'hashes', 'licenses', 'copyright', 'purl', 'modified', 'externalReferences', 'properties', 'evidence',
+  'type', 'bom-ref', 'supplier', 'author', 'publisher', 'group', 'name', 'version', 'description', 'scope', 'hashes', 'licenses', 'copyright', 'purl', 'modified', 'externalReferences', 'properties', 'evidence',
 );
 const ENTITY_FIELDS = names('name', 'url');
 const HASH_FIELDS = names('alg', 'content');
@@ -99,9 +99,11 @@ function component(out: XmlOut, value: unknown, where: string, specVersion: Cycl
     if (supplier.url !== undefined) array(supplier.url, `${where}.supplier.url`).forEach((url, i) => out.leaf('url', string(url, `${where}.supplier.url[${i}]`)));
     out.close('supplier');
   }
-  leaves(out, json, ['group'], where);
+  // author and publisher: not written by this service's JSON writer, but by producers whose documents
+  // the benchmark converts (cyclonedx-npm); scope likewise.
+  leaves(out, json, ['author', 'publisher', 'group'], where);
   out.leaf('name', text(json, 'name', where));
-  leaves(out, json, ['version', 'description'], where);
+  leaves(out, json, ['version', 'description', 'scope'], where);
   if (json.hashes !== undefined) hashes(out, json.hashes, `${where}.hashes`);
   if (json.licenses !== undefined) licenses(out, json.licenses, `${where}.licenses`, specVersion);
   leaves(out, json, ['copyright', 'purl'], where);

@@ -52,21 +52,23 @@ describe('readSbom: 415 for the formats it does not read, naming the ones it doe
   const rdf = '<?xml version="1.0"?>\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:spdx="http://spdx.org/rdf/terms#"><spdx:SpdxDocument rdf:about="#SPDXRef-DOCUMENT"/></rdf:RDF>';
   it.each([
     ['SPDX RDF/XML', rdf, 'An SPDX RDF/XML document'],
-    ['tag-value.spdx', fixtureText('tag-value.spdx'), 'An SPDX tag-value document'],
+    ['SPDX YAML', '---\nspdxVersion: SPDX-2.3\nSPDXID: SPDXRef-DOCUMENT\n', 'A YAML document'],
   ])('%s', (_name, text, what) => {
-    for (const contentType of [undefined, 'application/json', 'application/vnd.cyclonedx+json']) {
+    for (const contentType of [undefined, 'application/json', 'application/xml']) {
       const errors = errorsOf(readSbomSync(Buffer.from(text), contentType), 415);
       expect(errors).toEqual({ detail: expect.stringContaining(what) });
       for (const type of ACCEPTED_MEDIA_TYPES) expect((errors as { detail: string }).detail).toContain(type);
     }
   });
 
-  it('an SPDX tag-value document with comment lines first, and an SPDX YAML document', () => {
-    expect(errorsOf(readSbomSync('# made by hand\n\nSPDXVersion: SPDX-2.2\nDataLicense: CC0-1.0\n'), 415)).toEqual({
-      detail: expect.stringContaining('SPDX tag-value'),
+  it('an SPDX tag-value document is read (comment lines first too), and one with a malformed line is a 400 naming it', () => {
+    const text = fixtureText('tag-value.spdx');
+    expect(inventoryOf(readSbomSync(`# made by hand\n\n${text}`, 'text/spdx')).format).toBe('spdx');
+    expect(errorsOf(readSbomSync(text.replace(/\nPackageName:/, '\nPackageName without a colon\nPackageName:')), 400)).toEqual({
+      input_file: [expect.stringMatching(/^line \d+: /)],
     });
-    expect(errorsOf(readSbomSync('---\nspdxVersion: SPDX-2.3\nSPDXID: SPDXRef-DOCUMENT\n'), 415)).toEqual({
-      detail: expect.stringContaining('A YAML document'),
+    expect(errorsOf(readSbomSync(text, 'application/vnd.cyclonedx+json'), 400)).toEqual({
+      input_file: ['The document is SPDX tag-value, but the Content-Type says CycloneDX (application/vnd.cyclonedx+json): send it as text/spdx.'],
     });
   });
 });
