@@ -22,6 +22,7 @@
 import { packageLink, type Analysis, type Package, type PackageVulnerability, type ProductPackage, type Vulnerability } from './catalog.ts';
 import { HASH_LENGTHS, NO_PACKAGE_DETAILS, PRODUCT_PACKAGE_DEFAULTS, normalizedHash, type HashField } from './catalog.ts';
 import { parseBomLink } from './bom-link.ts';
+import { isVersionless, versionlessCovers } from './purl-match.ts';
 import { resolveLicenseExpression, type LicenseHints, type LicenseIndex, type Resolution, type ResolvedExpression } from './license-resolution.ts';
 import type { Inventory, SbomAnalysis, SbomComponent, SbomFormat, SbomVulnerability, SkippedComponent } from '../sbom/inventory.ts';
 
@@ -418,8 +419,8 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
     byBomLink.set(`${pp.bomSerial}#${pp.bomRef}`, pp.packageUuid);
     linkedSerials.add(pp.bomSerial);
   }
-  /** The product's package a reference names, or why none is. */
-  const affectedPackage = (reference: string): Package | string => {
+  /** The product's packages a reference names (one, or every version a versionless purl names), or why none is. */
+  const affectedPackages = (reference: string): Package[] | string => {
     const link = parseBomLink(reference);
     // A BOM-Link (urn:cdx:<serial>/<version>#<bom-ref>) names a component of a document by its bom-ref:
     // the package imported from that BOM with that bom-ref, else the package the bom-ref names as a purl.
@@ -428,7 +429,11 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
     const purl = context.canonicalPurl?.(ref) ?? ref;
     const pkg = (linked !== undefined ? packagesNow.get(linked) : undefined) ?? packageOfRef.get(ref) ?? byPurl.get(purl);
     // Only what the product holds: a VEX speaks of this product's packages.
-    if (pkg && finalProductPackages.has(pkg.uuid)) return pkg;
+    if (pkg && finalProductPackages.has(pkg.uuid)) return [pkg];
+    if (!pkg && isVersionless(purl)) {
+      const covered = [...finalProductPackages.keys()].map((uuid) => packagesNow.get(uuid)).filter((held): held is Package => held !== undefined && versionlessCovers(purl, held.purl));
+      if (covered.length > 0) return covered;
+    }
     if (!link) return `"${cut(reference, 200)}" is no package of this product`;
     return linkedSerials.has(link.serial)
       ? `"${cut(reference, 200)}": no package of this product has bom-ref "${cut(link.ref, 100)}" in BOM urn:uuid:${link.serial}`
@@ -458,8 +463,8 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
     const analysesOf = new Map<string, SbomAnalysis>();
     const affectedById = new Map<string, Package>();
     for (const given of entries) {
-      const found = given.affects.map(affectedPackage);
-      const packagesOfEntry = found.filter((p): p is Package => typeof p !== 'string');
+      const found = given.affects.map(affectedPackages);
+      const packagesOfEntry = found.filter((p): p is Package[] => typeof p !== 'string').flat();
       for (const pkg of packagesOfEntry) {
         affectedById.set(pkg.uuid, pkg);
         if (given.analysis && !isBlank(given.analysis)) analysesOf.set(pkg.uuid, given.analysis);

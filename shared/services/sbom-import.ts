@@ -31,6 +31,7 @@ import type { Package } from '../domain/catalog.ts';
 import type { Inventory } from '../sbom/inventory.ts';
 import { ACCEPTED_MEDIA_TYPES, readSbom } from '../sbom/read-sbom.ts';
 import { parseBomLink } from '../domain/bom-link.ts';
+import { isVersionless } from '../domain/purl-match.ts';
 import { ImportProductGoneError, isImportRace, type SbomImportStore } from '../store/sbom-import-store.ts';
 import { UploadReplacedError, type SbomUploads } from '../aws/sbom-uploads.ts';
 import { canonicalPurl, resolvedFromView } from './catalog.ts';
@@ -334,10 +335,10 @@ export class SbomImportService {
     // vulnerabilities name by purl), by key, not the whole product.
     // A BOM-Link whose bom-ref is no purl names a product package by where it was imported from: found
     // only among all of them.
-    const affects = inventory.vulnerabilities.flatMap((v) => v.affects);
-    const partial = (record.mode === 'merge' || inventory.vexOnly) && affects.every((ref) => { const link = parseBomLink(ref); return !link || canonicalPurl(link.ref) !== undefined; });
-    const affectedPurls = partial ? affects.map((ref) => canonicalPurl(parseBomLink(ref)?.ref ?? ref)) : [];
-    const purls = [...new Set([...prepared.map((p) => p.purl), ...affectedPurls].filter((purl): purl is string => purl !== undefined))];
+    // A versionless purl names every version the product holds: found only among all of them too.
+    const affectedPurls = inventory.vulnerabilities.flatMap((v) => v.affects.map((ref) => canonicalPurl(parseBomLink(ref)?.ref ?? ref)));
+    const partial = (record.mode === 'merge' || inventory.vexOnly) && affectedPurls.every((purl) => purl !== undefined && !isVersionless(purl));
+    const purls = [...new Set([...prepared.map((p) => p.purl), ...(partial ? affectedPurls : [])].filter((purl): purl is string => purl !== undefined))];
     const vulnerabilityIds = [...new Set(inventory.vulnerabilities.map((v) => v.id.trim()).filter((id) => id !== '' && id.length <= 100))];
     let consumed = 0;
     let changed = false;

@@ -361,6 +361,16 @@ describe('vulnerabilities of an import', () => {
     expect(plan.summary).toMatchObject({ vulnerabilities: 1, analyses: 3 });
   });
 
+  it('from a VEX naming a package without its version, every version of it the product holds', () => {
+    const base = anInventory([aComponent('pkg:npm/express@4.19.2'), aComponent('pkg:npm/express@5.0.0', { ref: 'express-5' }), aComponent('pkg:npm/qs@6.11.0')]);
+    const state = apply(emptyState(), planImport(base, prepare(base), emptyState(), context()));
+    const vex = anInventory([], { vexOnly: true, vulnerabilities: [vulnerability(['pkg:npm/express'])] });
+    const plan = planImport(vex, [], state, context());
+    const purlOf = new Map([...state.packagesByPurl.values()].map((pkg) => [pkg.uuid, pkg.purl]));
+    expect(plan.analysisWrites.map(({ after }) => purlOf.get(after.packageUuid)).sort()).toEqual(['pkg:npm/express@4.19.2', 'pkg:npm/express@5.0.0']);
+    expect(plan.warnings).toEqual([]);
+  });
+
   it('fill an existing vulnerability without overwriting it, and re-score every link when its score was empty', () => {
     const base = sbom();
     const first = { ...base, vulnerabilities: [vulnerability([base.components[0]!.ref], { riskScore: null, summary: '' })] };
