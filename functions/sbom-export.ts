@@ -21,7 +21,7 @@ export const makeHandler = ({ api, sbomExport: service }: Pick<Dependencies, 'ap
     return { statusCode: 200, body, headers: { 'Content-Type': contentType, 'Content-Disposition': attachment(filename) } };
   },
   product_spdx: async (r) => {
-    const { document, filename } = await service.spdx(r.caller, r.pathParameters.uuid, r.baseUrl);
+    const { document, filename } = await service.spdx(r.caller, r.pathParameters.uuid, r.baseUrl, r.query.spec_version);
     return { statusCode: 200, body: document, headers: { 'Content-Type': 'application/spdx+json', 'Content-Disposition': attachment(filename) } };
   },
 });

@@ -8,7 +8,7 @@
  * one format (application/vnd.cyclonedx+json or +xml, application/spdx+json, text/spdx) must not carry
  * another. Read (docs/sbom-formats.md): CycloneDX JSON 1.2-1.6 and XML 1.0-1.6 (converted to the JSON
  * document of the same content, cyclonedx-xml.ts), SPDX JSON 2.2/2.3, SPDX tag-value 2.2/2.3 (converted
- * to the JSON document, spdx-tag-value.ts), and OpenVEX 0.2 (openvex.ts).
+ * to the JSON document, spdx-tag-value.ts), SPDX 3.0.x JSON-LD (spdx3.ts) and OpenVEX 0.2 (openvex.ts).
  *
  * Failures:
  * - 415 `{"detail": "..."}`: SPDX RDF/XML or YAML: the detail names the accepted media types.
@@ -30,6 +30,7 @@ import { cyclonedxXmlDocument, cyclonedxXmlVersion, isCycloneDxXml } from './cyc
 import { checkCycloneDxXml } from './cyclonedx-xml-schema.ts';
 import { parseXml } from './xml.ts';
 import { looksLikeSpdxTagValue, spdxTagValueDocument } from './spdx-tag-value.ts';
+import { checkSpdx3, spdx3Inventory, spdx3TextErrors, spdx3Version } from './spdx3.ts';
 import { CYCLONEDX_MEDIA_TYPE, CYCLONEDX_XML_MEDIA_TYPE, OPENVEX_MEDIA_TYPE, SBOM_MEDIA_TYPES, SPDX_MEDIA_TYPE, SPDX_TAG_VALUE_MEDIA_TYPE } from './media-types.ts';
 import { checkOpenVex, isOpenVex, openVexInventory, openVexTextErrors, openVexVersion } from './openvex.ts';
 import type { Inventory } from './inventory.ts';
@@ -133,6 +134,7 @@ function readTagValue(text: string, contentType: string | undefined): ReadResult
 
 function readJson(document: Record<string, unknown>, contentType: string | undefined): ReadResult {
   if (isOpenVex(document)) return readOpenVex(document, contentType);
+  if (JSON.stringify(document['@context'] ?? '').includes('spdx.org/rdf/3')) return readSpdx3(document, contentType);
   const format = sniff(document);
   if (format.kind === 'unknown') return invalid(format.message);
 
@@ -154,6 +156,21 @@ function readJson(document: Record<string, unknown>, contentType: string | undef
   const unstorable = spdxTextErrors(check.document);
   if (unstorable.length > 0) return invalid(...unstorable.slice(0, MAX_SCHEMA_ERRORS));
   return { ok: true, inventory: withWarnings(spdxInventory(check.document, format.version), check.warnings) };
+}
+
+/** SPDX 3.0.x JSON-LD, against the SPDX 3.0.1 JSON schema (spdx3.ts). */
+function readSpdx3(document: Record<string, unknown>, contentType: string | undefined): ReadResult {
+  const declared = mediaType(contentType);
+  if (declared === CYCLONEDX_MEDIA_TYPE) {
+    return invalid(`The document is SPDX 3, but the Content-Type says CycloneDX (${CYCLONEDX_MEDIA_TYPE}): send it as ${SPDX_MEDIA_TYPE} or application/json.`);
+  }
+  const version = spdx3Version(document);
+  if ('error' in version) return invalid(version.error);
+  const check = checkSpdx3(document);
+  if (check.errors.length > 0) return invalid(...check.errors);
+  const unstorable = spdx3TextErrors(document);
+  if (unstorable.length > 0) return invalid(...unstorable.slice(0, MAX_SCHEMA_ERRORS));
+  return { ok: true, inventory: withWarnings(spdx3Inventory(document, version.version), check.warnings) };
 }
 
 function readOpenVex(document: Record<string, unknown>, contentType: string | undefined): ReadResult {
@@ -236,8 +253,6 @@ function sniff(document: Record<string, unknown>): Sniffed {
     }
     return { kind: 'spdx', version: version as (typeof SPDX_VERSIONS)[number] };
   }
-  const context = JSON.stringify(document['@context'] ?? '');
-  if (context.includes('spdx.org/rdf/3')) return { kind: 'unknown', message: 'SPDX 3 (JSON-LD) is not read here: SPDX-2.2 and SPDX-2.3 JSON are.' };
   return {
     kind: 'unknown',
     message: 'Neither CycloneDX nor SPDX: a CycloneDX document has "bomFormat": "CycloneDX" and a "specVersion", an SPDX one an "spdxVersion".',

@@ -12,6 +12,8 @@ import type { ExportModel, ExportPackage, ExportVulnerability } from '../sbom/ex
 import { writeCycloneDx, type CycloneDxDocument, type CycloneDxOptions } from '../sbom/write-cyclonedx.ts';
 import { cyclonedxXml } from '../sbom/write-cyclonedx-xml.ts';
 import { writeSpdx, type SpdxDocument } from '../sbom/write-spdx.ts';
+import { writeSpdx3, type Spdx3Document } from '../sbom/write-spdx3.ts';
+import type { SpdxSpecVersion } from '../sbom/export-options.ts';
 import type { CatalogStore } from '../store/catalog-store.ts';
 import type { PolicyStore } from '../store/policy-store.ts';
 import type { LicenseIndexes } from './license-indexes.ts';
@@ -73,8 +75,9 @@ export class SbomExportService {
     return { document: cyclonedxXml(document, options.specVersion), filename: filename.replace(/json$/, 'xml') };
   }
 
-  async spdx(caller: Caller, productUuid: string, baseUrl: string): Promise<ExportedDocument<SpdxDocument>> {
+  async spdx(caller: Caller, productUuid: string, baseUrl: string, specVersion: SpdxSpecVersion = '2.3'): Promise<ExportedDocument<SpdxDocument | Spdx3Document>> {
     const { model, product } = await this.model(caller, productUuid, baseUrl);
+    if (specVersion === '3.0') return { document: writeSpdx3(model), filename: exportFilename(product, 'spdx3.json') };
     return { document: writeSpdx(model), filename: exportFilename(product, 'spdx.json') };
   }
 

@@ -10,6 +10,7 @@ import { useHttpTeam } from '../support/http-team.ts';
 import { openApiChecker } from '../support/openapi-check.ts';
 import { fixtureText } from '../support/sbom-documents.ts';
 import { checkCycloneDxXml } from '../../shared/sbom/cyclonedx-xml-schema.ts';
+import { checkSpdx3 } from '../../shared/sbom/spdx3.ts';
 
 const http = useHttpTeam({
   acme: { users: { root: { superuser: true }, alice: {}, viewer: {} } },
@@ -164,5 +165,135 @@ describe('a VEX published apart from its BOM, naming components by BOM-Link', ()
     expect(analyses.map((analysis: { product_package: string; state: string }) => [purlAt.get(analysis.product_package.split('/').at(-2)!), analysis.state]).sort()).toEqual(
       [first!.purl, second!.purl].map((purl) => [purl, 'not_affected']).sort(),
     );
+  });
+});
+
+describe('SPDX tag-value', () => {
+  it('as text/spdx and in the form: the SPDX project\'s example makes the product its JSON twin makes', async () => {
+    const fromJson = await aProduct('SPDX example from JSON');
+    const json = await load(fromJson.uuid, fixtureText('tag-value/SPDXJSONExample-v2.3.spdx.json'), 'application/spdx+json');
+    expect(json.status, json.text).toBe(200);
+    for (const how of ['text/spdx', 'multipart']) {
+      const product = await aProduct(`SPDX example as ${how}`);
+      const text = fixtureText('tag-value/SPDXTagExample-v2.3.spdx');
+      const answer = how === 'multipart' ? await send('alice', 'POST', `/api/v2/products/${product.uuid}/load_sboms/`, form(text, 'example.spdx')) : await load(product.uuid, text, how);
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.json).toMatchObject({ format: 'spdx', spec_version: '2.3' });
+      for (const field of SUMMARY_FIELDS) expect(answer.json.summary[field], field).toEqual(json.json.summary[field]);
+      expect(await contents(product.uuid)).toEqual(await contents(fromJson.uuid));
+    }
+  });
+
+  it("sbom4python's document of cve-bin-tool: every PyPI package it lists, by its purl", async () => {
+    const product = await aProduct('cve-bin-tool');
+    const text = fixtureText('tag-value/sbom4python-cve-bin-tool.spdx');
+    const answer = await load(product.uuid, text, 'text/spdx');
+    expect(answer.status, answer.text).toBe(200);
+    // Counted in the text: each package's purl line, less the described product's own (cve-bin-tool).
+    const purls = [...text.matchAll(/^ExternalRef: PACKAGE[-_]MANAGER purl (\S+)$/gm)].map((match) => match[1]!);
+    expect(purls).toHaveLength(66);
+    const held = (await contents(product.uuid)).map((pkg) => pkg.purl);
+    expect(held).toHaveLength(65);
+    expect(held).toEqual(expect.arrayContaining(purls.filter((purl) => purl !== 'pkg:pypi/cve-bin-tool@3.3')));
+    expect((await contents(product.uuid)).filter((pkg) => pkg.dependsOn.length > 0).length).toBeGreaterThan(5);
+  });
+
+  it.each([
+    ['a malformed line', 'SPDXVersion: SPDX-2.3\nDataLicense: CC0-1.0\nthis line has no tag\n', /^line 3: /],
+    ['an unterminated text', 'SPDXVersion: SPDX-2.3\nDataLicense: CC0-1.0\nDocumentComment: <text>never closed\n', /^line 3: /],
+    ['an unsupported version', fixtureText('tag-value.spdx').replace('SPDX-2.3', 'SPDX-2.1'), /spdxVersion "SPDX-2.1" is not read here/],
+    ['truncated', fixtureText('tag-value/SPDXTagExample-v2.3.spdx').slice(0, 700), /./],
+  ])('%s is a 400 that says why, changing nothing', async (_name, body, message) => {
+    const product = await aProduct(`Tag-value ${_name}`);
+    const before = await http.snapshot();
+    const answer = await load(product.uuid, body, 'text/spdx');
+    expect(answer.status, answer.text).toBe(400);
+    expect(answer.json.input_file[0]).toMatch(message);
+    expect(await http.snapshot()).toBe(before);
+  });
+});
+
+describe('SPDX 3.0', () => {
+  it('imports the SPDX project\'s example, and exports ?spec_version=3.0 valid against the 3.0.1 schema, which imports again as the same product', async () => {
+    const example = await aProduct('SPDX 3 example');
+    const imported = await load(example.uuid, fixtureText('spdx3/spdx-examples-example9-appbomination.spdx3.json'), 'application/spdx+json');
+    expect(imported.status, imported.text).toBe(200);
+    expect(imported.json).toMatchObject({ format: 'spdx', spec_version: '3.0.1' });
+    expect(imported.json.summary.components).toBeGreaterThan(0);
+
+    const product = await aProduct('Laravel for SPDX 3');
+    expect((await load(product.uuid, fixtureText('cyclonedx-composer-laravel-7.12.0-1.4.cdx.json'), 'application/vnd.cyclonedx+json')).status).toBe(200);
+    const exported = await send('alice', 'GET', `/api/v2/products/${product.uuid}/spdx/?spec_version=3.0`, undefined);
+    expect(exported.status, exported.text).toBe(200);
+    expect(exported.headers.get('content-disposition')).toBe('attachment; filename="Laravel_for_SPDX_3.spdx3.json"');
+    expect(exported.json['@context']).toBe('https://spdx.org/rdf/3.0.1/spdx-context.jsonld');
+    expect(checkSpdx3(exported.json).errors).toEqual([]);
+    const again = await aProduct('Laravel from SPDX 3');
+    const reimported = await load(again.uuid, exported.text, 'application/spdx+json');
+    expect(reimported.status, reimported.text).toBe(200);
+    expect(reimported.json.summary).toMatchObject({ components: 62, added: 62 });
+    const strip = (held: Awaited<ReturnType<typeof contents>>) => held.map(({ purl, license, concluded, dependsOn, homepage, hashes }) => ({ purl, license, concluded, dependsOn, homepage, hashes }));
+    expect(strip(await contents(again.uuid))).toEqual(strip(await contents(product.uuid)));
+    // SPDX 2.3 stays the default.
+    expect((await send('alice', 'GET', `/api/v2/products/${product.uuid}/spdx/`, undefined)).json.spdxVersion).toBe('SPDX-2.3');
+    expect((await send('alice', 'GET', `/api/v2/products/${product.uuid}/spdx/?spec_version=2.2`, undefined)).status).toBe(400);
+  });
+
+  it.each([
+    ['an unsupported version', JSON.stringify({ '@context': 'https://spdx.org/rdf/3.1/spdx-context.jsonld', '@graph': [] }), /SPDX 3.1 .* is not read here: SPDX 3.0.0 and 3.0.1 are/],
+    ['an element without a type', JSON.stringify({ '@context': 'https://spdx.org/rdf/3.0.1/spdx-context.jsonld', '@graph': [{ spdxId: 'urn:x' }] }), /./],
+    ['truncated', fixtureText('spdx3/spdx-examples-example13.spdx3.json').slice(0, 2000), /Not valid JSON/],
+  ])('%s is a 400 that says why, changing nothing', async (_name, body, message) => {
+    const product = await aProduct(`SPDX 3 ${_name}`);
+    const before = await http.snapshot();
+    const answer = await load(product.uuid, body, 'application/spdx+json');
+    expect(answer.status, answer.text).toBe(400);
+    expect(answer.json.input_file[0]).toMatch(message);
+    expect(await http.snapshot()).toBe(before);
+  });
+});
+
+describe('OpenVEX 0.2', () => {
+  const vex = fixtureText('openvex/rancher-hardened-coredns.openvex.json');
+  // What the statements speak of, read from the file: each subcomponent's purl, without a version.
+  const statements = (JSON.parse(vex) as { statements: { vulnerability: { name: string }; products: { subcomponents: { '@id': string }[] }[]; justification: string }[] }).statements;
+  const sbom = (name: string) =>
+    JSON.stringify({
+      bomFormat: 'CycloneDX',
+      specVersion: '1.6',
+      version: 1,
+      metadata: { component: { type: 'container', name } },
+      components: statements.map((statement, index) => ({ type: 'library', name: `lib-${index}`, version: '1.0.0-150600.1.1', purl: `${statement.products[0]!.subcomponents[0]!['@id']}@1.0.0-150600.1.1?arch=x86_64` })),
+    });
+
+  it.each(['application/openvex+json', 'application/json', 'multipart'])("as %s: Rancher's VEX of an image triages the packages the product holds, whatever their version", async (how) => {
+    const product = await aProduct(`Hardened CoreDNS (${how})`);
+    expect((await load(product.uuid, sbom('hardened-coredns'), 'application/vnd.cyclonedx+json')).status).toBe(200);
+    const before = await contents(product.uuid);
+    const answer = how === 'multipart' ? await send('alice', 'POST', `/api/v2/products/${product.uuid}/load_sboms/`, form(vex, 'scan.openvex.json')) : await load(product.uuid, vex, how);
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json).toMatchObject({ format: 'openvex', spec_version: '0.2.0', summary: { components: 0, added: 0, removed: 0, vulnerabilities: statements.length, analyses: statements.length } });
+    expect(await contents(product.uuid)).toEqual(before);
+    const analyses = (await call('alice', 'GET', `/api/v2/vulnerability_analyses/?product=${product.uuid}`)).json.results as { vulnerability_id: string; state: string; justification: string; detail: string }[];
+    expect(analyses.map((analysis) => analysis.vulnerability_id).sort()).toEqual(statements.map((statement) => statement.vulnerability.name).sort());
+    for (const analysis of analyses) {
+      const statement = statements.find((s) => s.vulnerability.name === analysis.vulnerability_id)!;
+      expect(analysis.state).toBe('not_affected');
+      expect(analysis.justification).toBe(statement.justification === 'vulnerable_code_not_in_execute_path' ? 'code_not_reachable' : 'requires_environment');
+      expect(analysis.detail).toContain(`OpenVEX justification: ${statement.justification}`);
+    }
+  });
+
+  it.each([
+    ['OpenVEX 0.0.1', fixtureText('openvex/go-vex-v0.0.1.openvex.json'), /OpenVEX v0.0.1 .* is not read here/],
+    ['a statement without a status', JSON.stringify({ '@context': 'https://openvex.dev/ns/v0.2.0', '@id': 'https://example.com/vex-1', author: 'a', timestamp: '2026-01-01T00:00:00Z', version: 1, statements: [{ vulnerability: { name: 'CVE-2099-1' }, products: [{ '@id': 'pkg:npm/a@1' }] }] }), /status/],
+    ['truncated', fixtureText('openvex/vexctl-demo.openvex.json').slice(0, 200), /Not valid JSON/],
+  ])('%s is a 400 that says why, changing nothing', async (_name, body, message) => {
+    const product = await aProduct(`OpenVEX ${_name}`);
+    const before = await http.snapshot();
+    const answer = await load(product.uuid, body, 'application/openvex+json');
+    expect(answer.status, answer.text).toBe(400);
+    expect(answer.json.input_file.join(' ')).toMatch(message);
+    expect(await http.snapshot()).toBe(before);
   });
 });

@@ -86,7 +86,7 @@ describe('readSbom: 400 saying why', () => {
     ['CycloneDX 1.7', fixtureText('unsupported-version.cdx.json'), /specVersion "1.7" is not read here: 1.2 to 1.6 are/],
     ['SPDX 2.1', '{"spdxVersion": "SPDX-2.1", "SPDXID": "SPDXRef-DOCUMENT"}', /spdxVersion "SPDX-2.1" is not read here: SPDX-2.2 and SPDX-2.3 are/],
     ['SPDX without prefix', '{"spdxVersion": "2.3"}', /spdxVersion "2.3" is not read here/],
-    ['SPDX 3 JSON-LD', '{"@context": "https://spdx.org/rdf/3.0.1/spdx-context.jsonld", "@graph": []}', /^SPDX 3 \(JSON-LD\) is not read here/],
+    ['SPDX 3.1 JSON-LD', '{"@context": "https://spdx.org/rdf/3.1/spdx-context.jsonld", "@graph": []}', /is not read here: SPDX 3.0.0 and 3.0.1 are/],
   ])('%s', (_what, body, message) => {
     const errors = errorsOf(readSbomSync(body), 400) as Record<string, string[]>;
     expect(Object.keys(errors)).toEqual(['input_file']);
