@@ -20,7 +20,7 @@ import { REFERENCE_DATA_FILE } from '../../shared/reference/scancode-licensedb.t
 import { RULES_DATA_FILE } from '../../shared/reference/scancode-rules.ts';
 import { TEXTS_DATA_FILE } from '../../shared/reference/scancode-texts.ts';
 import { XML_VALIDATOR_FILES, XML_VALIDATOR_MODULE } from '../../shared/sbom/cyclonedx-xml-schema.ts';
-import { CYCLONEDX_SCHEMA_FOLDER, cyclonedxSchemaFiles } from '../../shared/sbom/schema-validation.ts';
+import { CYCLONEDX_SCHEMA_FOLDER, cyclonedxSchemaFiles, VENDORED_SCHEMA_FILES } from '../../shared/sbom/schema-validation.ts';
 
 /** Where the CycloneDX library keeps its JSON schemas, from the repository root. */
 const CYCLONEDX_SCHEMA_SOURCE = path.join('node_modules', '@cyclonedx', 'cyclonedx-library', 'res', 'schema');
@@ -152,6 +152,10 @@ export class ServiceFunction extends Construct {
                   `mkdir -p ${shellQuote(path.join(outputDir, CYCLONEDX_SCHEMA_FOLDER))}`,
                   ...cyclonedxSchemaFiles().map(
                     (file) => `cp ${shellQuote(path.join(inputDir, CYCLONEDX_SCHEMA_SOURCE, file))} ${shellQuote(path.join(outputDir, CYCLONEDX_SCHEMA_FOLDER, file))}`,
+                  ),
+                  // The schemas this repository vendors (SPDX 3.0.1, OpenVEX 0.2.0), in the same folder.
+                  ...VENDORED_SCHEMA_FILES.map(
+                    (file) => `cp ${shellQuote(path.join(inputDir, 'shared', 'sbom', file))} ${shellQuote(path.join(outputDir, CYCLONEDX_SCHEMA_FOLDER, file))}`,
                   ),
                   // The XML schema validator, kept out of the bundle (cyclonedx-xml-schema.ts), installed beside it.
                   `mkdir -p ${shellQuote(path.join(outputDir, 'node_modules', XML_VALIDATOR_MODULE))}`,

@@ -78,9 +78,8 @@ import { printable } from '../domain/stored-text.ts';
 import type { AnalysisState, Justification } from '../domain/catalog.ts';
 import type { Inventory, SbomAnalysis, SbomFormat, SbomVulnerability } from './inventory.ts';
 import { documentTextErrors, InventoryBuilder, isObject, list, text, TextCheck } from './inventory-builder.ts';
-import openVexSchema from './openvex-0.2.0-schema.json' with { type: 'json' };
 import { clip } from './purl.ts';
-import { MAX_SCHEMA_ERRORS } from './schema-validation.ts';
+import { MAX_SCHEMA_ERRORS, vendoredSchema } from './schema-validation.ts';
 
 /** The context of the version read. */
 export const OPENVEX_CONTEXT = 'https://openvex.dev/ns/v0.2.0';
@@ -140,7 +139,7 @@ function openVexValidator(): ValidateFunction {
     addFormats(ajv, ['uri', 'date-time']);
     ajv.addFormat('iri', IRI);
     ajv.addKeyword(LINEAR_UNIQUE_ITEMS);
-    validator = ajv.compile(linearUniqueItems(openVexSchema) as AnySchemaObject);
+    validator = ajv.compile(linearUniqueItems(vendoredSchema('openvex-0.2.0-schema.json')) as AnySchemaObject);
   }
   return validator;
 }

@@ -84,6 +84,20 @@ export function cyclonedxSchemaFiles(): string[] {
   ];
 }
 
+/**
+ * The schemas this repository vendors (their sources in the README beside each): read at run time from
+ * the schema folder beside a bundle, else from this folder in the source tree, as the CycloneDX ones are.
+ */
+export const VENDORED_SCHEMA_FILES = ['spdx-3.0.1-schema.json', 'openvex-0.2.0-schema.json'] as const;
+export type VendoredSchemaFile = (typeof VENDORED_SCHEMA_FILES)[number];
+
+/** A vendored schema, parsed: read on first use (a function that never meets the format never reads it). */
+export function vendoredSchema(file: VendoredSchemaFile): Record<string, unknown> {
+  const beside = fileURLToPath(new URL(`${CYCLONEDX_SCHEMA_FOLDER}/${file}`, import.meta.url));
+  const source = existsSync(beside) ? beside : fileURLToPath(new URL(file, import.meta.url));
+  return JSON.parse(readFileSync(source, 'utf8')) as Record<string, unknown>;
+}
+
 /** The schemas the bom schemas refer to, by the ids the library registers them under. */
 const REFERENCED_SCHEMAS = {
   'http://cyclonedx.org/schema/spdx.SNAPSHOT.schema.json': 'spdx.SNAPSHOT.schema.json',

@@ -103,8 +103,7 @@ import { printable } from '../domain/stored-text.ts';
 import type { Inventory, SbomAnalysis, SbomHashes, SbomVulnerability } from './inventory.ts';
 import { asserted, documentTextErrors, httpUrl, InventoryBuilder, isObject, joinLicenses, list, text, TextCheck } from './inventory-builder.ts';
 import { clip } from './purl.ts';
-import { MAX_SCHEMA_ERRORS } from './schema-validation.ts';
-import spdx3Schema from './spdx-3.0.1-schema.json' with { type: 'json' };
+import { MAX_SCHEMA_ERRORS, vendoredSchema } from './schema-validation.ts';
 
 export const SPDX3_VERSIONS = ['3.0.0', '3.0.1'] as const;
 export type Spdx3Version = (typeof SPDX3_VERSIONS)[number];
@@ -230,7 +229,7 @@ function spdx3Validator(): ValidateFunction {
   if (validator === undefined) {
     // strictRequired off: the `if` names `@graph`, defined beside it in `then`, which strict mode cannot see.
     const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, discriminator: true });
-    validator = ajv.compile(dispatching(spdx3Schema as unknown as Record<string, unknown>));
+    validator = ajv.compile(dispatching(vendoredSchema('spdx-3.0.1-schema.json')));
   }
   return validator;
 }

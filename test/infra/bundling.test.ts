@@ -12,7 +12,8 @@ import { logicalId, synthesize, type Synthesized } from './helpers.ts';
 import { REFERENCE_DATA_FILE } from '../../shared/reference/scancode-licensedb.ts';
 import { RULES_DATA_FILE } from '../../shared/reference/scancode-rules.ts';
 import { TEXTS_DATA_FILE } from '../../shared/reference/scancode-texts.ts';
-import { CYCLONEDX_SCHEMA_FOLDER, cyclonedxSchemaFiles } from '../../shared/sbom/schema-validation.ts';
+import { CYCLONEDX_SCHEMA_FOLDER, cyclonedxSchemaFiles, VENDORED_SCHEMA_FILES } from '../../shared/sbom/schema-validation.ts';
+import { XML_VALIDATOR_FILES, XML_VALIDATOR_MODULE } from '../../shared/sbom/cyclonedx-xml-schema.ts';
 import { useTestTable } from '../support/environment.ts';
 import { aUserWithKey } from '../support/factories.ts';
 import { bundleBudget, readsSboms } from '../../bench/lib/bundle-budget.ts';
@@ -49,12 +50,21 @@ describe('bundled functions', () => {
   });
 
   it.each(names.filter(readsSboms))(
-    '%s has the CycloneDX schemas beside its bundle, where the SBOM reader looks for them',
+    '%s has the CycloneDX, SPDX 3 and OpenVEX schemas and the XML validator beside its bundle, where the SBOM reader looks for them',
     (name) => {
       for (const file of cyclonedxSchemaFiles()) {
         const copy = path.join(path.dirname(bundleOf(name)), CYCLONEDX_SCHEMA_FOLDER, file);
         const source = path.join(import.meta.dirname, '..', '..', 'node_modules', '@cyclonedx', 'cyclonedx-library', 'res', 'schema', file);
         expect(readFileSync(copy).equals(readFileSync(source)), file).toBe(true);
+      }
+      // The schemas this repository vendors, in the same folder; the XML validator in node_modules beside the bundle.
+      for (const file of VENDORED_SCHEMA_FILES) {
+        const copy = path.join(path.dirname(bundleOf(name)), CYCLONEDX_SCHEMA_FOLDER, file);
+        expect(readFileSync(copy).equals(readFileSync(path.join(import.meta.dirname, '..', '..', 'shared', 'sbom', file))), file).toBe(true);
+      }
+      for (const file of XML_VALIDATOR_FILES) {
+        const copy = path.join(path.dirname(bundleOf(name)), 'node_modules', XML_VALIDATOR_MODULE, file);
+        expect(readFileSync(copy).equals(readFileSync(path.join(import.meta.dirname, '..', '..', 'node_modules', XML_VALIDATOR_MODULE, file))), file).toBe(true);
       }
     },
   );

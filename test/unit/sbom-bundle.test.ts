@@ -12,14 +12,14 @@ import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundleOptions } from '../../bench/scenarios/cold-start.ts';
 import { XML_VALIDATOR_FILES, XML_VALIDATOR_MODULE } from '../../shared/sbom/cyclonedx-xml-schema.ts';
-import { cyclonedxSchemaFiles } from '../../shared/sbom/schema-validation.ts';
+import { cyclonedxSchemaFiles, VENDORED_SCHEMA_FILES } from '../../shared/sbom/schema-validation.ts';
 import { SBOM_FIXTURES } from '../support/sbom-documents.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'sbom-bundle-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 const LIBRARY_SCHEMAS = join(dirname(createRequire(import.meta.url).resolve('@cyclonedx/cyclonedx-library/package.json')), 'res', 'schema');
-const DOCUMENTS = ['npm-sbom-prod.spdx.json', 'npm-sbom-prod.cdx.json', 'cyclonedx-npm-1.2-prod.cdx.json', 'schema-invalid.cdx.json', 'cyclonedx-gomod-proton-bridge-1.8.0.cdx.xml'].map(
+const DOCUMENTS = ['npm-sbom-prod.spdx.json', 'npm-sbom-prod.cdx.json', 'cyclonedx-npm-1.2-prod.cdx.json', 'schema-invalid.cdx.json', 'cyclonedx-gomod-proton-bridge-1.8.0.cdx.xml', 'spdx3/spdx-examples-example9-appbomination.spdx3.json', 'openvex/vexctl-demo.openvex.json'].map(
   (name) => SBOM_FIXTURES + name,
 );
 const VALIDATOR = join(dirname(createRequire(import.meta.url).resolve(`${XML_VALIDATOR_MODULE}/package.json`)));
@@ -36,6 +36,7 @@ describe('readSbom bundled for Lambda', () => {
 
     mkdirSync(join(folder, 'cyclonedx-schemas'));
     for (const file of cyclonedxSchemaFiles()) copyFileSync(join(LIBRARY_SCHEMAS, file), join(folder, 'cyclonedx-schemas', file));
+    for (const file of VENDORED_SCHEMA_FILES) copyFileSync(join(import.meta.dirname, '..', '..', 'shared', 'sbom', file), join(folder, 'cyclonedx-schemas', file));
     // As ServiceFunction's afterBundling hook does: the XML validator, kept out of the bundle, beside it.
     mkdirSync(join(folder, 'node_modules', XML_VALIDATOR_MODULE), { recursive: true });
     for (const file of XML_VALIDATOR_FILES) copyFileSync(join(VALIDATOR, file), join(folder, 'node_modules', XML_VALIDATOR_MODULE, file));
@@ -46,6 +47,8 @@ describe('readSbom bundled for Lambda', () => {
       { format: 'cyclonedx', components: 89 },
       { ok: false, status: 400, errors: { input_file: expect.arrayContaining(['/components/1/purl: must be string']) } },
       { format: 'cyclonedx', components: 201 },
+      { format: 'spdx', components: 6 },
+      { format: 'openvex', components: 0 },
     ]);
   });
 });
