@@ -79,7 +79,7 @@ import type { AnalysisState, Justification } from '../domain/catalog.ts';
 import type { Inventory, SbomAnalysis, SbomFormat, SbomVulnerability } from './inventory.ts';
 import { documentTextErrors, InventoryBuilder, isObject, list, text, TextCheck } from './inventory-builder.ts';
 import { clip } from './purl.ts';
-import { MAX_SCHEMA_ERRORS, vendoredSchema } from './schema-validation.ts';
+import { LINEAR_UNIQUE_ITEMS, linearUniqueItems, MAX_SCHEMA_ERRORS, vendoredSchema } from './schema-validation.ts';
 
 /** The context of the version read. */
 export const OPENVEX_CONTEXT = 'https://openvex.dev/ns/v0.2.0';
@@ -368,58 +368,6 @@ function instant(value: unknown): bigint | undefined {
 }
 
 // --- schema errors and the linear uniqueItems ------------------------------------------------------
-
-/** `uniqueItems` of JSON Schema's meaning (JSON equality), in linear time through a canonical form of each item. */
-const uniqueItems: ((schema: boolean, data: unknown[]) => boolean) & { errors?: Partial<ErrorObject>[] } = (schema, data) => {
-  if (!schema) return true;
-  const seen = new Map<string, number>();
-  for (let index = 0; index < data.length; index++) {
-    const key = canonical(data[index], 0);
-    // An item nested past any depth the schema allows fails the schema anyway: it is compared with nothing.
-    if (key === undefined) continue;
-    const earlier = seen.get(key);
-    if (earlier !== undefined) {
-      uniqueItems.errors = [{ keyword: 'uniqueItems', message: `must NOT have duplicate items (items ## ${earlier} and ${index} are identical)`, params: { i: index, j: earlier } }];
-      return false;
-    }
-    seen.set(key, index);
-  }
-  return true;
-};
-const LINEAR_UNIQUE_ITEMS = { keyword: 'uniqueItemsLinear', type: 'array' as const, schemaType: 'boolean' as const, errors: true, validate: uniqueItems };
-
-/** Deeper than any valid OpenVEX item nests (a statement's deepest value, a subcomponent's identifiers.purl, is 6 levels in). */
-const MAX_ITEM_DEPTH = 16;
-
-/** A JSON value as text with object keys sorted (JSON-equal values, equal texts), or undefined past MAX_ITEM_DEPTH. */
-function canonical(value: unknown, depth: number): string | undefined {
-  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
-  if (depth > MAX_ITEM_DEPTH) return undefined;
-  const array = Array.isArray(value);
-  const keys = array ? undefined : Object.keys(value).sort();
-  const length = keys ? keys.length : (value as unknown[]).length;
-  let text = array ? '[' : '{';
-  for (let index = 0; index < length; index++) {
-    const item = keys ? (value as Record<string, unknown>)[keys[index]!] : (value as unknown[])[index];
-    const part = canonical(item, depth + 1);
-    if (part === undefined) return undefined;
-    text += `${index > 0 ? ',' : ''}${keys ? `${JSON.stringify(keys[index])}:` : ''}${part}`;
-  }
-  return text + (array ? ']' : '}');
-}
-
-/** The schema with every `uniqueItems: true` replaced by the linear keyword (values of enum and const left alone). */
-function linearUniqueItems(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(linearUniqueItems);
-  if (!isObject(schema)) return schema;
-  return Object.fromEntries(
-    Object.entries(schema).map(([key, value]) => {
-      if (key === 'uniqueItems' && value === true) return ['uniqueItemsLinear', true];
-      if (key === 'enum' || key === 'const') return [key, value];
-      return [key, linearUniqueItems(value)];
-    }),
-  );
-}
 
 const IF_MESSAGES: Readonly<Record<string, string>> = {
   '#/properties/statements/items/allOf/0/if': 'a "not_affected" statement must give a justification or an impact_statement',

@@ -162,7 +162,10 @@ const uniqueItems: ((schema: boolean, data: unknown[]) => boolean) & { errors?: 
   if (!schema) return true;
   const seen = new Map<string, number>();
   for (let index = 0; index < data.length; index++) {
-    const key = canonical(data[index]);
+    const key = canonical(data[index], 0);
+    // An item nested past MAX_ITEM_DEPTH is compared with nothing (no SBOM nests so deep; reading it
+    // whole would overflow the stack on a hostile document).
+    if (key === undefined) continue;
     const earlier = seen.get(key);
     if (earlier !== undefined) {
       // Ajv's own message and params for uniqueItems.
@@ -175,22 +178,38 @@ const uniqueItems: ((schema: boolean, data: unknown[]) => boolean) & { errors?: 
   }
   return true;
 };
-const LINEAR_UNIQUE_ITEMS = { keyword: 'uniqueItemsLinear', type: 'array' as const, schemaType: 'boolean' as const, errors: true, validate: uniqueItems };
+/** Ajv's keyword for the linear `uniqueItems` (the CycloneDX and OpenVEX validators use it). */
+export const LINEAR_UNIQUE_ITEMS = { keyword: 'uniqueItemsLinear', type: 'array' as const, schemaType: 'boolean' as const, errors: true, validate: uniqueItems };
 
-/** A JSON value as text with object keys sorted: two values are JSON-equal exactly when their canonical forms are. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isObject(value)) {
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
-      .join(',')}}`;
+/** Nesting past which an item is not compared: far deeper than any SBOM item, far shallower than the stack. */
+const MAX_ITEM_DEPTH = 256;
+
+/**
+ * A JSON value as text with object keys sorted: two values are JSON-equal exactly when their canonical
+ * forms are. Undefined past MAX_ITEM_DEPTH.
+ */
+function canonical(value: unknown, depth: number): string | undefined {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
+  if (depth > MAX_ITEM_DEPTH) return undefined;
+  const parts: string[] = [];
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const part = canonical(item, depth + 1);
+      if (part === undefined) return undefined;
+      parts.push(part);
+    }
+    return `[${parts.join(',')}]`;
   }
-  return JSON.stringify(value) ?? 'null';
+  for (const key of Object.keys(value).sort()) {
+    const part = canonical((value as Record<string, unknown>)[key], depth + 1);
+    if (part === undefined) return undefined;
+    parts.push(`${JSON.stringify(key)}:${part}`);
+  }
+  return `{${parts.join(',')}}`;
 }
 
 /** The schema with every `uniqueItems: true` keyword replaced by the linear one (`enum` and `const` values left alone). */
-function linearUniqueItems(schema: unknown): unknown {
+export function linearUniqueItems(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(linearUniqueItems);
   if (!isObject(schema)) return schema;
   return Object.fromEntries(

@@ -94,6 +94,12 @@ describe('readSbom: 400 saying why', () => {
     expect(errors.input_file![0]).toMatch(message);
   });
 
+  it('an item nested 100,000 deep: a 400, not a stack overflow (the linear uniqueItems compares no item past 256 levels)', () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const body = `{"bomFormat":"CycloneDX","specVersion":"1.6","version":1,"components":[{"type":"library","name":"a","version":"1","x":${deep}}]}`;
+    expect(errorsOf(readSbomSync(body), 400)).toEqual({ input_file: ['/components/0: must NOT have additional properties: "x"'] });
+  });
+
   it('a body that is not UTF-8', () => {
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{"bomFormat":"CycloneDX"}', 'utf16le')]);
     expect(errorsOf(readSbomSync(utf16), 400)).toEqual({ input_file: ['The document is UTF-16: send it as UTF-8.'] });
