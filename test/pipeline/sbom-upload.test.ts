@@ -16,6 +16,7 @@ import { createS3Client } from '../../shared/aws/sbom-uploads.ts';
 import { SbomImportStore } from '../../shared/store/sbom-import-store.ts';
 import { UPLOAD_BUCKET } from '../../shared/resources.ts';
 import { readRunningStack } from '../../bin/local/stack-file.ts';
+import { fixtureText } from '../support/sbom-documents.ts';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let team: Team;
@@ -138,6 +139,36 @@ describe('an uploaded SBOM', () => {
     expect(record.status).toBe('failed');
     expect(record.errors.join(' ')).toMatch(/JSON/);
     expect(record.summary).toBeNull();
+  });
+
+  it('of every format is read by the import function: CycloneDX XML, SPDX tag-value, SPDX 3.0, then an OpenVEX of the same packages', async () => {
+    const product = await ok('POST', '/api/v2/products/', { name: 'Every format' }, 'alice');
+    const cases = [
+      ['cyclonedx-composer-laravel-7.12.0-1.4.cdx.xml', 'application/vnd.cyclonedx+xml', 'cyclonedx', '1.4', 62],
+      ['tag-value/tern-alpine.spdx', 'text/spdx', 'spdx', '2.2', undefined],
+      ['spdx3/spdx-examples-example9-appbomination.spdx3.json', 'application/spdx+json', 'spdx', '3.0.1', 6],
+    ] as const;
+    for (const [file, type, format, version, components] of cases) {
+      const record = await upload(product.uuid, fixtureText(file), 'alice', { content_type: type });
+      expect(record, file).toMatchObject({ status: 'completed', format, spec_version: version });
+      if (components !== undefined) expect(record.summary.components, file).toBe(components);
+      expect(record.summary.components, file).toBeGreaterThan(0);
+    }
+    // An OpenVEX about a package the product now holds (the SPDX 3 example's, by its purl without a version).
+    const held = (await ok('GET', `/api/v2/products/${product.uuid}/packages/?page_size=100`, undefined, 'alice')).results as { purl: string }[];
+    const target = held.map((pkg) => pkg.purl).find((purl) => purl.includes('@'))!;
+    const vex = {
+      '@context': 'https://openvex.dev/ns/v0.2.0',
+      '@id': 'https://example.com/vex/every-format-1',
+      author: 'Pipeline test',
+      timestamp: '2026-11-30T00:00:00Z',
+      version: 1,
+      statements: [{ vulnerability: { name: 'CVE-2099-40001', aliases: ['GHSA-9x9x-test-4001'] }, products: [{ '@id': target.slice(0, target.indexOf('@')) }], status: 'under_investigation' }],
+    };
+    const triaged = await upload(product.uuid, JSON.stringify(vex), 'alice', { content_type: 'application/openvex+json' });
+    expect(triaged).toMatchObject({ status: 'completed', format: 'openvex', spec_version: '0.2.0', summary: { components: 0, vulnerabilities: 1, analyses: 1 } });
+    const analyses = (await ok('GET', `/api/v2/vulnerability_analyses/?product=${product.uuid}`, undefined, 'alice')).results;
+    expect(analyses).toMatchObject([{ vulnerability_id: 'CVE-2099-40001', state: 'in_triage' }]);
   });
 
   it('is started only by who may change the product', async () => {
