@@ -132,13 +132,13 @@ async function settled(doc: DynamoDBDocumentClient, tableName: string, product: 
 }
 
 /** Runs the import function's work in a fresh process (bench/lib/import-child.ts): its time and peak memory. */
-export function runImportProcess(context: ScenarioContext, importUuid: string, key: string, size: number): Promise<{ durationMs: number; maxRssBytes: number }> {
+export function runImportProcess(context: ScenarioContext, importUuid: string, key: string, size: number, tableName = context.tableName): Promise<{ durationMs: number; maxRssBytes: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'bench/lib/import-child.ts', importUuid, key, String(size)], {
       cwd: REPO,
       env: {
         ...process.env,
-        TABLE_NAME: context.tableName,
+        TABLE_NAME: tableName,
         AWS_REGION: context.region,
         DYNAMODB_ENDPOINT: context.dynamodbEndpoint,
         S3_ENDPOINT: context.sqsEndpoint,

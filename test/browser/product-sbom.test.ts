@@ -7,6 +7,8 @@
  * export tests use. Accessibility (axe), labels and the 360 px layout on every state shown.
  */
 /// <reference lib="dom" />
+import { checkCycloneDxXml } from '../../shared/sbom/cyclonedx-xml-schema.ts';
+import { checkSpdx3 } from '../../shared/sbom/spdx3.ts';
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -176,6 +178,19 @@ describe('the product page with real SBOMs', () => {
     expect(purls).toHaveLength(count);
     expect(spdxSchemaErrors(spdx.document)).toBeNull();
     await page.getByText('Downloaded Shop-1.0.0.spdx.json.').waitFor();
+    // And as CycloneDX XML and SPDX 3.0.1, each valid against its schema.
+    const xml = await download(page, 'cyclonedx-xml');
+    expect(xml.name).toBe('Shop-1.0.0.cdx.xml');
+    expect(await checkCycloneDxXml(xml.text, '1.6')).toEqual([]);
+    const spdx3 = await download(page, 'spdx3');
+    expect(spdx3.name).toBe('Shop-1.0.0.spdx3.json');
+    expect(checkSpdx3(spdx3.document).errors).toEqual([]);
+    // The XML picked in Upload SBOM goes back as CycloneDX XML: every package unchanged.
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('button', { name: 'Upload SBOM' }).click()]);
+    await chooser.setFiles({ name: 'Shop-1.0.0.cdx.xml', mimeType: 'application/xml', buffer: Buffer.from(xml.text) });
+    const summary = page.getByRole('region', { name: 'Import summary' });
+    await summary.getByText('Shop-1.0.0.cdx.xml', { exact: false }).waitFor();
+    expect(await shownFigures(page)).toMatchObject({ added: '0', removed: '0', unchanged: String(count) });
 
     // Download attribution: the notice with every (deployed) package and each license's text once.
     await page.getByLabel('Attribution format').selectOption('html');
@@ -322,9 +337,10 @@ describe('the product page with real SBOMs', () => {
   }, 180_000);
 });
 
-async function download(page: Page, format: 'cyclonedx' | 'spdx'): Promise<{ name: string; document: any }> {
+async function download(page: Page, format: 'cyclonedx' | 'cyclonedx-xml' | 'spdx' | 'spdx3'): Promise<{ name: string; document: any; text: string; path: string }> {
   await page.getByLabel('Download format').selectOption(format);
   const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download SBOM' }).click()]);
   const path = await file.path();
-  return { name: file.suggestedFilename(), document: JSON.parse(readFileSync(path, 'utf8')) };
+  const text = readFileSync(path, 'utf8');
+  return { name: file.suggestedFilename(), document: format === 'cyclonedx-xml' ? undefined : JSON.parse(text), text, path };
 }

@@ -4,6 +4,7 @@
  * reading, license keys and the concluded/declared choice, usage policy tones, download file names,
  * and the ApiClient's document calls (the key in the Authorization header only).
  */
+import { SBOM_MEDIA_TYPES } from '../../shared/sbom/media-types.ts';
 import { describe, expect, it } from 'vitest';
 import { ApiClient, ApiError, type Fetch } from '../../web/src/lib/api-client.ts';
 import {
@@ -33,8 +34,13 @@ describe('the way an SBOM file goes', () => {
     expect(sbomMediaType('npm-sbom-prod.spdx.json')).toBe('application/spdx+json');
     expect(sbomMediaType('BOM.XML')).toBe('application/vnd.cyclonedx+xml');
     expect(sbomMediaType('bom.json')).toBe('application/json');
-    expect(uploadMediaType('bom.xml')).toBe('application/json');
+    expect(sbomMediaType('alpine.spdx')).toBe('text/spdx');
+    expect(sbomMediaType('shop.spdx3.json')).toBe('application/spdx+json');
+    expect(sbomMediaType('scan.openvex.json')).toBe('application/openvex+json');
+    // sbom_uploads takes every type load_sboms takes.
+    expect(uploadMediaType('bom.xml')).toBe('application/vnd.cyclonedx+xml');
     expect(uploadMediaType('a.spdx.json')).toBe('application/spdx+json');
+    for (const name of ['bom.xml', 'alpine.spdx', 'scan.openvex.json', 'bom.json']) expect(SBOM_MEDIA_TYPES).toContain(uploadMediaType(name));
   });
 
   it('reports the import as steps of a progress bar', () => {

@@ -30,20 +30,40 @@ export function uploadRoute(size: number, limit: number): UploadRoute {
   return size <= limit ? 'direct' : 'upload-url';
 }
 
-/** The media type a file is sent as: SPDX by its name, XML as XML (the API answers 415 naming what it takes), else JSON. */
+/**
+ * The media type a file is sent as, by its name: XML as CycloneDX XML, `.spdx` as SPDX tag-value, the
+ * formats' JSON names as theirs, anything else as JSON (the API reads the format from the document
+ * whatever the type, as long as the type names no other format).
+ */
 export function sbomMediaType(fileName: string): string {
   const name = fileName.toLowerCase();
   if (name.endsWith('.xml')) return 'application/vnd.cyclonedx+xml';
-  if (name.endsWith('.spdx.json') || name.endsWith('.spdx')) return 'application/spdx+json';
+  if (name.endsWith('.spdx') || name.endsWith('.spdx.txt')) return 'text/spdx';
+  if (name.endsWith('.spdx.json') || name.endsWith('.spdx3.json')) return 'application/spdx+json';
+  if (name.endsWith('.openvex.json')) return 'application/openvex+json';
   if (name.endsWith('.cdx.json') || name.endsWith('.bom.json')) return 'application/vnd.cyclonedx+json';
   return 'application/json';
 }
 
-/** The media type of the upload URL's PUT, which must be one of the JSON types sbom_uploads accepts. */
+/** The media type of the upload URL's PUT: sbom_uploads takes the same types as load_sboms. */
 export function uploadMediaType(fileName: string): string {
-  const type = sbomMediaType(fileName);
-  return type.endsWith('+xml') ? 'application/json' : type;
+  return sbomMediaType(fileName);
 }
+
+/** The file picker's `accept`: the names and types of every format the import reads. */
+export const SBOM_FILE_ACCEPT = [
+  '.json',
+  '.xml',
+  '.spdx',
+  'application/json',
+  'application/vnd.cyclonedx+json',
+  'application/vnd.cyclonedx+xml',
+  'application/xml',
+  'text/xml',
+  'application/spdx+json',
+  'text/spdx',
+  'application/openvex+json',
+].join(',');
 
 function decodePart(part: string): string {
   try {
@@ -82,8 +102,24 @@ export function downloadFileName(disposition: string | null, product: { readonly
 }
 
 /** What the product page downloads: an SBOM (CycloneDX, SPDX) or the attribution notice (HTML, text). */
-export type DownloadKind = 'cyclonedx' | 'spdx' | 'attribution-html' | 'attribution-text';
-const DOWNLOAD_SUFFIXES: Record<DownloadKind, string> = { cyclonedx: 'cdx.json', spdx: 'spdx.json', 'attribution-html': 'attribution.html', 'attribution-text': 'attribution.txt' };
+export type DownloadKind = 'cyclonedx' | 'cyclonedx-xml' | 'spdx' | 'spdx3' | 'attribution-html' | 'attribution-text';
+const DOWNLOAD_SUFFIXES: Record<DownloadKind, string> = {
+  cyclonedx: 'cdx.json',
+  'cyclonedx-xml': 'cdx.xml',
+  spdx: 'spdx.json',
+  spdx3: 'spdx3.json',
+  'attribution-html': 'attribution.html',
+  'attribution-text': 'attribution.txt',
+};
+
+/** The SBOM downloads the product page offers: what each is called, and the export that answers it. */
+export const SBOM_DOWNLOADS = [
+  { kind: 'cyclonedx', label: 'CycloneDX 1.6 JSON', path: 'cyclonedx/' },
+  { kind: 'cyclonedx-xml', label: 'CycloneDX 1.6 XML', path: 'cyclonedx/?format=xml' },
+  { kind: 'spdx', label: 'SPDX 2.3 JSON', path: 'spdx/' },
+  { kind: 'spdx3', label: 'SPDX 3.0.1 JSON-LD', path: 'spdx/?spec_version=3.0' },
+] as const satisfies readonly { kind: DownloadKind; label: string; path: string }[];
+export type SbomDownloadKind = (typeof SBOM_DOWNLOADS)[number]['kind'];
 
 /** What the import's progress bar shows for a status (queued, running, completed, failed). */
 export function importProgress(status: string): { value: number; text: string } {

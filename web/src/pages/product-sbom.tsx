@@ -11,6 +11,9 @@ import {
   directUploadLimit,
   downloadFileName,
   type DownloadKind,
+  SBOM_DOWNLOADS,
+  SBOM_FILE_ACCEPT,
+  type SbomDownloadKind,
   importProgress,
   putWithProgress,
   sbomMediaType,
@@ -38,7 +41,7 @@ export interface ImportSummary {
 export interface SbomImport {
   readonly uuid: string;
   readonly status: 'queued' | 'running' | 'completed' | 'failed';
-  readonly format: 'cyclonedx' | 'spdx' | null;
+  readonly format: 'cyclonedx' | 'spdx' | 'openvex' | null;
   readonly spec_version: string | null;
   readonly mode: 'replace' | 'merge';
   readonly errors: readonly string[];
@@ -106,7 +109,7 @@ export function SbomPanel({
     onImported();
   });
 
-  const [format, setFormat] = useState<'cyclonedx' | 'spdx'>('cyclonedx');
+  const [format, setFormat] = useState<SbomDownloadKind>('cyclonedx');
   const [noticeFormat, setNoticeFormat] = useState<'html' | 'text'>('html');
   const [downloaded, setDownloaded] = useState<string | undefined>();
   const save = async (path: string, kind: DownloadKind) => {
@@ -125,7 +128,7 @@ export function SbomPanel({
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
     setDownloaded(`Downloaded ${name}.`);
   };
-  const download = useAction(() => save(`${base}/${format}/`, format));
+  const download = useAction(() => save(`${base}/${SBOM_DOWNLOADS.find((choice) => choice.kind === format)!.path}`, format));
   // The attribution notice: the deployed packages, their licenses and each license's text (GET …/attribution/).
   const downloadNotice = useAction(() => save(`${base}/attribution/?format=${noticeFormat}`, noticeFormat === 'html' ? 'attribution-html' : 'attribution-text'));
 
@@ -158,7 +161,7 @@ export function SbomPanel({
               type="file"
               hidden
               aria-label="SBOM file"
-              accept=".json,application/json,application/vnd.cyclonedx+json,application/spdx+json"
+              accept={SBOM_FILE_ACCEPT}
               onChange={(event) => {
                 const file = event.currentTarget.files?.[0];
                 event.currentTarget.value = '';
@@ -169,7 +172,7 @@ export function SbomPanel({
               Upload SBOM
             </button>
             <span id="sbom-upload-hint" class="hint">
-              CycloneDX JSON 1.2–1.6 or SPDX 2.2/2.3 JSON. Files over {formatBytes(limit)} go through the upload URL (up to 50 MB).
+              CycloneDX JSON or XML, SPDX JSON, tag-value or 3.0, OpenVEX. Files over {formatBytes(limit)} go through the upload URL (up to 50 MB).
             </span>
           </form>
         )}
@@ -182,9 +185,12 @@ export function SbomPanel({
         >
           <div class="field">
             <label for="sbom-format">Download format</label>
-            <select id="sbom-format" value={format} onChange={(event) => setFormat(event.currentTarget.value as 'cyclonedx' | 'spdx')}>
-              <option value="cyclonedx">CycloneDX 1.6 JSON</option>
-              <option value="spdx">SPDX 2.3 JSON</option>
+            <select id="sbom-format" value={format} onChange={(event) => setFormat(event.currentTarget.value as SbomDownloadKind)}>
+              {SBOM_DOWNLOADS.map((choice) => (
+                <option key={choice.kind} value={choice.kind}>
+                  {choice.label}
+                </option>
+              ))}
             </select>
           </div>
           <button type="submit" class="secondary" disabled={download.running}>
@@ -270,7 +276,7 @@ export function ImportSummaryView({ file, answer }: { file: string; answer: Sbom
     <section class="import-summary" aria-labelledby="import-summary-heading">
       <h3 id="import-summary-heading">Import summary</h3>
       <p role={answer.status === 'failed' ? 'alert' : 'status'} class={`notice ${answer.status === 'failed' ? 'notice-error' : 'notice-success'}`}>
-        {file}: {answer.status === 'failed' ? 'the import failed' : `imported (${answer.format === 'spdx' ? 'SPDX' : 'CycloneDX'} ${answer.spec_version ?? ''}, ${answer.mode})`}
+        {file}: {answer.status === 'failed' ? 'the import failed' : `imported (${answer.format === 'spdx' ? 'SPDX' : answer.format === 'openvex' ? 'OpenVEX' : 'CycloneDX'} ${answer.spec_version ?? ''}, ${answer.mode})`}
         {answer.completed_date ? `, ${formatDate(answer.completed_date)}` : ''}.
       </p>
       {answer.errors.length > 0 && (
