@@ -65,7 +65,7 @@ function expectSummaryOf(figures: Record<string, string>, answer: any): void {
 }
 
 describe('the product page with real SBOMs', () => {
-  it('uploads an SBOM through the picker, shows the import summary, the inventory, waivers, and downloads both formats', async () => {
+  it('uploads an SBOM through the picker, shows the import summary, the inventory, waivers, and downloads every format (and loads the XML back)', async () => {
     const product = await created(rootKey, '/api/v2/products/', { name: 'Shop', version: '1.0.0' });
     const page = await signedInPage(rootKey);
     await page.goto(`${consoleStack.stack.apiUrl}/#/products/${product.uuid}/packages`);
