@@ -333,11 +333,15 @@ export class SbomImportService {
     const prepared = prepare(inventory);
     // A merge or a VEX removes nothing: it reads the product packages its document names (and those its
     // vulnerabilities name by purl), by key, not the whole product.
-    // A BOM-Link whose bom-ref is no purl names a product package by where it was imported from: found
-    // only among all of them.
-    // A versionless purl names every version the product holds: found only among all of them too.
-    const affectedPurls = inventory.vulnerabilities.flatMap((v) => v.affects.map((ref) => canonicalPurl(parseBomLink(ref)?.ref ?? ref)));
-    const partial = (record.mode === 'merge' || inventory.vexOnly) && affectedPurls.every((purl) => purl !== undefined && !isVersionless(purl));
+    // Two references need all of them instead: a BOM-Link whose bom-ref is no purl (it names a product
+    // package by where it was imported from), and a purl without a version (every version the product holds).
+    const affects = inventory.vulnerabilities.flatMap((v) => v.affects);
+    const affectedPurls = affects.map((ref) => canonicalPurl(parseBomLink(ref)?.ref ?? ref));
+    const needsAll = affects.some((ref, index) => {
+      const purl = affectedPurls[index];
+      return (parseBomLink(ref) !== undefined && purl === undefined) || (purl !== undefined && isVersionless(purl));
+    });
+    const partial = (record.mode === 'merge' || inventory.vexOnly) && !needsAll;
     const purls = [...new Set([...prepared.map((p) => p.purl), ...(partial ? affectedPurls : [])].filter((purl): purl is string => purl !== undefined))];
     const vulnerabilityIds = [...new Set(inventory.vulnerabilities.map((v) => v.id.trim()).filter((id) => id !== '' && id.length <= 100))];
     let consumed = 0;
