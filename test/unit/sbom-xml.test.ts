@@ -139,6 +139,7 @@ describe('CycloneDX XML: a 400 that says why, for hostile and broken documents',
     ['a wrong namespace', '<bom xmlns="http://example.com/schema/bom/1.6"/>', /in namespace "http:\/\/example.com\/schema\/bom\/1.6"/],
     ['an unsupported version', bom('1.7', '<components/>'), /CycloneDX XML 1.7 is not read here: 1.0 to 1.6 are./],
     ['deep nesting', `<bom xmlns="http://cyclonedx.org/schema/bom/1.6">${'<components><component type="library">'.repeat(60)}`, new RegExp(`nested more than ${XML_LIMITS.depth} deep`)],
+    ['too many elements', `<bom xmlns="http://cyclonedx.org/schema/bom/1.6"><components>${'<x/>'.repeat(XML_LIMITS.elements + 1)}</components></bom>`, /more than 1,000,000 elements/],
     ['too many attributes', `<bom xmlns="http://cyclonedx.org/schema/bom/1.6" ${Array.from({ length: 300 }, (_, i) => `a${i}="x"`).join(' ')}/>`, /more than 256 attributes on <bom>/],
     ['not XML at all', '<<<>>>', /Not a well-formed XML document/],
   ])('%s', async (_name, text, message) => {
