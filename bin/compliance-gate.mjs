@@ -110,10 +110,13 @@ function refused(answer, what) {
   return new GateError(`${what} was refused (${answer.status}): ${answer.text.slice(0, 2000)}`);
 }
 
-/** The media type the API takes for the document: sniffed as the API does. */
+/** The media type the API takes for the document: sniffed as the API does (it reads the format from the document). */
 function contentTypeOf(/** @type {Buffer} */ body) {
-  const head = body.subarray(0, 4096).toString('utf8');
-  if (/"spdxVersion"/.test(head)) return 'application/spdx+json';
+  const head = body.subarray(0, 4096).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  if (head.startsWith('<')) return 'application/vnd.cyclonedx+xml';
+  if (/^(?:#[^\n]*\n\s*)*SPDXVersion\s*:/.test(head)) return 'text/spdx';
+  if (/"@context"\s*:\s*"https:\/\/openvex\.dev\//.test(head)) return 'application/openvex+json';
+  if (/"spdxVersion"|"@context"\s*:\s*"https:\/\/spdx\.org\/rdf\/3/.test(head)) return 'application/spdx+json';
   if (/"bomFormat"/.test(head)) return 'application/vnd.cyclonedx+json';
   return 'application/json';
 }

@@ -129,7 +129,24 @@ function readTagValue(text: string, contentType: string | undefined): ReadResult
   const converted = spdxTagValueDocument(text);
   if (!converted.ok) return invalid(...converted.errors);
   const read = readJson(converted.document, undefined);
-  return read.ok && converted.warnings.length > 0 ? { ok: true, inventory: withWarnings(read.inventory, converted.warnings) } : read;
+  if (!read.ok) return read.status === 400 ? invalid(...(read.errors[DOCUMENT_FIELD] ?? []).map(inTagValueTerms)) : read;
+  return converted.warnings.length > 0 ? { ok: true, inventory: withWarnings(read.inventory, converted.warnings) } : read;
+}
+
+/** The lines a document-level JSON field is written as in tag-value. */
+const TAG_OF_FIELD: Readonly<Record<string, string>> = {
+  SPDXID: 'SPDXID line',
+  name: 'DocumentName line',
+  documentNamespace: 'DocumentNamespace line',
+  dataLicense: 'DataLicense line',
+  creationInfo: 'Creator and Created lines',
+};
+
+/** A schema error of the JSON form of a tag-value document, said in tag-value's terms where it can be. */
+function inTagValueTerms(message: string): string {
+  const missing = /^\/: must have required property '([^']+)'$/.exec(message)?.[1];
+  if (missing !== undefined && Object.hasOwn(TAG_OF_FIELD, missing)) return `The document has no ${TAG_OF_FIELD[missing]}: an SPDX document's creation information needs it.`;
+  return `In the document's SPDX JSON form, ${message}`;
 }
 
 function readJson(document: Record<string, unknown>, contentType: string | undefined): ReadResult {

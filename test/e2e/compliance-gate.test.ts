@@ -93,10 +93,15 @@ describe('compliance-gate', () => {
     expect(missing.stderr).toContain('Cannot read');
 
     const xml = join(scratch, 'bom.xml');
-    writeFileSync(xml, '<?xml version="1.0"?><bom xmlns="http://cyclonedx.org/schema/bom/1.6"/>');
+    writeFileSync(xml, '<?xml version="1.0"?><!DOCTYPE bom [<!ENTITY x SYSTEM "file:///etc/passwd">]><bom xmlns="http://cyclonedx.org/schema/bom/1.6"/>');
     const refused = await gate(['--api', http.api.url, '--product', product, '--sbom', xml], http.team.keys.alice);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/refused \(415\)/);
+    expect(refused.stderr).toMatch(/refused \(400\).*document type declaration/);
+    const yaml = join(scratch, 'bom.yaml');
+    writeFileSync(yaml, 'bomFormat: CycloneDX\nspecVersion: "1.6"\n');
+    const unsupported = await gate(['--api', http.api.url, '--product', product, '--sbom', yaml], http.team.keys.alice);
+    expect(unsupported.code).toBe(2);
+    expect(unsupported.stderr).toMatch(/refused \(415\)/);
 
     const usage = await gate(['--product', product], http.team.keys.alice);
     expect(usage.code).toBe(2);

@@ -336,7 +336,7 @@ describe('what loading an SBOM refuses', () => {
     ['an unknown CycloneDX version', '{"bomFormat": "CycloneDX", "specVersion": "0.9", "components": []}', 'application/vnd.cyclonedx+json', 400],
     ['CycloneDX XML with a DTD', '<?xml version="1.0"?><!DOCTYPE bom><bom xmlns="http://cyclonedx.org/schema/bom/1.6"/>', 'application/vnd.cyclonedx+xml', 400],
     ['YAML', 'bomFormat: CycloneDX\nspecVersion: "1.6"\n', 'application/json', 415],
-    ['SPDX tag-value', 'SPDXVersion: SPDX-2.3\nDataLicense: CC0-1.0\n', 'text/spdx', 415],
+    ['SPDX tag-value without its document fields', 'SPDXVersion: SPDX-2.3\nDataLicense: CC0-1.0\n', 'text/spdx', 400],
     ['no Content-Type', '{}', '', 415],
     ['an empty body', '', 'application/json', 400],
   ])('%s: %s, changing nothing', async (_, body, type, status) => {

@@ -67,6 +67,15 @@ describe('readSbom: 415 for the formats it does not read, naming the ones it doe
     expect(errorsOf(readSbomSync(text.replace(/\nPackageName:/, '\nPackageName without a colon\nPackageName:')), 400)).toEqual({
       input_file: [expect.stringMatching(/^line \d+: /)],
     });
+    // What the SPDX JSON schema misses, said in tag-value's terms.
+    expect(errorsOf(readSbomSync('SPDXVersion: SPDX-2.3\nDataLicense: CC0-1.0\n'), 400)).toEqual({
+      input_file: [
+        "The document has no SPDXID line: an SPDX document's creation information needs it.",
+        "The document has no DocumentName line: an SPDX document's creation information needs it.",
+        "The document has no Creator and Created lines: an SPDX document's creation information needs it.",
+        "The document has no DocumentNamespace line: an SPDX document's creation information needs it.",
+      ],
+    });
     expect(errorsOf(readSbomSync(text, 'application/vnd.cyclonedx+json'), 400)).toEqual({
       input_file: ['The document is SPDX tag-value, but the Content-Type says CycloneDX (application/vnd.cyclonedx+json): send it as text/spdx.'],
     });
