@@ -3,6 +3,7 @@
  * same inventory; XML 1.0 and 1.1 (XML only) are read; hostile and broken XML is a 400 that says why,
  * and nothing of it is read.
  */
+import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readSbom, readSbomSync, type ReadResult } from '../../shared/sbom/read-sbom.ts';
 import type { Inventory } from '../../shared/sbom/inventory.ts';
@@ -176,4 +177,29 @@ describe('CycloneDX XML: a 400 that says why, for hostile and broken documents',
     expect([...parsed.root.attributes]).toEqual([['b', '<A&']]);
     expect(parsed.root.children[0]!.text).toBe('"<raw>');
   });
+});
+
+describe('CycloneDX XML: never throws, whatever the bytes', () => {
+  // A small real-shaped document (a document that parses spawns the schema worker: 100 runs).
+  const small = bom(
+    '1.6',
+    '<metadata><component type="application" bom-ref="app"><name>app</name><version>1.0.0</version></component></metadata>' +
+      '<components><component type="library" bom-ref="a"><name>a</name><version>1</version><licenses><license><id>MIT</id></license></licenses><purl>pkg:npm/a@1</purl></component>' +
+      '<component type="library" bom-ref="b"><name>b</name><version>2</version><hashes><hash alg="SHA-256">e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855</hash></hashes><purl>pkg:npm/b@2</purl></component></components>' +
+      '<dependencies><dependency ref="a"><dependency ref="b"/></dependency></dependencies>',
+    ' serialNumber="urn:uuid:3e671687-395b-41f5-a30f-a58921a69b79"',
+  );
+  const hostile = ['&', '<', ']]>', '<!DOCTYPE x>', '&#0;', '&#xD800;', '\u0000', '\uFFFE', '\uD800', '"', "'", '<![CDATA[', '<?pi?>', '<!--', 'xmlns:x="y"', '\n'.repeat(3)];
+
+  it('a truncation, an insertion or a replacement anywhere: an inventory or a 400, never a throw or a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.nat(small.length), fc.nat(small.length), fc.constantFrom(...hostile), fc.constantFrom('truncate', 'insert', 'replace'), async (at, length, text, how) => {
+        const mutated = how === 'truncate' ? small.slice(0, at) : how === 'insert' ? small.slice(0, at) + text + small.slice(at) : small.slice(0, at) + text + small.slice(Math.min(small.length, at + (length % 12)));
+        const result = await readSbom(mutated);
+        if (result.ok) expect(result.inventory.format).toBe('cyclonedx');
+        else expect([400, 415]).toContain(result.status);
+      }),
+      { numRuns: 100 },
+    );
+  }, 120_000);
 });
