@@ -462,6 +462,8 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
   for (const [id, entries] of entriesById) {
     const analysesOf = new Map<string, SbomAnalysis>();
     const affectedById = new Map<string, Package>();
+    /** Purls (and other references) the entries name that no package of this product answers to. */
+    const notHeld = new Set<string>();
     for (const given of entries) {
       const found = given.affects.map(affectedPackages);
       const packagesOfEntry = found.filter((p): p is Package[] => typeof p !== 'string').flat();
@@ -473,12 +475,21 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
       const unlinked = found.filter((p, index): p is string => typeof p === 'string' && parseBomLink(given.affects[index]!) !== undefined);
       for (const reason of unlinked.slice(0, 20)) warnings.push(`Vulnerability "${id}" affects ${reason}: that part was not applied.`);
       if (unlinked.length > 20) warnings.push(`Vulnerability "${id}": ${unlinked.length - 20} more BOM-Links name no package of this product.`);
+      given.affects.forEach((reference, index) => {
+        if (typeof found[index] === 'string' && parseBomLink(reference) === undefined) notHeld.add(reference);
+      });
     }
     const affected = [...affectedById.values()];
     const before = state.vulnerabilitiesById.get(id);
     if (!before && affected.length === 0) {
       warnings.push(`Vulnerability "${id}" was not imported: it affects no package of this product.`);
       continue;
+    }
+    // A VEX written for several products names packages this one may not hold: said, not an error.
+    if (notHeld.size > 0) {
+      const named = [...notHeld].slice(0, 5).map((reference) => cut(reference, 200));
+      const what = notHeld.size === 1 ? 'a package this product does not hold (nothing applied to it)' : `${notHeld.size} packages this product does not hold (nothing applied to them)`;
+      warnings.push(`Vulnerability "${id}" names ${what}: ${named.join(', ')}${notHeld.size > 5 ? ', …' : ''}.`);
     }
     const aliases = [...(before?.aliases ?? [])];
     for (const alias of entries.flatMap((given) => given.aliases).map((a) => a.trim()).filter((a) => a !== '' && a.length <= 100 && a !== id)) {

@@ -272,7 +272,9 @@ function sniff(document: Record<string, unknown>): Sniffed {
   }
   return {
     kind: 'unknown',
-    message: 'Neither CycloneDX nor SPDX: a CycloneDX document has "bomFormat": "CycloneDX" and a "specVersion", an SPDX one an "spdxVersion".',
+    message:
+      'Neither CycloneDX, SPDX nor OpenVEX: a CycloneDX document has "bomFormat": "CycloneDX" and a "specVersion", an SPDX 2 one an "spdxVersion", ' +
+      'an SPDX 3 or OpenVEX one an "@context" (https://spdx.org/rdf/3.0.1/spdx-context.jsonld, https://openvex.dev/ns/v0.2.0).',
   };
 }
 

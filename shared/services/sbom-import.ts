@@ -74,6 +74,8 @@ const RACE_BACKOFF = { baseMs: 25, capMs: 1_000 } as const;
 
 /** Entries of the skipped list and of the unknown licenses kept on the record (a DynamoDB item holds 400 KB). */
 const LISTED = 1_000;
+/** The reader's notes on a document (what it repaired or left out) an import's `errors` lists. */
+const READER_WARNINGS = 20;
 
 export function sbomImportUrl(baseUrl: string, uuid: string): string {
   return `${baseUrl}/api/v2/sbom_imports/${uuid}/`;
@@ -158,7 +160,7 @@ export class SbomImportService {
       }
       throw error;
     }
-    const finished = this.completed(record, result);
+    const finished = this.completed(record, result, inventory);
     await this.deps.store.create(finished, { changed: result.changed, consumedWriteCapacity: result.consumedWriteCapacity });
     return sbomImportView(finished, baseUrl);
   }
@@ -236,7 +238,7 @@ export class SbomImportService {
         if (error instanceof ImportProductGoneError) return await this.fail(running, ['The product was deleted during the import.'], inventory, true);
         throw error;
       }
-      await this.deps.store.finish(this.completed(running, result), { changed: result.changed, consumedWriteCapacity: result.consumedWriteCapacity });
+      await this.deps.store.finish(this.completed(running, result, inventory), { changed: result.changed, consumedWriteCapacity: result.consumedWriteCapacity });
     } catch (error) {
       if (!lastAttempt) throw error;
       logger.error('Import failed for good', { importUuid, error: error as Error });
@@ -301,9 +303,12 @@ export class SbomImportService {
     throw new ValidationError(read.errors);
   }
 
-  private completed(record: SbomImport, result: RunResult): SbomImport {
+  private completed(record: SbomImport, result: RunResult, inventory?: Inventory): SbomImport {
     const summary = result.summary;
-    const errors = [...result.warnings];
+    // What the reader repaired or left out (unknown tag-value tags, a CycloneDX license id read as a name,
+    // SPDX 3.0.0 checked as 3.0.1), then what the import could not apply: the first ones.
+    const read = inventory?.warnings ?? [];
+    const errors = [...read.slice(0, READER_WARNINGS), ...(read.length > READER_WARNINGS ? [`${read.length.toLocaleString('en-US')} notes from reading the document; the first ${READER_WARNINGS} are listed.`] : []), ...result.warnings];
     if (summary.skipped.length > LISTED) errors.push(`${summary.skipped.length.toLocaleString('en-US')} components were skipped; the summary lists the first ${LISTED}.`);
     if ((summary.resolvedLicenses?.length ?? 0) > LISTED) errors.push(`${summary.resolvedLicenses!.length.toLocaleString('en-US')} licenses were recognised; the summary lists the first ${LISTED}.`);
     if (summary.unknownLicenses.length > LISTED) errors.push(`${summary.unknownLicenses.length.toLocaleString('en-US')} unknown licenses; the summary lists the first ${LISTED}.`);

@@ -297,3 +297,27 @@ describe('OpenVEX 0.2', () => {
     expect(await http.snapshot()).toBe(before);
   });
 });
+
+describe("what the import says it could not read or apply", () => {
+  it("lists the reader's notes (an unknown tag-value tag) and the packages a VEX names that the product does not hold", async () => {
+    const product = await aProduct('Said');
+    const text = fixtureText('tag-value/tern-alpine.spdx').replace(/\nPackageName:/, '\nFooTag: bar\nPackageName:');
+    const line = text.split('\n').indexOf('FooTag: bar') + 1;
+    const read = await load(product.uuid, text, 'text/spdx');
+    expect(read.status, read.text).toBe(200);
+    expect(read.json.errors).toContain(`line ${line}: unknown tag "FooTag" ignored`);
+    const held = (await contents(product.uuid))[0]!.purl;
+    const vex = {
+      '@context': 'https://openvex.dev/ns/v0.2.0',
+      '@id': 'https://example.com/vex/said-1',
+      author: 'HTTP test',
+      timestamp: '2026-11-30T00:00:00Z',
+      version: 1,
+      statements: [{ vulnerability: { name: 'CVE-2099-50001' }, products: [{ '@id': held }, { '@id': 'pkg:npm/not-here@1.0.0' }], status: 'under_investigation' }],
+    };
+    const triaged = await load(product.uuid, JSON.stringify(vex), 'application/openvex+json');
+    expect(triaged.status, triaged.text).toBe(200);
+    expect(triaged.json.summary).toMatchObject({ analyses: 1 });
+    expect(triaged.json.errors).toEqual(['Vulnerability "CVE-2099-50001" names a package this product does not hold (nothing applied to it): pkg:npm/not-here@1.0.0.']);
+  });
+});

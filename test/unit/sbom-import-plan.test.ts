@@ -296,6 +296,8 @@ describe('vulnerabilities of an import', () => {
     expect(plan.productPackageWrites).toEqual([]);
     expect(plan.productPackageRemovals).toEqual([]);
     expect(plan.analysisWrites).toHaveLength(1);
+    // What it names that the product does not hold is said, and left alone.
+    expect(plan.warnings).toEqual(['Vulnerability "CVE-2024-29041" names a package this product does not hold (nothing applied to it): pkg:npm/not-in-product@1.0.0.']);
     state = apply(state, plan);
     const updated = anInventory([], { vexOnly: true, vulnerabilities: [vulnerability(['pkg:npm/express@4.19.2'], { analysis: { state: 'exploitable', justification: null, responses: ['update'], detail: '' } })] });
     const change = planImport(updated, [], state, context());

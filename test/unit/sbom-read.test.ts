@@ -88,7 +88,7 @@ describe('readSbom: 400 saying why', () => {
     ['plain text', 'hello', /^Not valid JSON: /],
     ['an array', '[{"bomFormat": "CycloneDX"}]', /^The document is not a JSON object/],
     ['a string', '"CycloneDX"', /^The document is not a JSON object/],
-    ['neither format', '{"name": "my-app", "packages": []}', /^Neither CycloneDX nor SPDX/],
+    ['neither format', '{"name": "my-app", "packages": []}', /^Neither CycloneDX, SPDX nor OpenVEX: .*OpenVEX one an "@context"/],
     ['another bomFormat', '{"bomFormat": "SWID", "specVersion": "1.0"}', /^bomFormat is "SWID"/],
     ['CycloneDX without specVersion', '{"bomFormat": "CycloneDX"}', /needs its specVersion/],
     ['CycloneDX 1.1 (no JSON form)', '{"bomFormat": "CycloneDX", "specVersion": "1.1"}', /specVersion "1.1" is not read here: 1.2 to 1.6 are/],
