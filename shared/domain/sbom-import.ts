@@ -471,7 +471,7 @@ export function planImport(inventory: Inventory, prepared: readonly PreparedComp
         affectedById.set(pkg.uuid, pkg);
         if (given.analysis && !isBlank(given.analysis)) analysesOf.set(pkg.uuid, given.analysis);
       }
-      // What a BOM-Link names and the product lacks is said (a purl the product lacks is the common case of a VEX, and is not).
+      // What a BOM-Link names and the product lacks is said with its reason; the other references, together below.
       const unlinked = found.filter((p, index): p is string => typeof p === 'string' && parseBomLink(given.affects[index]!) !== undefined);
       for (const reason of unlinked.slice(0, 20)) warnings.push(`Vulnerability "${id}" affects ${reason}: that part was not applied.`);
       if (unlinked.length > 20) warnings.push(`Vulnerability "${id}": ${unlinked.length - 20} more BOM-Links name no package of this product.`);

@@ -76,6 +76,8 @@ const RACE_BACKOFF = { baseMs: 25, capMs: 1_000 } as const;
 const LISTED = 1_000;
 /** The reader's notes on a document (what it repaired or left out) an import's `errors` lists. */
 const READER_WARNINGS = 20;
+/** What the import could not apply (vulnerabilities, BOM-Links, packages a VEX names) it lists. */
+const IMPORT_WARNINGS = 200;
 
 export function sbomImportUrl(baseUrl: string, uuid: string): string {
   return `${baseUrl}/api/v2/sbom_imports/${uuid}/`;
@@ -308,7 +310,15 @@ export class SbomImportService {
     // What the reader repaired or left out (unknown tag-value tags, a CycloneDX license id read as a name,
     // SPDX 3.0.0 checked as 3.0.1), then what the import could not apply: the first ones.
     const read = inventory?.warnings ?? [];
-    const errors = [...read.slice(0, READER_WARNINGS), ...(read.length > READER_WARNINGS ? [`${read.length.toLocaleString('en-US')} notes from reading the document; the first ${READER_WARNINGS} are listed.`] : []), ...result.warnings];
+    // Bounded, as the record is one item (400 KB): a VEX of thousands of vulnerabilities for packages the
+    // product does not hold says a line for each.
+    const applied = result.warnings;
+    const errors = [
+      ...read.slice(0, READER_WARNINGS),
+      ...(read.length > READER_WARNINGS ? [`${read.length.toLocaleString('en-US')} notes from reading the document; the first ${READER_WARNINGS} are listed.`] : []),
+      ...applied.slice(0, IMPORT_WARNINGS),
+      ...(applied.length > IMPORT_WARNINGS ? [`${applied.length.toLocaleString('en-US')} notes on what could not be applied; the first ${IMPORT_WARNINGS} are listed.`] : []),
+    ];
     if (summary.skipped.length > LISTED) errors.push(`${summary.skipped.length.toLocaleString('en-US')} components were skipped; the summary lists the first ${LISTED}.`);
     if ((summary.resolvedLicenses?.length ?? 0) > LISTED) errors.push(`${summary.resolvedLicenses!.length.toLocaleString('en-US')} licenses were recognised; the summary lists the first ${LISTED}.`);
     if (summary.unknownLicenses.length > LISTED) errors.push(`${summary.unknownLicenses.length.toLocaleString('en-US')} unknown licenses; the summary lists the first ${LISTED}.`);
