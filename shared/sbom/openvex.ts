@@ -367,7 +367,7 @@ function instant(value: unknown): bigint | undefined {
   return BigInt(millis) * 1_000_000n + BigInt(fraction.slice(0, 9).padEnd(9, '0'));
 }
 
-// --- schema errors and the linear uniqueItems ------------------------------------------------------
+// --- schema errors (the linear uniqueItems keyword is schema-validation.ts's) ----------------------------------
 
 const IF_MESSAGES: Readonly<Record<string, string>> = {
   '#/properties/statements/items/allOf/0/if': 'a "not_affected" statement must give a justification or an impact_statement',
